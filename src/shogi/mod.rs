@@ -1,0 +1,1 @@
+//! The rules of shogi, with no I/O.

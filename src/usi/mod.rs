@@ -1,0 +1,1 @@
+//! The USI protocol as types.

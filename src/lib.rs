@@ -11,5 +11,6 @@
 //! usi ──> shogi
 //! ```
 
+pub mod gougi;
 pub mod shogi;
 pub mod usi;

@@ -1,0 +1,84 @@
+//! One member's answer to a round, in the form the policies read.
+//!
+//! Policies are pure: they see only these values, never processes or clocks. The coordinator
+//! builds an [`Answer`] per member from its `bestmove` and its last exact `info … score` line
+//! (multipv 1, no bound), after checking the move against the rules.
+
+use std::fmt;
+
+/// A member's evaluation from the side to move, on one comparable integer scale.
+///
+/// Centipawns stay as they are; a mate in `k` plies maps to `MATE - k` and being mated in `k`
+/// to `-(MATE - k)`, so a mate ranks above every cp score and shorter mates are more extreme.
+/// This is the reference program's mapping (GougiShogi §4), kept so that "rise" differences and
+/// thresholds such as `G_ChangePlayerScoreDiff` mean the same numbers to its users.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Eval(pub i32);
+
+impl Eval {
+    /// Base of the mate scale; `mate 1` is `MATE - 1`.
+    pub const MATE: i32 = 100_000;
+
+    /// Mate in `plies` (positive: we mate; negative: we are mated). A mate of unknown length
+    /// (`mate +` / `mate -`) is passed as `None` and counts as the most extreme value.
+    pub fn from_mate(plies: Option<i32>, winning: bool) -> Eval {
+        let k = plies
+            .map(i32::unsigned_abs)
+            .unwrap_or(0)
+            .min(Self::MATE as u32 - 1) as i32;
+        if winning {
+            Eval(Self::MATE - k)
+        } else {
+            Eval(-(Self::MATE - k))
+        }
+    }
+
+    pub fn is_mate(self) -> bool {
+        self.0.abs() > Self::MATE - 10_000
+    }
+}
+
+impl fmt::Display for Eval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_mate() {
+            let k = Self::MATE - self.0.abs();
+            if self.0 > 0 {
+                write!(f, "mate {k}")
+            } else {
+                write!(f, "mate -{k}")
+            }
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+/// What a member proposed. `mv` is USI text already checked against the rules (or `resign` /
+/// `win`), so policies never need a position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    /// Member number as configured (`Engine<N>.Path`, option prefix `E<N>_`); ties go to the lower.
+    pub number: u32,
+    /// Display name (`id name` or the config override).
+    pub name: String,
+    /// The proposed move: USI move text, `resign` or `win`.
+    pub mv: String,
+    pub ponder: Option<String>,
+    /// Last exact score before `bestmove`, if any.
+    pub score: Option<Eval>,
+    /// The same member's score at gougi's previous decision in this game ("2 plies ago").
+    pub prev: Option<Eval>,
+    /// Vote weight (config `Engine<N>.Weight`, default 1).
+    pub weight: f64,
+}
+
+impl Answer {
+    /// Score change since 2 plies ago; `None` when either side is missing.
+    pub fn rise(&self) -> Option<i64> {
+        Some(i64::from(self.score?.0) - i64::from(self.prev?.0))
+    }
+
+    pub fn is_resign(&self) -> bool {
+        self.mv == "resign"
+    }
+}

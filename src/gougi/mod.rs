@@ -1,0 +1,4 @@
+//! Consultation (合議): the coordinator, its rounds and the policies that merge members' answers.
+
+pub mod answer;
+pub mod policy;

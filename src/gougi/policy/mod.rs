@@ -1,0 +1,75 @@
+//! Consultation policies: given every member's answer, pick one.
+//!
+//! Each function here is pure: answers (and, where a rule needs it, a small explicit state) in,
+//! a [`Decision`] out. Round shapes — who searches, for how long, in how many phases — belong to
+//! the coordinator (`gougi::round`), never to a policy. Answers arrive sorted by member number,
+//! and every tie goes to the lower number, as in the reference program (GougiShogi).
+//!
+//! Families (one file each):
+//! - [`vote`]: majority vote (plurality over any number of members, optionally weighted);
+//! - [`optimism`]: optimistic, pessimistic and their alternation; rise-based variants;
+//! - [`exchange`]: two members evaluate each other's best move;
+//! - [`change_player`]: one member plays at a time, rotating by plies, phase or score swing;
+//! - [`mate`]: a mate found by a mate member overrides the normal member's move.
+
+pub mod change_player;
+pub mod exchange;
+pub mod mate;
+pub mod optimism;
+pub mod vote;
+
+use crate::gougi::answer::Answer;
+
+/// The outcome of a policy: which answer wins and a short reason for the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// Index into the answers slice that was decided on.
+    pub chosen: usize,
+    pub reason: String,
+}
+
+/// Rules that read all members' answers to the same position at once (the reference's family A).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllMembersRule {
+    Majority,
+    Optimistic,
+    Pessimistic,
+    RiseOptimistic,
+    RisePessimistic,
+}
+
+impl AllMembersRule {
+    /// Decide among `answers` (non-empty, sorted by member number).
+    pub fn decide(self, answers: &[Answer]) -> Decision {
+        debug_assert!(!answers.is_empty());
+        match self {
+            AllMembersRule::Majority => vote::majority(answers),
+            AllMembersRule::Optimistic => optimism::by_score(answers, optimism::Extreme::Highest),
+            AllMembersRule::Pessimistic => optimism::by_score(answers, optimism::Extreme::Lowest),
+            AllMembersRule::RiseOptimistic => {
+                optimism::by_rise(answers, optimism::Extreme::Highest)
+            }
+            AllMembersRule::RisePessimistic => {
+                optimism::by_rise(answers, optimism::Extreme::Lowest)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    use crate::gougi::answer::{Answer, Eval};
+
+    /// A compact answer for table-driven tests: number, move, score, previous score.
+    pub fn ans(number: u32, mv: &str, score: Option<i32>, prev: Option<i32>) -> Answer {
+        Answer {
+            number,
+            name: format!("e{number}"),
+            mv: mv.to_string(),
+            ponder: None,
+            score: score.map(Eval),
+            prev: prev.map(Eval),
+            weight: 1.0,
+        }
+    }
+}

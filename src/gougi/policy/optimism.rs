@@ -1,0 +1,165 @@
+//! Optimistic (楽観合議) and pessimistic (悲観合議) consultation, their alternation, and the
+//! rise-based variants (2手前の評価値からの上昇分).
+//!
+//! Optimism over noisy evaluators is the rule Sugiyama et al. (2010) found worth about +70 Elo
+//! with copies of one program. Members without a score are skipped; if none has one, engine 1
+//! wins (the reference's rule). Rise rules compare `score − score 2 plies ago` per member and
+//! skip members where either is missing — the reference did the same but without guarding the
+//! arithmetic.
+
+use super::Decision;
+use crate::gougi::answer::Answer;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extreme {
+    Highest,
+    Lowest,
+}
+
+impl Extreme {
+    fn better(self, a: i64, b: i64) -> bool {
+        match self {
+            Extreme::Highest => a > b,
+            Extreme::Lowest => a < b,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Extreme::Highest => "highest",
+            Extreme::Lowest => "lowest",
+        }
+    }
+}
+
+/// Pick the answer whose `key` is most extreme; strict comparison so ties keep the lower number.
+fn by_key(
+    answers: &[Answer],
+    extreme: Extreme,
+    key: impl Fn(&Answer) -> Option<i64>,
+    what: &str,
+) -> Decision {
+    let mut best: Option<(usize, i64)> = None;
+    for (i, a) in answers.iter().enumerate() {
+        let Some(k) = key(a) else { continue };
+        if best.is_none_or(|(_, b)| extreme.better(k, b)) {
+            best = Some((i, k));
+        }
+    }
+    match best {
+        Some((chosen, k)) => Decision {
+            chosen,
+            reason: format!("{} {what} {k}", extreme.word()),
+        },
+        None => Decision {
+            chosen: 0,
+            reason: format!("no member has a {what}: engine 1"),
+        },
+    }
+}
+
+/// Optimistic (`Highest`) or pessimistic (`Lowest`) on the members' scores.
+pub fn by_score(answers: &[Answer], extreme: Extreme) -> Decision {
+    by_key(
+        answers,
+        extreme,
+        |a| a.score.map(|s| i64::from(s.0)),
+        "score",
+    )
+}
+
+/// Largest (`Highest`) or smallest (`Lowest`) rise since the member's previous decision.
+pub fn by_rise(answers: &[Answer], extreme: Extreme) -> Decision {
+    by_key(answers, extreme, Answer::rise, "rise")
+}
+
+/// The state of `alternate` (楽観合議と悲観合議を交互): optimistic first, then turn by turn.
+///
+/// The reference never reset it, so a second game could start pessimistic; gougi resets it at
+/// `usinewgame` (per-game state, fixing weakness §12.9).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Alternation {
+    decisions: u64,
+}
+
+impl Alternation {
+    /// The rule for the next decision.
+    pub fn current(&self) -> Extreme {
+        if self.decisions % 2 == 0 {
+            Extreme::Highest
+        } else {
+            Extreme::Lowest
+        }
+    }
+
+    /// Call once per completed decision.
+    pub fn advance(&mut self) {
+        self.decisions += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gougi::policy::testutil::ans;
+
+    #[test]
+    fn optimistic_and_pessimistic() {
+        let a = [
+            ans(1, "a", Some(50), None),
+            ans(2, "b", Some(120), None),
+            ans(3, "c", Some(-30), None),
+        ];
+        assert_eq!(by_score(&a, Extreme::Highest).chosen, 1);
+        assert_eq!(by_score(&a, Extreme::Lowest).chosen, 2);
+    }
+
+    #[test]
+    fn ties_go_to_the_lower_number_and_missing_scores_are_skipped() {
+        let a = [
+            ans(1, "a", None, None),
+            ans(2, "b", Some(10), None),
+            ans(3, "c", Some(10), None),
+        ];
+        assert_eq!(by_score(&a, Extreme::Highest).chosen, 1);
+        assert_eq!(by_score(&a, Extreme::Lowest).chosen, 1);
+        let none = [ans(1, "a", None, None), ans(2, "b", None, None)];
+        assert_eq!(by_score(&none, Extreme::Highest).chosen, 0);
+    }
+
+    #[test]
+    fn mates_rank_beyond_every_cp_score() {
+        use crate::gougi::answer::Eval;
+        let a = [
+            ans(1, "a", Some(3000), None),
+            ans(2, "b", Some(Eval::from_mate(Some(5), true).0), None),
+            ans(3, "c", Some(Eval::from_mate(Some(3), true).0), None),
+        ];
+        assert_eq!(by_score(&a, Extreme::Highest).chosen, 2); // shorter mate first
+        assert_eq!(by_score(&a, Extreme::Lowest).chosen, 0);
+    }
+
+    #[test]
+    fn rise_needs_both_scores() {
+        let a = [
+            ans(1, "a", Some(100), None),     // no previous: skipped
+            ans(2, "b", Some(100), Some(90)), // +10
+            ans(3, "c", Some(0), Some(-50)),  // +50
+            ans(4, "d", Some(-20), Some(0)),  // -20
+        ];
+        assert_eq!(by_rise(&a, Extreme::Highest).chosen, 2);
+        assert_eq!(by_rise(&a, Extreme::Lowest).chosen, 3);
+        let fresh = [ans(1, "a", Some(1), None), ans(2, "b", Some(2), None)];
+        assert_eq!(by_rise(&fresh, Extreme::Highest).chosen, 0);
+    }
+
+    #[test]
+    fn alternation_starts_optimistic() {
+        let mut alt = Alternation::default();
+        assert_eq!(alt.current(), Extreme::Highest);
+        alt.advance();
+        assert_eq!(alt.current(), Extreme::Lowest);
+        alt.advance();
+        assert_eq!(alt.current(), Extreme::Highest);
+    }
+}

@@ -1,4 +1,5 @@
 //! Consultation (合議): the coordinator, its rounds and the policies that merge members' answers.
 
 pub mod answer;
+pub mod deadline;
 pub mod policy;

@@ -1,0 +1,210 @@
+//! Round deadlines: how long members may think, and when gougi decides without them.
+//!
+//! gougi must never lose on time because of a member (GougiShogi §12.1). For a `go` with a
+//! clock we compute, from the time gougi itself has for this move:
+//!
+//! ```text
+//! available  = our main time + byoyomi            (the GUI flags us after this)
+//! members    = available − margin                  (the clock members are told, see below)
+//! soft       = min(members, main/10 + byoyomi + inc)   → `stop` to members still thinking
+//! hard       = min(soft + margin/2, available − margin/2) → decide with the answers we have
+//! ```
+//!
+//! Members see a clock shortened by the margin: main time first, then byoyomi, so a member
+//! that spends its whole allowance still answers `margin` before gougi's flag falls. The soft
+//! cap `main/10 + byoyomi + inc` bounds what a hung member can cost in sudden death, where
+//! `members` alone would be the whole clock; engines rarely spend more than a tenth of their
+//! remaining time on one move. The increment is not counted as available, because GUIs differ
+//! on whether it is added before or after the move. The margin (`G_Margin`) covers the pipe
+//! round trips, gougi's decision and the GUI's own delay.
+
+use std::time::Duration;
+
+/// The clock fields of a `go` from gougi's point of view (milliseconds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    /// Our remaining main time.
+    pub main: u64,
+    /// Our opponent's remaining main time (passed through unchanged).
+    pub opponent_main: u64,
+    pub byoyomi: u64,
+    /// Our Fischer increment.
+    pub inc: u64,
+}
+
+/// The time plan of one round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Main time to send members for our side.
+    pub member_main: u64,
+    /// Byoyomi to send members.
+    pub member_byoyomi: u64,
+    /// From the start of the round: send `stop` to members that have not answered.
+    pub soft: Duration,
+    /// From the start of the round: decide without the members that still have not answered.
+    pub hard: Duration,
+}
+
+/// Plan a timed round. `margin` is `G_Margin` in milliseconds.
+pub fn plan(clock: Clock, margin: u64) -> Plan {
+    let available = clock.main + clock.byoyomi;
+    // A margin larger than half the clock would leave members nothing: cap it there.
+    let margin = margin.min(available / 2);
+    // Take the margin from the main time first, then from byoyomi, never below zero.
+    let from_main = margin.min(clock.main);
+    let member_main = clock.main - from_main;
+    let member_byoyomi = clock.byoyomi.saturating_sub(margin - from_main);
+    let members = member_main + member_byoyomi;
+    let cap = clock.main / 10 + clock.byoyomi + clock.inc;
+    let soft = members.min(cap);
+    let hard = (soft + margin / 2).min(available - margin / 2);
+    Plan {
+        member_main,
+        member_byoyomi,
+        soft: Duration::from_millis(soft),
+        hard: Duration::from_millis(hard.max(soft)),
+    }
+}
+
+/// Plan for `go movetime T`: members get `movetime T − margin`, stopped at that point.
+pub fn plan_movetime(movetime: u64, margin: u64) -> (u64, Duration, Duration) {
+    let member = movetime.saturating_sub(margin).max(movetime / 2);
+    let hard = (member + margin / 2)
+        .min(movetime.saturating_sub(margin / 4))
+        .max(member);
+    (
+        member,
+        Duration::from_millis(member),
+        Duration::from_millis(hard),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(d: Duration) -> u64 {
+        d.as_millis() as u64
+    }
+
+    #[test]
+    fn byoyomi_only() {
+        let p = plan(
+            Clock {
+                main: 0,
+                opponent_main: 0,
+                byoyomi: 1000,
+                inc: 0,
+            },
+            120,
+        );
+        assert_eq!((p.member_main, p.member_byoyomi), (0, 880));
+        assert_eq!(ms(p.soft), 880);
+        assert_eq!(ms(p.hard), 940);
+        assert!(ms(p.hard) < 1000);
+    }
+
+    #[test]
+    fn short_byoyomi_keeps_a_reserve() {
+        let p = plan(
+            Clock {
+                main: 0,
+                opponent_main: 0,
+                byoyomi: 200,
+                inc: 0,
+            },
+            120,
+        );
+        assert_eq!(p.member_byoyomi, 80);
+        assert_eq!(ms(p.soft), 80);
+        assert_eq!(ms(p.hard), 140);
+        // A clock below twice the margin: the margin shrinks to half the clock.
+        let p = plan(
+            Clock {
+                main: 0,
+                opponent_main: 0,
+                byoyomi: 100,
+                inc: 0,
+            },
+            300,
+        );
+        assert_eq!(p.member_byoyomi, 50);
+        assert_eq!((ms(p.soft), ms(p.hard)), (50, 75));
+    }
+
+    #[test]
+    fn main_time_absorbs_the_margin_first() {
+        let p = plan(
+            Clock {
+                main: 60_000,
+                opponent_main: 50_000,
+                byoyomi: 10_000,
+                inc: 0,
+            },
+            500,
+        );
+        assert_eq!((p.member_main, p.member_byoyomi), (59_500, 10_000));
+        assert_eq!(ms(p.soft), 16_000); // a tenth of the main time plus byoyomi
+        assert_eq!(ms(p.hard), 16_250);
+        let p = plan(
+            Clock {
+                main: 300,
+                opponent_main: 0,
+                byoyomi: 1000,
+                inc: 0,
+            },
+            500,
+        );
+        assert_eq!((p.member_main, p.member_byoyomi), (0, 800));
+    }
+
+    #[test]
+    fn sudden_death_caps_a_hung_member() {
+        let p = plan(
+            Clock {
+                main: 600_000,
+                opponent_main: 600_000,
+                byoyomi: 0,
+                inc: 0,
+            },
+            200,
+        );
+        assert_eq!(p.member_main, 599_800);
+        assert_eq!(ms(p.soft), 60_000);
+        assert_eq!(ms(p.hard), 60_100);
+        let p = plan(
+            Clock {
+                main: 1_000,
+                opponent_main: 0,
+                byoyomi: 0,
+                inc: 0,
+            },
+            200,
+        );
+        assert!(ms(p.hard) < 1_000);
+    }
+
+    #[test]
+    fn fischer_counts_the_increment_in_the_soft_cap_only() {
+        let p = plan(
+            Clock {
+                main: 10_000,
+                opponent_main: 10_000,
+                byoyomi: 0,
+                inc: 5_000,
+            },
+            200,
+        );
+        assert_eq!(p.member_main, 9_800);
+        assert_eq!(ms(p.soft), 6_000);
+        assert!(ms(p.hard) < 10_000);
+    }
+
+    #[test]
+    fn movetime() {
+        let (m, soft, hard) = plan_movetime(1000, 120);
+        assert_eq!(m, 880);
+        assert_eq!(ms(soft), 880);
+        assert_eq!(ms(hard), 940);
+    }
+}

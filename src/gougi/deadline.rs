@@ -115,9 +115,10 @@ mod tests {
             },
             120,
         );
-        assert_eq!(p.member_byoyomi, 80);
-        assert_eq!(ms(p.soft), 80);
-        assert_eq!(ms(p.hard), 140);
+        // The margin is capped at half the clock: 100 ms for members, decided by 150 ms.
+        assert_eq!(p.member_byoyomi, 100);
+        assert_eq!(ms(p.soft), 100);
+        assert_eq!(ms(p.hard), 150);
         // A clock below twice the margin: the margin shrinks to half the clock.
         let p = plan(
             Clock {

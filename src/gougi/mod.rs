@@ -2,4 +2,5 @@
 
 pub mod answer;
 pub mod deadline;
+pub mod options;
 pub mod policy;

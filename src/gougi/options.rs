@@ -1,0 +1,294 @@
+//! gougi's own `G_` options: the reference program's, with their types, defaults and ranges,
+//! plus gougi's additions.
+//!
+//! The reference advertised each of its options only for the consultation types that use it
+//! (GougiShogi §3.5); gougi does the same for those, and advertises its own additions for every
+//! type. Values outside the range are clamped (the reference accepted anything), and a value
+//! that is not a number keeps the current setting, with a warning in the log.
+
+use std::fmt;
+
+/// One `G_` option: its USI declaration and where it applies.
+#[derive(Clone, Copy, Debug)]
+pub struct Spec {
+    pub name: &'static str,
+    pub kind: Kind,
+    /// English ids of the consultation types that advertise it; empty means every type.
+    pub types: &'static [&'static str],
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Combo {
+        default: &'static str,
+        vars: &'static [&'static str],
+    },
+}
+
+/// Every `G_` option in declaration order.
+pub const SPECS: &[Spec] = &[
+    spin("G_ChangePlayerPlys", 1, 1, 1000, &["change-every"]),
+    spin("G_ChuubanStartPlys", 51, 1, 1000, &["by-phase"]),
+    spin("G_ShuubanStartPlys", 101, 1, 1000, &["by-phase"]),
+    spin(
+        "G_ChangePlayerScoreDiff",
+        100,
+        1,
+        1_000_000,
+        &["change-on-drop", "change-on-rise"],
+    ),
+    spin(
+        "G_MateTimeout",
+        10_000,
+        1,
+        1_000_000,
+        &["mate", "mate-sfen", "mate-pv"],
+    ),
+    spin("G_PvMateTimeout", 5_000, 1, 1_000_000, &["mate-pv"]),
+    spin("G_MateInfoCount", 100, 1, 1000, &["mate-pv"]),
+    spin("G_MateInfoInterval", 100, 1, 100_000, &["mate-pv"]),
+    // gougi's own, for every type.
+    // Milliseconds kept in hand on every move for pipes, the decision and the GUI's delay;
+    // 120 matches YaneuraOu's NetworkDelay default.
+    spin("G_Margin", 120, 0, 60_000, &[]),
+    // Which members' `info` lines the GUI sees while they think (see DESIGN.md).
+    combo("G_InfoRelay", "leader", &["leader", "all", "none"], &[]),
+    // Resign when the chosen member resigns (the reference), or only when every member does.
+    combo("G_Resign", "chosen", &["chosen", "all"], &[]),
+];
+
+const fn spin(
+    name: &'static str,
+    default: i64,
+    min: i64,
+    max: i64,
+    types: &'static [&'static str],
+) -> Spec {
+    Spec {
+        name,
+        kind: Kind::Spin { default, min, max },
+        types,
+    }
+}
+
+const fn combo(
+    name: &'static str,
+    default: &'static str,
+    vars: &'static [&'static str],
+    types: &'static [&'static str],
+) -> Spec {
+    Spec {
+        name,
+        kind: Kind::Combo { default, vars },
+        types,
+    }
+}
+
+impl Spec {
+    pub fn advertised_for(&self, type_id: &str) -> bool {
+        self.types.is_empty() || self.types.contains(&type_id)
+    }
+}
+
+impl fmt::Display for Spec {
+    /// The `option …` line of the `usi` answer.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            Kind::Spin { default, min, max } => {
+                write!(
+                    f,
+                    "option name {} type spin default {default} min {min} max {max}",
+                    self.name
+                )
+            }
+            Kind::Combo { default, vars } => {
+                write!(f, "option name {} type combo default {default}", self.name)?;
+                vars.iter().try_for_each(|v| write!(f, " var {v}"))
+            }
+        }
+    }
+}
+
+/// The current values of all `G_` options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Values {
+    values: Vec<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Value {
+    Int(i64),
+    Text(&'static str),
+}
+
+/// Why a `setoption` for a `G_` option was not applied as given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetError {
+    #[error("unknown option {0}")]
+    Unknown(String),
+    #[error("{name}: {value:?} is not a number; keeping {kept}")]
+    NotANumber {
+        name: String,
+        value: String,
+        kept: i64,
+    },
+    #[error("{name}: {value} is outside {min}..={max}; clamped to {clamped}")]
+    Clamped {
+        name: String,
+        value: i64,
+        min: i64,
+        max: i64,
+        clamped: i64,
+    },
+    #[error("{name}: {value:?} is not one of {vars:?}; keeping {kept}")]
+    NotAVar {
+        name: String,
+        value: String,
+        vars: &'static [&'static str],
+        kept: &'static str,
+    },
+}
+
+impl Default for Values {
+    fn default() -> Self {
+        let values = SPECS
+            .iter()
+            .map(|s| match s.kind {
+                Kind::Spin { default, .. } => Value::Int(default),
+                Kind::Combo { default, .. } => Value::Text(default),
+            })
+            .collect();
+        Values { values }
+    }
+}
+
+impl Values {
+    fn index(name: &str) -> Option<usize> {
+        SPECS.iter().position(|s| s.name == name)
+    }
+
+    /// Whether `name` is one of gougi's options (so the `setoption` is consumed, not forwarded).
+    pub fn is_own(name: &str) -> bool {
+        Self::index(name).is_some()
+    }
+
+    /// Apply a `setoption`. On `Err` the value may still have changed (clamping); the error
+    /// says what happened, for the log.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), SetError> {
+        let i = Self::index(name).ok_or_else(|| SetError::Unknown(name.to_string()))?;
+        match SPECS[i].kind {
+            Kind::Spin { min, max, .. } => {
+                let Ok(v) = value.trim().parse::<i64>() else {
+                    let kept = self.int(name);
+                    return Err(SetError::NotANumber {
+                        name: name.into(),
+                        value: value.into(),
+                        kept,
+                    });
+                };
+                let clamped = v.clamp(min, max);
+                self.values[i] = Value::Int(clamped);
+                if clamped != v {
+                    return Err(SetError::Clamped {
+                        name: name.into(),
+                        value: v,
+                        min,
+                        max,
+                        clamped,
+                    });
+                }
+            }
+            Kind::Combo { vars, .. } => {
+                match vars.iter().find(|v| v.eq_ignore_ascii_case(value.trim())) {
+                    Some(v) => self.values[i] = Value::Text(v),
+                    None => {
+                        let kept = self.text(name);
+                        return Err(SetError::NotAVar {
+                            name: name.into(),
+                            value: value.into(),
+                            vars,
+                            kept,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A spin option's value; panics only on a misspelt name in gougi's own code.
+    pub fn int(&self, name: &str) -> i64 {
+        match Self::index(name).map(|i| &self.values[i]) {
+            Some(Value::Int(v)) => *v,
+            _ => panic!("G_ option {name} is not a spin option"),
+        }
+    }
+
+    /// A combo option's value; panics only on a misspelt name in gougi's own code.
+    pub fn text(&self, name: &str) -> &'static str {
+        match Self::index(name).map(|i| &self.values[i]) {
+            Some(Value::Text(v)) => v,
+            _ => panic!("G_ option {name} is not a combo option"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_match_the_reference() {
+        let lines: Vec<String> = SPECS
+            .iter()
+            .filter(|s| s.advertised_for("mate-pv"))
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "option name G_MateTimeout type spin default 10000 min 1 max 1000000",
+                "option name G_PvMateTimeout type spin default 5000 min 1 max 1000000",
+                "option name G_MateInfoCount type spin default 100 min 1 max 1000",
+                "option name G_MateInfoInterval type spin default 100 min 1 max 100000",
+                "option name G_Margin type spin default 120 min 0 max 60000",
+                "option name G_InfoRelay type combo default leader var leader var all var none",
+                "option name G_Resign type combo default chosen var chosen var all",
+            ]
+        );
+        assert_eq!(
+            SPECS
+                .iter()
+                .filter(|s| s.advertised_for("majority"))
+                .count(),
+            3
+        );
+    }
+
+    #[test]
+    fn setting_values() {
+        let mut v = Values::default();
+        assert_eq!(v.int("G_ChangePlayerPlys"), 1);
+        v.set("G_ChangePlayerPlys", "4").unwrap();
+        assert_eq!(v.int("G_ChangePlayerPlys"), 4);
+        assert!(matches!(
+            v.set("G_ChangePlayerPlys", "x"),
+            Err(SetError::NotANumber { kept: 4, .. })
+        ));
+        assert!(matches!(
+            v.set("G_ChangePlayerPlys", "5000"),
+            Err(SetError::Clamped { clamped: 1000, .. })
+        ));
+        assert_eq!(v.int("G_ChangePlayerPlys"), 1000);
+        v.set("G_InfoRelay", "ALL").unwrap();
+        assert_eq!(v.text("G_InfoRelay"), "all");
+        assert!(v.set("G_InfoRelay", "some").is_err());
+        assert!(matches!(v.set("G_Nope", "1"), Err(SetError::Unknown(_))));
+        assert!(Values::is_own("G_Margin") && !Values::is_own("USI_Hash"));
+    }
+}

@@ -1,1 +1,39 @@
-//! The USI protocol as types.
+//! The USI protocol as types: GUI → engine commands, engine → GUI messages, `go` limits, scores
+//! and options. Parsing and formatting round-trip; no processes, no board.
+//!
+//! - [`command`]: [`GuiCommand`] (`usi`, `isready`, `setoption`, `usinewgame`, `position`, `go`,
+//!   `stop`, `ponderhit`, `gameover`, `quit`, `mateinfo`, `Unknown`).
+//! - [`message`]: [`EngineMessage`] (`id`, `option`, `usiok`, `readyok`, `info`, `bestmove`,
+//!   `checkmate`, `Unknown`).
+//! - [`go`]: [`GoLimits`]; [`score`]: [`Score`], [`Bound`]; [`option`]: [`OptionDecl`],
+//!   [`OptionValue`]; [`moves`]: [`UsiMove`].
+//! - [`parse`]: strict and lenient parsing, [`UsiParseError`].
+//!
+//! Invariants: every type's `Display` prints one canonical line (single spaces, fixed field
+//! order, no line terminator) and `parse(format(x)) == x`; a canonical line survives
+//! `format(parse(line)) == line`; an unrecognised line is `Unknown(line)` verbatim. No input
+//! panics. Moves stay USI text ([`UsiMove`], syntax-checked only): the proxy checks them against
+//! its board with `shogi`, so this module does not depend on `shogi`.
+//!
+//! References: 将棋所「USIプロトコルとは」 (http://shogidokoro.starfree.jp/usi.html), ShogiHome
+//! `src/background/usi/engine.ts`, YaneuraOu `source/usi.cpp` and docs/USI拡張コマンド.txt, and
+//! `reference/usi-notes.md` for the quirks handled here.
+
+pub mod command;
+pub mod go;
+pub mod message;
+pub mod moves;
+pub mod option;
+pub mod parse;
+pub mod score;
+
+pub use command::{GameResult, GuiCommand, PositionBase, PositionCommand, SetOption};
+pub use go::{GoLimits, MateLimit};
+pub use message::{BestMove, Checkmate, EngineMessage, Info, InfoText};
+pub use moves::UsiMove;
+pub use option::{OptionDecl, OptionKind, OptionValue};
+pub use parse::{parse_engine_message, parse_gui_command, Strictness, UsiParseError};
+pub use score::{Bound, InfoScore, Mate, Score, MATE_KEY};
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::usi::Score;
+
 /// A member's evaluation from the side to move, on one comparable integer scale.
 ///
 /// Centipawns stay as they are; a mate in `k` plies maps to `MATE - k` and being mated in `k`
@@ -33,6 +35,16 @@ impl Eval {
         }
     }
 
+    /// The scale value of a USI score (`cp` clamped into the cp range below the mate scale).
+    pub fn from_score(score: &Score) -> Eval {
+        match *score {
+            Score::Cp(cp) => Eval(cp.clamp(-(Self::MATE - 10_001), Self::MATE - 10_001)),
+            Score::Mate(m) => {
+                Self::from_mate(m.plies.map(|p| p.min(i32::MAX as u32) as i32), m.winning)
+            }
+        }
+    }
+
     pub fn is_mate(self) -> bool {
         self.0.abs() > Self::MATE - 10_000
     }
@@ -55,6 +67,36 @@ impl fmt::Display for Eval {
 
 /// What a member proposed. `mv` is USI text already checked against the rules (or `resign` /
 /// `win`), so policies never need a position.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usi::Mate;
+
+    #[test]
+    fn usi_scores_map_onto_the_reference_scale() {
+        assert_eq!(Eval::from_score(&Score::Cp(-42)), Eval(-42));
+        assert_eq!(
+            Eval::from_score(&Score::Mate(Mate::win_in(3))),
+            Eval(99_997)
+        );
+        assert_eq!(
+            Eval::from_score(&Score::Mate(Mate::lose_in(2))),
+            Eval(-99_998)
+        );
+        assert_eq!(
+            Eval::from_score(&Score::Mate(Mate::WIN_UNKNOWN)),
+            Eval(100_000)
+        );
+        assert_eq!(
+            Eval::from_score(&Score::Mate(Mate::LOSE_UNKNOWN)),
+            Eval(-100_000)
+        );
+        assert!(!Eval::from_score(&Score::Cp(i32::MAX)).is_mate());
+        assert_eq!(Eval(99_997).to_string(), "mate 3");
+        assert_eq!(Eval(-99_998).to_string(), "mate -2");
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
     /// Member number as configured (`Engine<N>.Path`, option prefix `E<N>_`); ties go to the lower.

@@ -67,6 +67,34 @@ impl fmt::Display for Eval {
 
 /// What a member proposed. `mv` is USI text already checked against the rules (or `resign` /
 /// `win`), so policies never need a position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    /// Member number as configured (`Engine<N>.Path`, option prefix `E<N>_`); ties go to the lower.
+    pub number: u32,
+    /// Display name (`id name` or the config override).
+    pub name: String,
+    /// The proposed move: USI move text, `resign` or `win`.
+    pub mv: String,
+    pub ponder: Option<String>,
+    /// Last exact score before `bestmove`, if any.
+    pub score: Option<Eval>,
+    /// The same member's score at gougi's previous decision in this game ("2 plies ago").
+    pub prev: Option<Eval>,
+    /// Vote weight (config `Engine<N>.Weight`, default 1).
+    pub weight: f64,
+}
+
+impl Answer {
+    /// Score change since 2 plies ago; `None` when either side is missing.
+    pub fn rise(&self) -> Option<i64> {
+        Some(i64::from(self.score?.0) - i64::from(self.prev?.0))
+    }
+
+    pub fn is_resign(&self) -> bool {
+        self.mv == "resign"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,33 +122,5 @@ mod tests {
         assert!(!Eval::from_score(&Score::Cp(i32::MAX)).is_mate());
         assert_eq!(Eval(99_997).to_string(), "mate 3");
         assert_eq!(Eval(-99_998).to_string(), "mate -2");
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Answer {
-    /// Member number as configured (`Engine<N>.Path`, option prefix `E<N>_`); ties go to the lower.
-    pub number: u32,
-    /// Display name (`id name` or the config override).
-    pub name: String,
-    /// The proposed move: USI move text, `resign` or `win`.
-    pub mv: String,
-    pub ponder: Option<String>,
-    /// Last exact score before `bestmove`, if any.
-    pub score: Option<Eval>,
-    /// The same member's score at gougi's previous decision in this game ("2 plies ago").
-    pub prev: Option<Eval>,
-    /// Vote weight (config `Engine<N>.Weight`, default 1).
-    pub weight: f64,
-}
-
-impl Answer {
-    /// Score change since 2 plies ago; `None` when either side is missing.
-    pub fn rise(&self) -> Option<i64> {
-        Some(i64::from(self.score?.0) - i64::from(self.prev?.0))
-    }
-
-    pub fn is_resign(&self) -> bool {
-        self.mv == "resign"
     }
 }

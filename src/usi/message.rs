@@ -254,7 +254,7 @@ pub enum EngineMessage {
 }
 
 impl EngineMessage {
-    /// Parses one line with the given strictness (see [`parse`](super::parse)).
+    /// Parses one line with the given strictness (see [`Strictness`] for the two modes).
     pub fn parse(line: &str, mode: Strictness) -> Result<Self, UsiParseError> {
         parse::parse_engine_message(line, mode)
     }

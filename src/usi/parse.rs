@@ -15,10 +15,12 @@
 //! tokens, no duplicated fields, no `+` sign on numbers, required fields present.
 //! [`Strictness::Lenient`] is what real GUIs and engines print: unknown `go`/`info` tokens are
 //! kept in `extra`, in order; a known keyword whose value does not parse (`depth x`) is dropped
-//! and the value token, not being a keyword, lands in `extra`; later duplicates win, `+50` is a number, a missing or malformed `ponder` move is dropped, trailing
-//! junk after a complete command is ignored, an option name or setoption name may contain spaces,
-//! `go mate` without a value means `mate infinite`, a bare `checkmate` is an empty mate list, and
-//! a SFEN may lack its move number.
+//! and the value token, not being a keyword, lands in `extra` (keeping the keyword would let it
+//! capture a neighbouring number when the line is printed again — found by fuzzing); later
+//! duplicates win; `+50` is a number; a missing or malformed `ponder` move is dropped; trailing
+//! junk after a complete command is ignored; an option name or setoption name may contain
+//! spaces; `go mate` without a value means `mate infinite`; a bare `checkmate` is an empty mate
+//! list; and a SFEN may lack its move number.
 //!
 //! Nothing here panics on any input; the `fuzz/` crate exercises both parsers.
 

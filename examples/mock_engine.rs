@@ -1,0 +1,427 @@
+//! A scriptable mock USI engine for tests: it answers from a script, deterministically, so every
+//! proxy path (policies, timeouts, crashes, garbage, ponder, mate) can be tested without a real
+//! engine. std only (no tokio) so it builds fast; it does not use the `gougi` library either, so
+//! it answers whatever the proxy sends, even lines gougi's parser would reject.
+//!
+//! # Running
+//!
+//! `mock_engine <script-file>`, or with no argument the script text is read from the
+//! environment variable `MOCK_ENGINE_SCRIPT`. Integration tests find the binary at
+//! `target/<profile>/examples/mock_engine` (see `tests/mock_engine.rs` for a locator).
+//!
+//! # Script format
+//!
+//! One directive per line; blank lines and lines starting with `#` are ignored.
+//!
+//! ```text
+//! id name Mock A                    # `id …` and `option …` lines are printed, in order, on `usi`
+//! id author gougi tests
+//! option name OwnBook type check default true
+//! transcript: /tmp/a.log            # append every received line to this file
+//! start: say banner text            # actions run at launch, before reading stdin
+//! usi: sleep 200 ; usiok            # actions after the id/option lines (default: usiok)
+//! isready: sleep 100 ; readyok      # actions on isready (default: readyok)
+//! go: info depth 1 score cp 10 pv 7g7f ; sleep 50 ; bestmove 7g7f ponder 3c3d
+//! go: hang                          # the second `go`
+//! mate: sleep 100 ; checkmate G*5b  # one entry per `go mate …`
+//! ```
+//!
+//! `go:` entries answer the `go` commands that are not `go mate`, in order; when they run out
+//! the last one repeats; with none, a `go` gets `bestmove resign`. `mate:` entries work the same
+//! for `go mate …`, with `checkmate notimplemented` as the default.
+//!
+//! An entry is a list of actions separated by `;` (so printed text cannot contain `;`):
+//!
+//! | action | effect |
+//! |---|---|
+//! | `info …`, `bestmove …`, `checkmate …`, `usiok`, `readyok`, `id …`, `option …` | print the action text as a line, verbatim |
+//! | `say <text>` | print `<text>` verbatim (garbage, banners, anything) |
+//! | `stderr <text>` | print `<text>` on stderr (which a proxy must not relay to the GUI) |
+//! | `sleep <ms>` | wait; a `stop` (or `gameover`) cuts this and every later `sleep` short |
+//! | `busy <ms>` | wait the full time even if `stop` arrives (the stop still counts for later actions) |
+//! | `wait stop` | hold until `stop` (or `gameover`) arrives; at once if it already did |
+//! | `hang` | never print again and ignore everything (including `quit`); the transcript is still written; exits at stdin EOF so no process is left behind |
+//! | `exit <code>` | exit at once with that status (a crash) |
+//!
+//! So "answer only on stop" is `go: wait stop ; bestmove 7g7f`, "answer twice" is
+//! `go: bestmove 7g7f ; bestmove 2g2f`, an illegal or unparsable move is
+//! `go: bestmove 5e5d` / `go: bestmove xyz`, "crash after the info line" is
+//! `go: info score cp 5 pv 7g7f ; exit 3`, "never answer usiok" is `usi: say nothing here`.
+//!
+//! Command handling:
+//! - `go ponder …`: the engine first waits for `ponderhit` or `stop` (or `gameover`). After
+//!   `ponderhit` the entry runs as scripted; after `stop` it runs at once, skipping `sleep` and
+//!   `wait stop` (the answer is immediate).
+//! - `go infinite` (and `go mate infinite`): the entry runs, but before its first `bestmove` /
+//!   `checkmate` line the engine waits for `stop` (USI: no answer before `stop`).
+//! - `quit` exits with status 0 (also mid-search, unless hanging); stdin EOF exits with 0.
+//! - Commands that arrive during a search (`isready`, `position`, …) are handled after it.
+//! - Everything else (`setoption`, `position`, `usinewgame`, `gameover` when idle, unknown
+//!   lines) is only recorded in the transcript.
+
+use std::collections::VecDeque;
+use std::fs::OpenOptions;
+use std::io::{self, BufRead, Write};
+use std::process;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// One scripted action.
+#[derive(Clone, Debug)]
+enum Action {
+    /// Print this line on stdout.
+    Print(String),
+    /// Print this line on stderr (a proxy must not relay it to the GUI).
+    Stderr(String),
+    Sleep(Duration),
+    Busy(Duration),
+    WaitStop,
+    Hang,
+    Exit(i32),
+}
+
+#[derive(Debug, Default)]
+struct Script {
+    /// `id …` and `option …` lines, printed on `usi`.
+    handshake: Vec<String>,
+    start: Vec<Action>,
+    usi: Option<Vec<Action>>,
+    isready: Option<Vec<Action>>,
+    go: Vec<Vec<Action>>,
+    mate: Vec<Vec<Action>>,
+    transcript: Option<String>,
+}
+
+fn parse_actions(text: &str, line_no: usize) -> Result<Vec<Action>, String> {
+    let mut actions = Vec::new();
+    for part in text.split(';') {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        let (word, arg) = match part.split_once(char::is_whitespace) {
+            Some((w, a)) => (w, a.trim()),
+            None => (part, ""),
+        };
+        let ms = || -> Result<Duration, String> {
+            arg.parse::<u64>()
+                .map(Duration::from_millis)
+                .map_err(|_| format!("line {line_no}: `{word}` needs milliseconds, got `{arg}`"))
+        };
+        let action = match word {
+            "info" | "bestmove" | "checkmate" | "usiok" | "readyok" | "id" | "option" => {
+                Action::Print(part.to_owned())
+            }
+            "say" => Action::Print(arg.to_owned()),
+            "stderr" => Action::Stderr(arg.to_owned()),
+            "sleep" => Action::Sleep(ms()?),
+            "busy" => Action::Busy(ms()?),
+            "wait" if arg == "stop" => Action::WaitStop,
+            "hang" => Action::Hang,
+            "exit" => Action::Exit(
+                arg.parse()
+                    .map_err(|_| format!("line {line_no}: `exit` needs a status, got `{arg}`"))?,
+            ),
+            _ => return Err(format!("line {line_no}: unknown action `{part}`")),
+        };
+        actions.push(action);
+    }
+    Ok(actions)
+}
+
+fn parse_script(text: &str) -> Result<Script, String> {
+    let mut script = Script::default();
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with("id ") || line.starts_with("option ") {
+            script.handshake.push(line.to_owned());
+            continue;
+        }
+        let Some((key, rest)) = line.split_once(':') else {
+            return Err(format!("line {line_no}: expected `key: …`, got `{line}`"));
+        };
+        let rest = rest.trim();
+        match key.trim() {
+            "transcript" => script.transcript = Some(rest.to_owned()),
+            "start" => script.start = parse_actions(rest, line_no)?,
+            "usi" => script.usi = Some(parse_actions(rest, line_no)?),
+            "isready" => script.isready = Some(parse_actions(rest, line_no)?),
+            "go" => script.go.push(parse_actions(rest, line_no)?),
+            "mate" => script.mate.push(parse_actions(rest, line_no)?),
+            other => return Err(format!("line {line_no}: unknown directive `{other}`")),
+        }
+    }
+    Ok(script)
+}
+
+/// What the stdin reader thread delivers.
+enum Input {
+    Line(String),
+    Eof,
+}
+
+/// How an entry runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Sleeps run; a stop cuts them short.
+    Normal,
+    /// A stop already arrived (ponder stopped): sleeps and `wait stop` are skipped.
+    Immediate,
+    /// `go infinite`: hold the first answer line until `stop`.
+    Infinite,
+}
+
+struct Engine {
+    script: Script,
+    input: Receiver<Input>,
+    /// Commands received during a search, handled once it ends.
+    pending: VecDeque<String>,
+    go_count: usize,
+    mate_count: usize,
+}
+
+fn print_line(text: &str) {
+    let mut out = io::stdout().lock();
+    // A closed stdout means the proxy went away; exiting is all that is left to do.
+    if writeln!(out, "{text}").and_then(|()| out.flush()).is_err() {
+        process::exit(0);
+    }
+}
+
+impl Engine {
+    /// Receives one input line, waiting at most until `deadline` (`None`: forever).
+    /// `Ok(None)` on timeout; exits the process on EOF.
+    fn receive(&mut self, deadline: Option<Instant>) -> Option<String> {
+        let input = match deadline {
+            None => self.input.recv().ok(),
+            Some(d) => {
+                match self
+                    .input
+                    .recv_timeout(d.saturating_duration_since(Instant::now()))
+                {
+                    Ok(input) => Some(input),
+                    Err(RecvTimeoutError::Timeout) => return None,
+                    Err(RecvTimeoutError::Disconnected) => None,
+                }
+            }
+        };
+        match input {
+            Some(Input::Line(line)) => Some(line),
+            Some(Input::Eof) | None => process::exit(0),
+        }
+    }
+
+    /// Handles a line that arrives during a search. Returns true if it is a stop signal.
+    fn during_search(&mut self, line: String) -> bool {
+        match first_word(&line) {
+            "stop" | "gameover" => true,
+            "quit" => process::exit(0),
+            "ponderhit" => false,
+            _ => {
+                self.pending.push_back(line);
+                false
+            }
+        }
+    }
+
+    /// Waits until `deadline`, or until a stop signal when `stoppable`. Returns true if a stop
+    /// arrived (a non-stoppable wait still reports it, so a later `wait stop` does not hang).
+    fn wait(&mut self, deadline: Option<Instant>, stoppable: bool) -> bool {
+        let mut got_stop = false;
+        loop {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return got_stop;
+            }
+            let Some(line) = self.receive(deadline) else {
+                return got_stop;
+            };
+            if self.during_search(line) {
+                got_stop = true;
+                if stoppable {
+                    return true;
+                }
+            }
+        }
+    }
+
+    fn hang(&mut self) -> ! {
+        loop {
+            // Everything is ignored; `receive` exits at EOF.
+            let _ = self.receive(None);
+        }
+    }
+
+    fn run(&mut self, actions: &[Action], mut mode: Mode) {
+        let mut stopped = mode == Mode::Immediate;
+        for action in actions {
+            match action {
+                Action::Print(text) => {
+                    let is_answer = text.starts_with("bestmove") || text.starts_with("checkmate");
+                    if mode == Mode::Infinite && is_answer && !stopped {
+                        stopped = self.wait(None, true);
+                    }
+                    print_line(text);
+                }
+                Action::Stderr(text) => eprintln!("{text}"),
+                Action::Sleep(d) => {
+                    if !stopped {
+                        stopped = self.wait(Some(Instant::now() + *d), true);
+                    }
+                }
+                Action::Busy(d) => {
+                    let got_stop = self.wait(Some(Instant::now() + *d), false);
+                    stopped |= got_stop;
+                }
+                Action::WaitStop => {
+                    if !stopped {
+                        stopped = self.wait(None, true);
+                    }
+                }
+                Action::Hang => self.hang(),
+                Action::Exit(code) => process::exit(*code),
+            }
+            if stopped && mode == Mode::Infinite {
+                mode = Mode::Normal;
+            }
+        }
+    }
+
+    fn go(&mut self, line: &str) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let is_mate = words.contains(&"mate");
+        let (list, count) = if is_mate {
+            (&self.script.mate, &mut self.mate_count)
+        } else {
+            (&self.script.go, &mut self.go_count)
+        };
+        let entry = match list.get(*count).or(list.last()) {
+            Some(actions) => actions.clone(),
+            None if is_mate => vec![Action::Print("checkmate notimplemented".into())],
+            None => vec![Action::Print("bestmove resign".into())],
+        };
+        *count += 1;
+        let mode = if words.contains(&"ponder") {
+            // Think on the opponent's time until the GUI says how the prediction went.
+            let mut mode = None;
+            while mode.is_none() {
+                let line = self.receive(None).unwrap_or_default();
+                match first_word(&line) {
+                    "ponderhit" => mode = Some(Mode::Normal),
+                    "stop" | "gameover" => mode = Some(Mode::Immediate),
+                    "quit" => process::exit(0),
+                    _ => self.pending.push_back(line),
+                }
+            }
+            mode.unwrap_or(Mode::Normal)
+        } else if words.contains(&"infinite") {
+            Mode::Infinite
+        } else {
+            Mode::Normal
+        };
+        self.run(&entry, mode);
+    }
+
+    fn handle(&mut self, line: String) {
+        match first_word(&line) {
+            "usi" => {
+                for text in self.script.handshake.clone() {
+                    print_line(&text);
+                }
+                let actions = self
+                    .script
+                    .usi
+                    .clone()
+                    .unwrap_or_else(|| vec![Action::Print("usiok".into())]);
+                self.run(&actions, Mode::Normal);
+            }
+            "isready" => {
+                let actions = self
+                    .script
+                    .isready
+                    .clone()
+                    .unwrap_or_else(|| vec![Action::Print("readyok".into())]);
+                self.run(&actions, Mode::Normal);
+            }
+            "go" => self.go(&line),
+            "quit" => process::exit(0),
+            // setoption, position, usinewgame, stop/ponderhit/gameover when idle, unknown lines:
+            // recorded in the transcript by the reader, nothing to answer.
+            _ => {}
+        }
+    }
+
+    fn main_loop(&mut self) -> ! {
+        let start = self.script.start.clone();
+        self.run(&start, Mode::Normal);
+        loop {
+            let line = match self.pending.pop_front() {
+                Some(line) => line,
+                None => self.receive(None).unwrap_or_default(),
+            };
+            self.handle(line);
+        }
+    }
+}
+
+fn first_word(line: &str) -> &str {
+    line.split_whitespace().next().unwrap_or("")
+}
+
+/// Reads stdin on its own thread so sleeps can be interrupted by `stop`; appends each line to
+/// the transcript *before* passing it on, so a test that sees an answer also sees the command.
+fn spawn_reader(transcript: Option<String>) -> Result<Receiver<Input>, String> {
+    let mut file = match transcript {
+        Some(path) => Some(
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| format!("cannot open transcript {path}: {e}"))?,
+        ),
+        None => None,
+    };
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            let line = line.trim_end_matches('\r').to_owned();
+            if let Some(f) = file.as_mut() {
+                // A failing transcript must not change how the engine answers.
+                let _ = writeln!(f, "{line}").and_then(|()| f.flush());
+            }
+            if tx.send(Input::Line(line)).is_err() {
+                return;
+            }
+        }
+        let _ = tx.send(Input::Eof);
+    });
+    Ok(rx)
+}
+
+fn main() {
+    let text = match std::env::args().nth(1) {
+        Some(path) => std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| fail(&format!("cannot read script {path}: {e}"))),
+        None => std::env::var("MOCK_ENGINE_SCRIPT").unwrap_or_default(),
+    };
+    let script = parse_script(&text).unwrap_or_else(|e| fail(&e));
+    let input = spawn_reader(script.transcript.clone()).unwrap_or_else(|e| fail(&e));
+    let mut engine = Engine {
+        script,
+        input,
+        pending: VecDeque::new(),
+        go_count: 0,
+        mate_count: 0,
+    };
+    engine.main_loop();
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("mock_engine: {message}");
+    process::exit(2)
+}

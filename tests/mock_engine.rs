@@ -1,0 +1,482 @@
+//! Drives `examples/mock_engine` over stdin/stdout to prove each scripted behaviour works, so
+//! proxy tests can rely on it. Timing checks are lower bounds only ("not before the scripted
+//! delay") plus generous timeouts for "promptly"; nothing measures speed.
+//!
+//! [`mock_engine_path`] is the locator other integration tests can copy: it builds the example
+//! with the same cargo and profile (a no-op when up to date) and returns
+//! `target/<profile>/examples/mock_engine`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Long enough for a loaded 2-core machine to answer a line; only failing tests wait this long.
+const PATIENCE: Duration = Duration::from_secs(10);
+/// How long "no answer" is watched for.
+const SILENCE: Duration = Duration::from_millis(300);
+
+/// Path of the mock engine binary, built once per test process. `cargo test --test <name>`
+/// does not build examples, so this runs `cargo build --example mock_engine` for the profile
+/// the test binary was built with (nested cargo does not deadlock: the outer build lock is
+/// released while tests run).
+fn mock_engine_path() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        // The test binary is target/<profile>/deps/<name>-<hash>.
+        let exe = std::env::current_exe().expect("test binary path");
+        let profile_dir = exe
+            .parent()
+            .and_then(|deps| deps.parent())
+            .expect("target/<profile>/deps layout")
+            .to_path_buf();
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .args(["build", "--quiet", "--example", "mock_engine"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if profile_dir.ends_with("release") {
+            build.arg("--release");
+        }
+        let status = build
+            .status()
+            .expect("run cargo build --example mock_engine");
+        assert!(status.success(), "building the mock engine failed");
+        let path = profile_dir
+            .join("examples")
+            .join(format!("mock_engine{}", std::env::consts::EXE_SUFFIX));
+        assert!(path.exists(), "no mock engine at {}", path.display());
+        path
+    })
+    .clone()
+}
+
+/// A unique scratch file path for this test process.
+fn temp_path(tag: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("gougi-mock-{}-{n}-{tag}", std::process::id()))
+}
+
+/// A running mock engine with its stdout read on a thread.
+struct Mock {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// stderr lines, kept apart from the protocol stream.
+    errors: Receiver<String>,
+}
+
+impl Mock {
+    fn spawn(mut command: Command) -> Mock {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn mock engine");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, errors) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Mock {
+            child,
+            stdin,
+            lines,
+            errors,
+        }
+    }
+
+    /// Starts the engine with the script in `MOCK_ENGINE_SCRIPT`.
+    fn start(script: &str) -> Mock {
+        let mut command = Command::new(mock_engine_path());
+        command.env("MOCK_ENGINE_SCRIPT", script);
+        Mock::spawn(command)
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write to mock");
+        stdin.flush().expect("flush to mock");
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    fn next_line(&self, timeout: Duration) -> Option<String> {
+        // Timeout and a closed stdout (the engine exited) both mean "no line".
+        self.lines.recv_timeout(timeout).ok()
+    }
+
+    /// The next line must be `expected`.
+    fn expect(&self, expected: &str) {
+        assert_eq!(self.next_line(PATIENCE).as_deref(), Some(expected));
+    }
+
+    /// No line for [`SILENCE`].
+    fn expect_silence(&self) {
+        assert_eq!(self.next_line(SILENCE), None);
+    }
+
+    fn wait_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "mock engine did not exit");
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn handshake_prints_id_and_options_then_usiok_and_readyok() {
+    let mut m = Mock::start(
+        "id name Mock A\nid author gougi tests\n\
+         option name OwnBook type check default true\n\
+         option name Threads type spin default 1 min 1 max 8\n",
+    );
+    m.send("usi");
+    m.expect("id name Mock A");
+    m.expect("id author gougi tests");
+    m.expect("option name OwnBook type check default true");
+    m.expect("option name Threads type spin default 1 min 1 max 8");
+    m.expect("usiok");
+    m.send("isready");
+    m.expect("readyok");
+    m.send("quit");
+    assert_eq!(m.wait_exit().code(), Some(0));
+}
+
+#[test]
+fn handshake_delays_are_honoured() {
+    let mut m = Mock::start("usi: sleep 200 ; usiok\nisready: sleep 150 ; readyok\n");
+    let t = Instant::now();
+    m.send("usi");
+    m.expect("usiok");
+    assert!(t.elapsed() >= Duration::from_millis(200));
+    let t = Instant::now();
+    m.send("isready");
+    m.expect("readyok");
+    assert!(t.elapsed() >= Duration::from_millis(150));
+}
+
+#[test]
+fn usiok_can_be_withheld_while_other_commands_still_work() {
+    let mut m = Mock::start("id name Silent\nusi: say hello\n");
+    m.send("usi");
+    m.expect("id name Silent");
+    m.expect("hello");
+    m.expect_silence();
+    m.send("isready");
+    m.expect("readyok");
+}
+
+#[test]
+fn readyok_can_be_withheld() {
+    let mut m = Mock::start("isready: hang\n");
+    m.send("usi");
+    m.expect("usiok");
+    m.send("isready");
+    m.expect_silence();
+}
+
+#[test]
+fn go_entries_are_consumed_in_order_and_the_last_repeats() {
+    let mut m = Mock::start(
+        "go: info depth 10 score cp 50 pv 7g7f 3c3d ; bestmove 7g7f ponder 3c3d\n\
+         go: info depth 8 score mate 3 pv 2g2f ; bestmove 2g2f\n",
+    );
+    m.send("position startpos");
+    m.send("go btime 1000 wtime 1000 byoyomi 1000");
+    m.expect("info depth 10 score cp 50 pv 7g7f 3c3d");
+    m.expect("bestmove 7g7f ponder 3c3d");
+    for _ in 0..2 {
+        m.send("go btime 1000 wtime 1000 byoyomi 1000");
+        m.expect("info depth 8 score mate 3 pv 2g2f");
+        m.expect("bestmove 2g2f");
+    }
+}
+
+#[test]
+fn defaults_resign_and_checkmate_notimplemented() {
+    let mut m = Mock::start("");
+    m.send("go byoyomi 100");
+    m.expect("bestmove resign");
+    m.send("go mate 1000");
+    m.expect("checkmate notimplemented");
+}
+
+#[test]
+fn delay_before_bestmove() {
+    let mut m = Mock::start("go: info depth 1 ; sleep 250 ; bestmove 7g7f\n");
+    let t = Instant::now();
+    m.send("go byoyomi 1000");
+    m.expect("info depth 1");
+    m.expect("bestmove 7g7f");
+    assert!(t.elapsed() >= Duration::from_millis(250));
+}
+
+#[test]
+fn stop_cuts_a_sleep_short() {
+    let mut m = Mock::start("go: sleep 600000 ; info depth 5 ; sleep 600000 ; bestmove 7g7f\n");
+    m.send("go infinite");
+    m.expect_silence();
+    m.send("stop");
+    m.expect("info depth 5");
+    m.expect("bestmove 7g7f");
+}
+
+#[test]
+fn busy_ignores_stop_until_its_time_is_up() {
+    let mut m = Mock::start("go: busy 400 ; bestmove 7g7f\n");
+    let t = Instant::now();
+    m.send("go byoyomi 1000");
+    m.send("stop");
+    m.expect("bestmove 7g7f");
+    assert!(t.elapsed() >= Duration::from_millis(400));
+}
+
+#[test]
+fn answer_only_on_stop() {
+    let mut m = Mock::start("go: info depth 1 score cp 3 ; wait stop ; bestmove 2g2f\n");
+    m.send("go btime 0 wtime 0 byoyomi 100");
+    m.expect("info depth 1 score cp 3");
+    m.expect_silence();
+    m.send("stop");
+    m.expect("bestmove 2g2f");
+}
+
+#[test]
+fn hang_ignores_stop_and_quit_but_exits_at_eof() {
+    let mut m = Mock::start("go: info depth 1 ; hang\n");
+    m.send("go byoyomi 100");
+    m.expect("info depth 1");
+    m.send("stop");
+    m.send("quit");
+    m.expect_silence();
+    assert!(
+        m.child.try_wait().expect("try_wait").is_none(),
+        "still running"
+    );
+    m.close_stdin();
+    assert_eq!(m.wait_exit().code(), Some(0));
+}
+
+#[test]
+fn stderr_text_stays_off_the_protocol_stream() {
+    let mut m = Mock::start("go: stderr debug: searching ; bestmove 7g7f\n");
+    m.send("go byoyomi 100");
+    m.expect("bestmove 7g7f");
+    assert_eq!(
+        m.errors.recv_timeout(PATIENCE).ok().as_deref(),
+        Some("debug: searching")
+    );
+}
+
+#[test]
+fn crash_with_an_exit_code_mid_search() {
+    let mut m = Mock::start("go: info score cp 5 pv 7g7f ; exit 3\n");
+    m.send("go byoyomi 100");
+    m.expect("info score cp 5 pv 7g7f");
+    assert_eq!(m.wait_exit().code(), Some(3));
+}
+
+#[test]
+fn crash_at_startup_and_at_usi() {
+    let mut m = Mock::start("start: say boom ; exit 7\n");
+    m.expect("boom");
+    assert_eq!(m.wait_exit().code(), Some(7));
+    let mut m = Mock::start("usi: exit 4\n");
+    m.send("usi");
+    assert_eq!(m.wait_exit().code(), Some(4));
+}
+
+#[test]
+fn garbage_unparsable_and_illegal_moves_and_double_bestmove() {
+    let mut m = Mock::start(
+        "go: say %%% garbage line ; bestmove xyz\n\
+         go: bestmove 5e5d\n\
+         go: bestmove 7g7f ; bestmove 2g2f\n",
+    );
+    m.send("go byoyomi 100");
+    m.expect("%%% garbage line");
+    m.expect("bestmove xyz");
+    m.send("go byoyomi 100");
+    m.expect("bestmove 5e5d");
+    m.send("go byoyomi 100");
+    m.expect("bestmove 7g7f");
+    m.expect("bestmove 2g2f");
+}
+
+#[test]
+fn go_mate_is_answered_by_the_mate_entries_after_a_delay() {
+    let mut m = Mock::start(
+        "go: bestmove 7g7f\n\
+         mate: sleep 200 ; checkmate G*5b 5a4a 5b4b\n\
+         mate: checkmate nomate\n",
+    );
+    let t = Instant::now();
+    m.send("position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b4g4s4n4l17p 1");
+    m.send("go mate 10000");
+    m.expect("checkmate G*5b 5a4a 5b4b");
+    assert!(t.elapsed() >= Duration::from_millis(200));
+    // A normal go in between does not consume a mate entry.
+    m.send("go byoyomi 100");
+    m.expect("bestmove 7g7f");
+    m.send("go mate infinite");
+    m.send("stop");
+    m.expect("checkmate nomate");
+}
+
+#[test]
+fn go_infinite_holds_bestmove_until_stop() {
+    let mut m = Mock::start("go: info depth 1 score cp 7 pv 7g7f ; bestmove 7g7f\n");
+    m.send("go infinite");
+    m.expect("info depth 1 score cp 7 pv 7g7f");
+    m.expect_silence();
+    m.send("stop");
+    m.expect("bestmove 7g7f");
+}
+
+#[test]
+fn ponder_waits_for_ponderhit_then_answers_after_the_delay() {
+    let mut m = Mock::start("go: info depth 3 ; sleep 200 ; bestmove 3c3d ponder 2g2f\n");
+    m.send("position startpos moves 7g7f 8c8d");
+    m.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    m.expect_silence();
+    let t = Instant::now();
+    m.send("ponderhit");
+    m.expect("info depth 3");
+    m.expect("bestmove 3c3d ponder 2g2f");
+    assert!(t.elapsed() >= Duration::from_millis(200));
+}
+
+#[test]
+fn ponder_stop_answers_at_once() {
+    let mut m = Mock::start("go: info depth 3 ; sleep 600000 ; bestmove 3c3d\n");
+    m.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    m.expect_silence();
+    m.send("stop");
+    m.expect("info depth 3");
+    m.expect("bestmove 3c3d");
+}
+
+#[test]
+fn early_ponderhit_with_times_and_gameover_as_stop() {
+    let mut m = Mock::start("go: sleep 600000 ; bestmove 7g7f\n");
+    // ShogiHome early ponder: the clock comes with ponderhit; a stop then ends the search.
+    m.send("go ponder");
+    m.send("ponderhit btime 1000 wtime 1000 byoyomi 1000");
+    m.expect_silence();
+    m.send("stop");
+    m.expect("bestmove 7g7f");
+    // Shogidokoro can end a game during ponder with gameover and no stop.
+    m.send("go ponder");
+    m.send("gameover lose");
+    m.expect("bestmove 7g7f");
+}
+
+#[test]
+fn commands_received_during_a_search_are_handled_after_it() {
+    let mut m = Mock::start("go: sleep 200 ; bestmove 7g7f\n");
+    m.send("go byoyomi 1000");
+    m.send("isready");
+    m.expect("bestmove 7g7f");
+    m.expect("readyok");
+}
+
+#[test]
+fn transcript_records_every_received_line() {
+    let log = temp_path("transcript.log");
+    let mut m = Mock::start(&format!(
+        "transcript: {}\ngo: bestmove 7g7f\n",
+        log.display()
+    ));
+    let sent = [
+        "usi",
+        "setoption name OwnBook value false",
+        "setoption name USI_Hash value 256",
+        "isready",
+        "usinewgame",
+        "position startpos moves 2g2f",
+        "go btime 59000 wtime 60000 byoyomi 10000",
+    ];
+    for line in sent {
+        m.send(line);
+    }
+    m.expect("usiok");
+    m.expect("readyok");
+    m.expect("bestmove 7g7f");
+    m.send("gameover win");
+    m.send("quit");
+    assert_eq!(m.wait_exit().code(), Some(0));
+    let text = std::fs::read_to_string(&log).expect("transcript");
+    let _ = std::fs::remove_file(&log);
+    let mut expected: Vec<&str> = sent.to_vec();
+    expected.extend(["gameover win", "quit"]);
+    assert_eq!(text.lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn script_from_a_file_argument() {
+    let script = temp_path("script.txt");
+    std::fs::write(
+        &script,
+        "# a comment\n\nid name FromFile\ngo: bestmove 1g1f\n",
+    )
+    .unwrap();
+    let mut command = Command::new(mock_engine_path());
+    command.arg(&script);
+    let mut m = Mock::spawn(command);
+    m.send("usi");
+    m.expect("id name FromFile");
+    m.expect("usiok");
+    m.send("go byoyomi 100");
+    m.expect("bestmove 1g1f");
+    let _ = std::fs::remove_file(&script);
+}
+
+#[test]
+fn stdin_eof_exits_cleanly_and_a_bad_script_exits_with_2() {
+    let mut m = Mock::start("");
+    m.close_stdin();
+    assert_eq!(m.wait_exit().code(), Some(0));
+    let mut m = Mock::start("go: fly 3\n");
+    assert_eq!(m.wait_exit().code(), Some(2));
+    assert!(m
+        .errors
+        .recv_timeout(PATIENCE)
+        .is_ok_and(|e| e.contains("unknown action")));
+    let mut m = Mock::start("go: sleep soon\n");
+    assert_eq!(m.wait_exit().code(), Some(2));
+}

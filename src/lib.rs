@@ -2,6 +2,7 @@
 //!
 //! # Layout
 //!
+//! - [`config`]: `SimpleGougi.config` → typed, validated settings ([`config::Config`]).
 //! - [`shogi`]: the rules — types, bitboards, positions, legal move generation, notation. No I/O.
 //! - [`usi`]: the USI protocol as types; parse and format round-trip. No processes.
 //!
@@ -11,5 +12,6 @@
 //! usi ──> shogi
 //! ```
 
+pub mod config;
 pub mod shogi;
 pub mod usi;

@@ -3,15 +3,18 @@
 //! # Layout
 //!
 //! - [`config`]: `SimpleGougi.config` → typed, validated settings ([`config::Config`]).
+//! - [`member`]: one running member engine (process, USI over pipes, handshake, exit detection).
 //! - [`shogi`]: the rules — types, bitboards, positions, legal move generation, notation. No I/O.
 //! - [`usi`]: the USI protocol as types; parse and format round-trip. No processes.
 //!
 //! Dependency arrows (a module may use only what it points to):
 //!
 //! ```text
+//! member ──> usi, config
 //! usi ──> shogi
 //! ```
 
 pub mod config;
+pub mod member;
 pub mod shogi;
 pub mod usi;

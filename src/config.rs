@@ -395,6 +395,11 @@ pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
     )
 }
 
+/// [`locate`] then [`Config::load`]: what the proxy does at start-up.
+pub fn load_config(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+    Config::load(&locate(explicit)?)
+}
+
 /// Every way the config can be wrong. `Display` names the file, the line and the key.
 #[derive(Debug, Error)]
 pub enum ConfigError {

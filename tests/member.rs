@@ -71,9 +71,9 @@ type Events = mpsc::UnboundedReceiver<MemberEvent>;
 
 fn start(specs: &[MemberSpec]) -> (Vec<MemberHandle>, Events) {
     let (tx, rx) = mpsc::unbounded_channel();
-    let handles = specs
-        .iter()
-        .map(|s| MemberHandle::spawn(s, tx.clone()).expect("spawn"))
+    let handles = MemberHandle::spawn_all(specs, &tx)
+        .into_iter()
+        .map(|h| h.expect("spawn"))
         .collect();
     (handles, rx)
 }
@@ -405,4 +405,20 @@ async fn dropping_the_handle_kills_the_member() {
     exited.sort_by_key(MemberEvent::member);
     assert!(matches!(exited[0], MemberEvent::Exited { member: 1, .. }));
     assert!(matches!(exited[1], MemberEvent::Exited { member: 2, .. }));
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_member_that_closes_stdout_but_lingers_is_killed() {
+    // stdout closed, process still alive: after the exit grace period it is killed and reaped.
+    let (members, mut events) = start(&[sh(8, "exec >&-; exec sleep 600")]);
+    let pid = members[0].pid().unwrap();
+    assert_eq!(
+        next(&mut events).await,
+        MemberEvent::Exited {
+            member: 8,
+            code: None
+        }
+    );
+    assert!(process_gone(pid).await, "pid {pid} still exists");
 }

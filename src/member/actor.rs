@@ -94,6 +94,18 @@ impl MemberHandle {
         })
     }
 
+    /// Starts every member; one result per spec, in order (a member that cannot start does not
+    /// stop the others).
+    pub fn spawn_all(
+        specs: &[MemberSpec],
+        events: &mpsc::UnboundedSender<MemberEvent>,
+    ) -> Vec<Result<MemberHandle, MemberError>> {
+        specs
+            .iter()
+            .map(|spec| MemberHandle::spawn(spec, events.clone()))
+            .collect()
+    }
+
     /// The member number (`E<N>_`).
     pub fn number(&self) -> u32 {
         self.number

@@ -36,6 +36,7 @@
 //! |---|---|
 //! | `info …`, `bestmove …`, `checkmate …`, `usiok`, `readyok`, `id …`, `option …` | print the action text as a line, verbatim |
 //! | `say <text>` | print `<text>` verbatim (garbage, banners, anything) |
+//! | `stderr <text>` | print `<text>` on stderr (which a proxy must not relay to the GUI) |
 //! | `sleep <ms>` | wait; a `stop` (or `gameover`) cuts this and every later `sleep` short |
 //! | `busy <ms>` | wait the full time even if `stop` arrives (the stop still counts for later actions) |
 //! | `wait stop` | hold until `stop` (or `gameover`) arrives; at once if it already did |
@@ -69,8 +70,10 @@ use std::time::{Duration, Instant};
 /// One scripted action.
 #[derive(Clone, Debug)]
 enum Action {
-    /// Print this line.
+    /// Print this line on stdout.
     Print(String),
+    /// Print this line on stderr (a proxy must not relay it to the GUI).
+    Stderr(String),
     Sleep(Duration),
     Busy(Duration),
     WaitStop,
@@ -111,6 +114,7 @@ fn parse_actions(text: &str, line_no: usize) -> Result<Vec<Action>, String> {
                 Action::Print(part.to_owned())
             }
             "say" => Action::Print(arg.to_owned()),
+            "stderr" => Action::Stderr(arg.to_owned()),
             "sleep" => Action::Sleep(ms()?),
             "busy" => Action::Busy(ms()?),
             "wait" if arg == "stop" => Action::WaitStop,
@@ -263,6 +267,7 @@ impl Engine {
                     }
                     print_line(text);
                 }
+                Action::Stderr(text) => eprintln!("{text}"),
                 Action::Sleep(d) => {
                     if !stopped {
                         stopped = self.wait(Some(Instant::now() + *d), true);

@@ -66,6 +66,8 @@ struct Mock {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
+    /// stderr lines, kept apart from the protocol stream.
+    errors: Receiver<String>,
 }
 
 impl Mock {
@@ -73,7 +75,7 @@ impl Mock {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("spawn mock engine");
         let stdout = child.stdout.take().expect("stdout");
@@ -86,11 +88,22 @@ impl Mock {
                 }
             }
         });
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, errors) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         let stdin = child.stdin.take();
         Mock {
             child,
             stdin,
             lines,
+            errors,
         }
     }
 
@@ -280,6 +293,17 @@ fn hang_ignores_stop_and_quit_but_exits_at_eof() {
 }
 
 #[test]
+fn stderr_text_stays_off_the_protocol_stream() {
+    let mut m = Mock::start("go: stderr debug: searching ; bestmove 7g7f\n");
+    m.send("go byoyomi 100");
+    m.expect("bestmove 7g7f");
+    assert_eq!(
+        m.errors.recv_timeout(PATIENCE).ok().as_deref(),
+        Some("debug: searching")
+    );
+}
+
+#[test]
 fn crash_with_an_exit_code_mid_search() {
     let mut m = Mock::start("go: info score cp 5 pv 7g7f ; exit 3\n");
     m.send("go byoyomi 100");
@@ -449,6 +473,10 @@ fn stdin_eof_exits_cleanly_and_a_bad_script_exits_with_2() {
     assert_eq!(m.wait_exit().code(), Some(0));
     let mut m = Mock::start("go: fly 3\n");
     assert_eq!(m.wait_exit().code(), Some(2));
+    assert!(m
+        .errors
+        .recv_timeout(PATIENCE)
+        .is_ok_and(|e| e.contains("unknown action")));
     let mut m = Mock::start("go: sleep soon\n");
     assert_eq!(m.wait_exit().code(), Some(2));
 }

@@ -122,7 +122,7 @@ pub enum GuiCommand {
 }
 
 impl GuiCommand {
-    /// Parses one line with the given strictness (see [`parse`](super::parse)).
+    /// Parses one line with the given strictness (see [`Strictness`] for the two modes).
     pub fn parse(line: &str, mode: Strictness) -> Result<Self, UsiParseError> {
         parse::parse_gui_command(line, mode)
     }

@@ -6,8 +6,9 @@
 //!
 //! [`Info`] has a field for every USI `info` item. `pv` and `string` each take the rest of the
 //! line, so a line carries at most one of them: they share [`InfoText`]. Lenient parsing keeps
-//! unknown tokens (and a known keyword whose value does not parse) in [`Info::extra`], so a relay
-//! loses nothing. PV tokens are kept as text: engines put `resign`, `win` or YaneuraOu's
+//! unknown tokens in [`Info::extra`], so a relay loses little: only a known keyword whose value
+//! does not parse (`depth x`, a stray `lowerbound`) is dropped, because printed again it could
+//! capture a neighbouring token. PV tokens are kept as text: engines put `resign`, `win` or YaneuraOu's
 //! `rep_*` markers in a PV, and book lines add `(38.62%)`; [`Info::pv_moves`] gives the leading
 //! run of real moves.
 //!
@@ -253,7 +254,7 @@ pub enum EngineMessage {
 }
 
 impl EngineMessage {
-    /// Parses one line with the given strictness (see [`parse`](super::parse)).
+    /// Parses one line with the given strictness (see [`Strictness`] for the two modes).
     pub fn parse(line: &str, mode: Strictness) -> Result<Self, UsiParseError> {
         parse::parse_engine_message(line, mode)
     }

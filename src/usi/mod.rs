@@ -15,7 +15,7 @@
 //! panics. Moves stay USI text ([`UsiMove`], syntax-checked only): the proxy checks them against
 //! its board with `shogi`, so this module does not depend on `shogi`.
 //!
-//! References: 将棋所「USIプロトコルとは」 (http://shogidokoro.starfree.jp/usi.html), ShogiHome
+//! References: 将棋所「USIプロトコルとは」 (<http://shogidokoro.starfree.jp/usi.html>), ShogiHome
 //! `src/background/usi/engine.ts`, YaneuraOu `source/usi.cpp` and docs/USI拡張コマンド.txt, and
 //! `reference/usi-notes.md` for the quirks handled here.
 

@@ -14,11 +14,13 @@
 //! [`Strictness::Strict`] is the grammar as written (for testing our own output): no unknown
 //! tokens, no duplicated fields, no `+` sign on numbers, required fields present.
 //! [`Strictness::Lenient`] is what real GUIs and engines print: unknown `go`/`info` tokens are
-//! kept in `extra` (a known keyword whose value does not parse is kept there too), later
-//! duplicates win, `+50` is a number, a missing or malformed `ponder` move is dropped, trailing
-//! junk after a complete command is ignored, an option name or setoption name may contain spaces,
-//! `go mate` without a value means `mate infinite`, a bare `checkmate` is an empty mate list, and
-//! a SFEN may lack its move number.
+//! kept in `extra`, in order; a known keyword whose value does not parse (`depth x`) is dropped
+//! and the value token, not being a keyword, lands in `extra` (keeping the keyword would let it
+//! capture a neighbouring number when the line is printed again — found by fuzzing); later
+//! duplicates win; `+50` is a number; a missing or malformed `ponder` move is dropped; trailing
+//! junk after a complete command is ignored; an option name or setoption name may contain
+//! spaces; `go mate` without a value means `mate infinite`; a bare `checkmate` is an empty mate
+//! list; and a SFEN may lack its move number.
 //!
 //! Nothing here panics on any input; the `fuzz/` crate exercises both parsers.
 
@@ -186,8 +188,8 @@ fn set<T>(
     Ok(())
 }
 
-/// Reads the number after a keyword. `Ok(None)` (lenient only) means "not a number here; keep
-/// the keyword as an extra token" — the value token is left for the caller's loop.
+/// Reads the number after a keyword. `Ok(None)` (lenient only) means "not a number here; drop
+/// the keyword" — the value token is left for the caller's loop.
 fn take_number<T: FromStr>(
     c: &mut Cursor<'_>,
     mode: Strictness,
@@ -438,7 +440,7 @@ fn parse_go(c: &mut Cursor<'_>, mode: Strictness, command: &'static str) -> Resu
         }
         if let Some(key) = keyword(tok, &U64) {
             let Some(n) = take_number::<u64>(c, mode, command, key)? else {
-                g.extra.push(tok.to_owned());
+                // Lenient: a keyword without a usable value is dropped (see the module doc).
                 continue;
             };
             let slot = match key {
@@ -454,7 +456,7 @@ fn parse_go(c: &mut Cursor<'_>, mode: Strictness, command: &'static str) -> Resu
             set(slot, n, mode, command, key)?;
         } else if let Some(key) = keyword(tok, &U32) {
             let Some(n) = take_number::<u32>(c, mode, command, key)? else {
-                g.extra.push(tok.to_owned());
+                // Lenient: a keyword without a usable value is dropped (see the module doc).
                 continue;
             };
             let slot = if key == "depth" {
@@ -506,7 +508,8 @@ fn parse_go(c: &mut Cursor<'_>, mode: Strictness, command: &'static str) -> Resu
                                 value: c.peek().unwrap_or("").to_owned(),
                             })
                         }
-                        None => g.extra.push(tok.to_owned()),
+                        // Lenient: `mate` without a usable value is dropped.
+                        None => {}
                     }
                 }
                 "searchmoves" => {
@@ -665,7 +668,7 @@ fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
     while let Some(tok) = c.advance() {
         if let Some(key) = keyword(tok, &U32) {
             let Some(n) = take_number::<u32>(c, mode, CMD, key)? else {
-                info.extra.push(tok.to_owned());
+                // Lenient: a keyword without a usable value is dropped (see the module doc).
                 continue;
             };
             let slot = match key {
@@ -679,7 +682,7 @@ fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
             set(slot, n, mode, CMD, key)?;
         } else if let Some(key) = keyword(tok, &U64) {
             let Some(n) = take_number::<u64>(c, mode, CMD, key)? else {
-                info.extra.push(tok.to_owned());
+                // Lenient: a keyword without a usable value is dropped (see the module doc).
                 continue;
             };
             let slot = match key {
@@ -702,12 +705,15 @@ fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
                             what: "move after `currmove`",
                         })
                     }
-                    _ => info.extra.push(tok.to_owned()),
+                    // Lenient: `currmove` without a valid move is dropped.
+                    _ => {}
                 },
-                "score" => match take_score(c, mode)? {
-                    Some(s) => set(&mut info.score, s, mode, CMD, "score")?,
-                    None => info.extra.push(tok.to_owned()),
-                },
+                "score" => {
+                    // Lenient `None`: the keyword is dropped, its tokens become extras.
+                    if let Some(s) = take_score(c, mode)? {
+                        set(&mut info.score, s, mode, CMD, "score")?;
+                    }
+                }
                 "pv" => {
                     let mut tokens = Vec::new();
                     while let Some(t) = c.advance() {
@@ -725,6 +731,9 @@ fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
                         token: tok.to_owned(),
                     })
                 }
+                // A bound away from its score is dropped: kept as an extra, it would attach
+                // itself to the score when the line is printed again.
+                "lowerbound" | "upperbound" => {}
                 _ => info.extra.push(tok.to_owned()),
             }
         }

@@ -927,7 +927,8 @@ impl Parser {
             p.is_absolute()
         };
         let (program_path, working_dir) = if has_folder {
-            let p = self.dir.join(program);
+            // `components()` drops `.` segments, so messages show `dir/x`, not `dir/./x`.
+            let p: PathBuf = self.dir.join(program).components().collect();
             if !p.is_file() {
                 return Err(err(Problem::NoSuchFile { path: p }));
             }

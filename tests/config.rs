@@ -680,7 +680,7 @@ fn error_command_lines() {
         assert_eq!(
             p,
             Problem::NotExecutable {
-                path: dir.path().join("./plain.txt")
+                path: dir.path().join("plain.txt")
             }
         );
     }

@@ -1,0 +1,1073 @@
+//! `SimpleGougi.config` → typed, validated settings ([`Config`]). Nothing else reads the file.
+//!
+//! # Finding the file ([`locate`])
+//! An explicit choice always wins: `--config PATH`, else the environment variable
+//! `GOUGI_CONFIG`; a missing explicit file is an error (never a silent fallback). Otherwise the
+//! first existing file among [`CONFIG_NAMES`] (`SimpleGougi.config`, then the original names
+//! `GougiShogi.config` and `SimpleGougiShogi.config`) next to the executable, then in the working
+//! directory.
+//!
+//! # Format
+//! Compatible with GougiShogi (formerly SimpleGougiShogi, see
+//! `reference/gougishogi-behaviour.md` §2), with the weaknesses of its §12.11 fixed:
+//! - UTF-8 (a leading BOM is skipped); if the bytes are not valid UTF-8 the file is decoded as
+//!   CP932 (Shift_JIS), which is what the original shipped.
+//! - Each line is trimmed. Blank lines and lines starting with `#` are comments.
+//! - A setting is `Key=value`; spaces around `=` are allowed (the original required none before
+//!   `=`); the value is trimmed. Keys are case-sensitive, as in the original.
+//! - **Unknown keys.** A line shaped like a dotted key (`Word.Word…=…`, e.g. `Engin1.Path=…`) whose
+//!   key is not one of ours is an **error** naming the line: a typo there would silently lose a
+//!   member, which is worse than refusing to start. Any other text (the original had no comment
+//!   syntax, so old files may hold free prose) is ignored, as the original did.
+//! - **Duplicate keys.** The original took the first occurrence (the last for
+//!   `MateEngine.forPV.Count`). gougi: a repeat with the same value is a warning; a repeat with a
+//!   different value is an error naming both lines, because either reading surprises somebody.
+//!
+//! # Keys
+//! | key | value | default |
+//! |---|---|---|
+//! | `Gougi.Type` | one of the 14 types, Japanese name or English id ([`PolicyKind`]) | required |
+//! | `Engine<N>.Path` | member N ≥ 1 (any number of members, gaps allowed): a command line | — |
+//! | `Engine<N>.Name` | display name override for member N (else its `id name`) | `id name` |
+//! | `Engine<N>.Weight` | vote weight, a finite number > 0 | 1 |
+//! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
+//! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only) | 3 |
+//! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
+//! | `Log.File` | log file (relative to the config's folder); else stderr | stderr |
+//! | `Log.Level` | `error`, `warn`, `info`, `debug` or `trace` | `info` |
+//!
+//! # Command lines ([`EngineCommand`])
+//! `builtin:search` / `builtin:mate` run this same executable with the subcommand `search` /
+//! `mate` (extra words are passed as arguments); their working directory is the proxy's. Anything
+//! else is a command line: words split on whitespace, `"…"` or `'…'` group a word with spaces (no
+//! backslash escapes, so Windows paths stay intact). For compatibility with the original, which
+//! launched the whole value with no arguments, an unquoted value that names an existing file as a
+//! whole (`C:\Program Files\x\x.exe`-style) is that program with no arguments. A program path with
+//! a folder part resolves against the **config file's folder** and must exist (and be executable,
+//! on Unix); its working directory is its own folder. A bare program name (`ssh`) is looked up in
+//! the config's folder first, then on `PATH`; found on `PATH`, it runs in the proxy's working
+//! directory.
+//!
+//! # Validation (original §2 checks, plus §12.11)
+//! At least one engine; a known type; `majority` needs ≥ 2 members (the original required exactly
+//! 3; gougi votes among any number), `exchange` exactly 2, `by-phase` exactly 3, and `mate`,
+//! `mate-sfen`, `mate-pv` exactly one normal engine plus `MateEngine.Path` (the original checked
+//! this only for `mate`). Every error is a [`ConfigError`] whose `Display` names the file, the line
+//! and the key: `SimpleGougi.config:3: Engine2.Path: no such file: /x/y`.
+//!
+//! # Numbering
+//! Member N has option prefix `E<N>_`; the mate engine is 0. PV mate engines take the numbers after
+//! `max(10, highest N)`, so they are `E11_`, `E12_`, … as in the original whenever N ≤ 10, and never
+//! collide with a normal member when there are more.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use thiserror::Error;
+
+/// File names looked up, in order, in each default folder.
+pub const CONFIG_NAMES: [&str; 3] = [
+    "SimpleGougi.config",
+    "GougiShogi.config",
+    "SimpleGougiShogi.config",
+];
+
+/// The environment variable naming the config file.
+pub const CONFIG_ENV: &str = "GOUGI_CONFIG";
+
+/// Default number of PV mate engines (`MateEngine.forPV.Count`), as in the original.
+pub const DEFAULT_PV_MATE_COUNT: u32 = 3;
+
+/// The consultation types (合議タイプ). `FromStr` accepts the original Japanese name (exact, after
+/// trimming — full-width punctuation as written) or the English id; `Display` prints the id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PolicyKind {
+    Majority,
+    Optimistic,
+    Pessimistic,
+    Alternate,
+    RiseOptimistic,
+    RisePessimistic,
+    Exchange,
+    ChangeEvery,
+    ByPhase,
+    ChangeOnDrop,
+    ChangeOnRise,
+    Mate,
+    MateSfen,
+    MatePv,
+}
+
+impl PolicyKind {
+    /// All 14 types, in the original's numbering order (type 1 first).
+    pub const ALL: [PolicyKind; 14] = [
+        PolicyKind::Majority,
+        PolicyKind::Optimistic,
+        PolicyKind::Pessimistic,
+        PolicyKind::Alternate,
+        PolicyKind::RiseOptimistic,
+        PolicyKind::RisePessimistic,
+        PolicyKind::Exchange,
+        PolicyKind::ChangeEvery,
+        PolicyKind::ByPhase,
+        PolicyKind::ChangeOnDrop,
+        PolicyKind::ChangeOnRise,
+        PolicyKind::Mate,
+        PolicyKind::MateSfen,
+        PolicyKind::MatePv,
+    ];
+
+    /// The English id (`majority`, `mate-pv`, …).
+    pub fn id(self) -> &'static str {
+        match self {
+            PolicyKind::Majority => "majority",
+            PolicyKind::Optimistic => "optimistic",
+            PolicyKind::Pessimistic => "pessimistic",
+            PolicyKind::Alternate => "alternate",
+            PolicyKind::RiseOptimistic => "rise-optimistic",
+            PolicyKind::RisePessimistic => "rise-pessimistic",
+            PolicyKind::Exchange => "exchange",
+            PolicyKind::ChangeEvery => "change-every",
+            PolicyKind::ByPhase => "by-phase",
+            PolicyKind::ChangeOnDrop => "change-on-drop",
+            PolicyKind::ChangeOnRise => "change-on-rise",
+            PolicyKind::Mate => "mate",
+            PolicyKind::MateSfen => "mate-sfen",
+            PolicyKind::MatePv => "mate-pv",
+        }
+    }
+
+    /// The original `Gougi.Type` string, exactly as SimpleGougiShogi matches it.
+    pub fn japanese_name(self) -> &'static str {
+        match self {
+            PolicyKind::Majority => "多数決合議（3者）",
+            PolicyKind::Optimistic => "楽観合議",
+            PolicyKind::Pessimistic => "悲観合議",
+            PolicyKind::Alternate => "楽観合議と悲観合議を交互",
+            PolicyKind::RiseOptimistic => "2手前の評価値からの上昇分の楽観合議",
+            PolicyKind::RisePessimistic => "2手前の評価値からの上昇分の悲観合議",
+            PolicyKind::Exchange => "各々の最善手を交換して評価値の合計で判定（2者）",
+            PolicyKind::ChangeEvery => "数手ごとに対局者交代",
+            PolicyKind::ByPhase => "序盤・中盤・終盤で対局者交代",
+            PolicyKind::ChangeOnDrop => "2手前の評価値から一定値以上下降したら対局者交代",
+            PolicyKind::ChangeOnRise => "2手前の評価値から一定値以上上昇したら対局者交代",
+            PolicyKind::Mate => "詰探索エンジンとの合議",
+            PolicyKind::MateSfen => "詰探索エンジンとの合議（「脊尾詰」対応版）",
+            PolicyKind::MatePv => "詰探索エンジンとの合議（読み筋の局面も詰探索）",
+        }
+    }
+
+    /// True for the types that pair one normal engine with a mate engine.
+    pub fn needs_mate_engine(self) -> bool {
+        matches!(
+            self,
+            PolicyKind::Mate | PolicyKind::MateSfen | PolicyKind::MatePv
+        )
+    }
+
+    /// How many normal engines the type accepts: `(min, max)`, `None` = no upper bound.
+    pub fn engine_count(self) -> (usize, Option<usize>) {
+        match self {
+            PolicyKind::Majority => (2, None),
+            PolicyKind::Exchange => (2, Some(2)),
+            PolicyKind::ByPhase => (3, Some(3)),
+            PolicyKind::Mate | PolicyKind::MateSfen | PolicyKind::MatePv => (1, Some(1)),
+            _ => (1, None),
+        }
+    }
+}
+
+impl fmt::Display for PolicyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// `Gougi.Type` was neither a Japanese name nor an English id.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown type {0:?}")]
+pub struct UnknownPolicy(pub String);
+
+impl FromStr for PolicyKind {
+    type Err = UnknownPolicy;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        PolicyKind::ALL
+            .into_iter()
+            .find(|k| k.id() == s || k.japanese_name() == s)
+            .ok_or_else(|| UnknownPolicy(s.to_owned()))
+    }
+}
+
+/// Which built-in engine a `builtin:` command names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `builtin:search` → `gougi search`.
+    Search,
+    /// `builtin:mate` → `gougi mate`.
+    Mate,
+}
+
+impl Builtin {
+    /// The subcommand of the gougi binary.
+    pub fn subcommand(self) -> &'static str {
+        match self {
+            Builtin::Search => "search",
+            Builtin::Mate => "mate",
+        }
+    }
+}
+
+/// A member's resolved command line: what to spawn, with which arguments, where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineCommand {
+    /// The program (absolute unless it was found on `PATH`, then as written).
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// The child's working directory; `None` means the proxy's own.
+    pub working_dir: Option<PathBuf>,
+    /// `Some` for `builtin:*` (then `program` is this executable).
+    pub builtin: Option<Builtin>,
+    /// The value as written in the config, for messages.
+    pub text: String,
+}
+
+/// One normal member, `Engine<N>.*`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineEntry {
+    /// N, as configured (option prefix `E<N>_`).
+    pub number: u32,
+    pub command: EngineCommand,
+    /// `Engine<N>.Name`, overriding the member's `id name`.
+    pub name: Option<String>,
+    /// `Engine<N>.Weight` (default 1).
+    pub weight: f64,
+    /// The line of `Engine<N>.Path`, for later messages.
+    pub line: usize,
+}
+
+/// A non-fatal remark about the file (a repeated key with the same value, a key the chosen type
+/// ignores). `Display` has the same `file:line: key: message` shape as errors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigWarning {
+    pub file: PathBuf,
+    pub line: usize,
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}: {}",
+            self.file.display(),
+            self.line,
+            self.key,
+            self.message
+        )
+    }
+}
+
+/// The validated settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// The file read.
+    pub path: PathBuf,
+    pub policy: PolicyKind,
+    /// Normal members, sorted by number.
+    pub engines: Vec<EngineEntry>,
+    /// `MateEngine.Path` (number 0).
+    pub mate_engine: Option<EngineCommand>,
+    /// `MateEngine.forPV.Count` (used by `mate-pv` only).
+    pub pv_mate_count: u32,
+    /// `Gougi.Name`.
+    pub name: Option<String>,
+    /// `Log.File`, resolved against the config's folder.
+    pub log_file: Option<PathBuf>,
+    /// `Log.Level`.
+    pub log_level: Option<tracing::Level>,
+    pub warnings: Vec<ConfigWarning>,
+}
+
+impl Config {
+    /// The numbers given to the PV mate engines (`mate-pv`): after `max(10, highest N)`.
+    pub fn pv_mate_numbers(&self) -> Vec<u32> {
+        if self.policy != PolicyKind::MatePv || self.mate_engine.is_none() {
+            return Vec::new();
+        }
+        let base = self
+            .engines
+            .iter()
+            .map(|e| e.number)
+            .max()
+            .unwrap_or(0)
+            .max(10);
+        (1..=self.pv_mate_count).map(|i| base + i).collect()
+    }
+
+    /// Reads, decodes, parses and validates `path`.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let bytes = std::fs::read(path).map_err(|source| ConfigError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let text = decode(&bytes);
+        let config = Config::parse(&text, path)?;
+        for w in &config.warnings {
+            tracing::warn!("{w}");
+        }
+        Ok(config)
+    }
+
+    /// Parses and validates config text; `path` names the file in messages and anchors relative
+    /// paths (its folder).
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        Parser::new(path).run(text)
+    }
+}
+
+/// Decodes config bytes: UTF-8 (BOM skipped) when valid, else CP932.
+pub fn decode(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => {
+            let (text, _, had_errors) = encoding_rs::SHIFT_JIS.decode(bytes);
+            if had_errors {
+                tracing::warn!(
+                    "config is neither UTF-8 nor clean CP932; undecodable bytes replaced"
+                );
+            }
+            text.into_owned()
+        }
+    }
+}
+
+/// Finds the config file. `explicit` is `--config`; `env` the value of `GOUGI_CONFIG`; `exe_dir`
+/// the executable's folder; `cwd` the working directory. See the module doc for the order.
+pub fn locate_in(
+    explicit: Option<&Path>,
+    env: Option<&Path>,
+    exe_dir: Option<&Path>,
+    cwd: &Path,
+) -> Result<PathBuf, ConfigError> {
+    if let Some(p) = explicit.or(env) {
+        let p = if p.is_absolute() {
+            p.to_owned()
+        } else {
+            cwd.join(p)
+        };
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(ConfigError::Missing { path: p })
+        };
+    }
+    let mut searched = Vec::new();
+    for dir in exe_dir.into_iter().chain(std::iter::once(cwd)) {
+        for name in CONFIG_NAMES {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Ok(p);
+            }
+            searched.push(p);
+        }
+    }
+    Err(ConfigError::NotFound { searched })
+}
+
+/// [`locate_in`] with the real environment: `GOUGI_CONFIG`, `current_exe()`'s folder and the
+/// current directory.
+pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
+    let env = std::env::var_os(CONFIG_ENV).filter(|v| !v.is_empty());
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_owned));
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    locate_in(
+        explicit,
+        env.as_deref().map(Path::new),
+        exe_dir.as_deref(),
+        &cwd,
+    )
+}
+
+/// [`locate`] then [`Config::load`]: what the proxy does at start-up.
+pub fn load_config(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+    Config::load(&locate(explicit)?)
+}
+
+/// Every way the config can be wrong. `Display` names the file, the line and the key.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("config file not found: {}", .path.display())]
+    Missing { path: PathBuf },
+    #[error("no config file found (looked for {})", list_paths(.searched))]
+    NotFound { searched: Vec<PathBuf> },
+    #[error("{}: cannot read: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A problem tied to a key; `line` is 0 when the key is absent from the file.
+    #[error("{}{}: {key}: {problem}", .file.display(), line_part(*.line))]
+    Invalid {
+        file: PathBuf,
+        line: usize,
+        key: String,
+        problem: Problem,
+    },
+}
+
+impl ConfigError {
+    /// The problem, for the `Invalid` variant.
+    pub fn problem(&self) -> Option<&Problem> {
+        match self {
+            ConfigError::Invalid { problem, .. } => Some(problem),
+            _ => None,
+        }
+    }
+}
+
+fn line_part(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(":{line}")
+    }
+}
+
+fn list_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What is wrong with one key.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum Problem {
+    #[error("unknown key{}", hint_part(.hint))]
+    UnknownKey { hint: Option<String> },
+    #[error("set again with a different value (first on line {first_line})")]
+    Duplicate { first_line: usize },
+    #[error("empty value")]
+    Empty,
+    #[error("unknown type {value:?}; valid types: {}", valid_types())]
+    UnknownType { value: String },
+    #[error("missing; valid types: {}", valid_types())]
+    NoType,
+    #[error("no engines configured (set Engine1.Path=…)")]
+    NoEngines,
+    #[error("type {policy} needs {expected} engine(s), found {found}")]
+    EngineCount {
+        policy: PolicyKind,
+        expected: String,
+        found: usize,
+    },
+    #[error("type {policy} needs MateEngine.Path")]
+    NoMateEngine { policy: PolicyKind },
+    #[error("Engine{number}.Path is missing")]
+    NoPath { number: u32 },
+    #[error("engine number must be 1 or more (0 is the mate engine)")]
+    EngineZero,
+    #[error("not a number: {value:?}")]
+    BadNumber { value: String },
+    #[error("weight must be a finite number > 0, got {value:?}")]
+    BadWeight { value: String },
+    #[error("unknown level {value:?} (error, warn, info, debug, trace)")]
+    BadLevel { value: String },
+    #[error("unbalanced quote in {value:?}")]
+    UnbalancedQuote { value: String },
+    #[error("unknown builtin {value:?} (builtin:search, builtin:mate)")]
+    UnknownBuiltin { value: String },
+    #[error("cannot find this executable: {message}")]
+    NoCurrentExe { message: String },
+    #[error("no such file: {}", .path.display())]
+    NoSuchFile { path: PathBuf },
+    #[error("not executable: {}", .path.display())]
+    NotExecutable { path: PathBuf },
+    #[error("{program:?} is neither in the config's folder nor on PATH")]
+    NotOnPath { program: String },
+}
+
+fn hint_part(hint: &Option<String>) -> String {
+    match hint {
+        Some(h) => format!(" (did you mean {h}?)"),
+        None => String::new(),
+    }
+}
+
+fn valid_types() -> String {
+    PolicyKind::ALL
+        .iter()
+        .map(|k| format!("{} ({})", k.id(), k.japanese_name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A recognised key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    GougiType,
+    GougiName,
+    EnginePath(u32),
+    EngineName(u32),
+    EngineWeight(u32),
+    MatePath,
+    MatePvCount,
+    LogFile,
+    LogLevel,
+}
+
+/// The fixed keys, for hints.
+const FIXED_KEYS: [&str; 6] = [
+    "Gougi.Type",
+    "Gougi.Name",
+    "MateEngine.Path",
+    "MateEngine.forPV.Count",
+    "Log.File",
+    "Log.Level",
+];
+
+impl Key {
+    /// `Ok(None)` when the text is not a key of ours; `Err` for `Engine0.*`.
+    fn parse(key: &str) -> Result<Option<Key>, Problem> {
+        Ok(Some(match key {
+            "Gougi.Type" => Key::GougiType,
+            "Gougi.Name" => Key::GougiName,
+            "MateEngine.Path" => Key::MatePath,
+            "MateEngine.forPV.Count" => Key::MatePvCount,
+            "Log.File" => Key::LogFile,
+            "Log.Level" => Key::LogLevel,
+            _ => {
+                let Some(rest) = key.strip_prefix("Engine") else {
+                    return Ok(None);
+                };
+                let Some((num, field)) = rest.split_once('.') else {
+                    return Ok(None);
+                };
+                if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+                    return Ok(None);
+                }
+                let Ok(n) = num.parse::<u32>() else {
+                    return Ok(None);
+                };
+                let k = match field {
+                    "Path" => Key::EnginePath(n),
+                    "Name" => Key::EngineName(n),
+                    "Weight" => Key::EngineWeight(n),
+                    _ => return Ok(None),
+                };
+                if n == 0 {
+                    return Err(Problem::EngineZero);
+                }
+                k
+            }
+        }))
+    }
+
+    /// A suggestion for an unknown key: a case-insensitive match, or the engine field form.
+    fn hint(key: &str) -> Option<String> {
+        let lower = key.to_ascii_lowercase();
+        if let Some(k) = FIXED_KEYS.iter().find(|k| k.to_ascii_lowercase() == lower) {
+            return Some((*k).to_owned());
+        }
+        let digits: String = key.chars().filter(char::is_ascii_digit).collect();
+        let field = key.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        let looks_like_engine = lower.starts_with("eng") || lower.starts_with("egn");
+        if looks_like_engine && !digits.is_empty() {
+            let f = match field.as_str() {
+                "name" => "Name",
+                "weight" => "Weight",
+                _ => "Path",
+            };
+            return Some(format!("Engine{digits}.{f}"));
+        }
+        None
+    }
+}
+
+/// True if the text before `=` looks like a dotted key (`Word.Word…`), so a typo there is an error
+/// rather than ignored prose.
+fn looks_like_key(key: &str) -> bool {
+    let mut parts = key.split('.');
+    let all_words = key
+        .split('.')
+        .all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    parts.next().is_some() && parts.next().is_some() && all_words
+}
+
+struct Parser {
+    file: PathBuf,
+    dir: PathBuf,
+    /// key → (line, raw value), first occurrence.
+    values: BTreeMap<Key, (usize, String)>,
+    key_names: BTreeMap<Key, String>,
+    warnings: Vec<ConfigWarning>,
+}
+
+impl Parser {
+    fn new(path: &Path) -> Parser {
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_owned)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            std::env::current_dir().map(|c| c.join(&dir)).unwrap_or(dir)
+        };
+        Parser {
+            file: path.to_owned(),
+            dir,
+            values: BTreeMap::new(),
+            key_names: BTreeMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn err(&self, line: usize, key: &str, problem: Problem) -> ConfigError {
+        ConfigError::Invalid {
+            file: self.file.clone(),
+            line,
+            key: key.to_owned(),
+            problem,
+        }
+    }
+
+    fn warn(&mut self, line: usize, key: &str, message: String) {
+        self.warnings.push(ConfigWarning {
+            file: self.file.clone(),
+            line,
+            key: key.to_owned(),
+            message,
+        });
+    }
+
+    fn run(mut self, text: &str) -> Result<Config, ConfigError> {
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((key_text, value)) = line.split_once('=') else {
+                tracing::debug!(line = line_no, text = line, "config: free text ignored");
+                continue;
+            };
+            let key_text = key_text.trim();
+            let value = value.trim();
+            let key = match Key::parse(key_text) {
+                Ok(Some(k)) => k,
+                Ok(None) if looks_like_key(key_text) => {
+                    return Err(self.err(
+                        line_no,
+                        key_text,
+                        Problem::UnknownKey {
+                            hint: Key::hint(key_text),
+                        },
+                    ))
+                }
+                Ok(None) => {
+                    tracing::debug!(line = line_no, text = line, "config: free text ignored");
+                    continue;
+                }
+                Err(p) => return Err(self.err(line_no, key_text, p)),
+            };
+            if value.is_empty() {
+                return Err(self.err(line_no, key_text, Problem::Empty));
+            }
+            if let Some((first, old)) = self.values.get(&key) {
+                let first = *first;
+                // The two names of one type are the same value.
+                let same = old == value
+                    || (key == Key::GougiType
+                        && old.parse::<PolicyKind>().ok() == value.parse::<PolicyKind>().ok()
+                        && value.parse::<PolicyKind>().is_ok());
+                if same {
+                    self.warn(
+                        line_no,
+                        key_text,
+                        format!("repeated (first on line {first}); same value, ignored"),
+                    );
+                    continue;
+                }
+                return Err(self.err(line_no, key_text, Problem::Duplicate { first_line: first }));
+            }
+            self.values.insert(key, (line_no, value.to_owned()));
+            self.key_names.insert(key, key_text.to_owned());
+        }
+        self.build()
+    }
+
+    fn get(&self, key: Key) -> Option<(usize, &str)> {
+        self.values.get(&key).map(|(l, v)| (*l, v.as_str()))
+    }
+
+    fn build(mut self) -> Result<Config, ConfigError> {
+        // Engines: Path is the anchor; Name/Weight without Path is an error.
+        let mut engines = Vec::new();
+        let keys: Vec<Key> = self.values.keys().copied().collect();
+        for key in &keys {
+            let (Key::EngineName(n) | Key::EngineWeight(n)) = *key else {
+                continue;
+            };
+            if !self.values.contains_key(&Key::EnginePath(n)) {
+                let (line, _) = self.values[key];
+                return Err(self.err(line, &self.key_names[key], Problem::NoPath { number: n }));
+            }
+        }
+        for key in &keys {
+            let Key::EnginePath(n) = *key else { continue };
+            let (line, text) = self.values[key].clone();
+            let key_name = format!("Engine{n}.Path");
+            let command = self.command(line, &key_name, &text)?;
+            let name = self.get(Key::EngineName(n)).map(|(_, v)| v.to_owned());
+            let weight = match self.get(Key::EngineWeight(n)) {
+                None => 1.0,
+                Some((wl, v)) => match v.parse::<f64>() {
+                    Ok(w) if w.is_finite() && w > 0.0 => w,
+                    _ => {
+                        return Err(self.err(
+                            wl,
+                            &format!("Engine{n}.Weight"),
+                            Problem::BadWeight {
+                                value: v.to_owned(),
+                            },
+                        ))
+                    }
+                },
+            };
+            engines.push(EngineEntry {
+                number: n,
+                command,
+                name,
+                weight,
+                line,
+            });
+        }
+
+        let policy = match self.get(Key::GougiType) {
+            None => return Err(self.err(0, "Gougi.Type", Problem::NoType)),
+            Some((line, v)) => v.parse::<PolicyKind>().map_err(|_| {
+                self.err(
+                    line,
+                    "Gougi.Type",
+                    Problem::UnknownType {
+                        value: v.to_owned(),
+                    },
+                )
+            })?,
+        };
+        let type_line = self.get(Key::GougiType).map_or(0, |(l, _)| l);
+
+        if engines.is_empty() {
+            return Err(self.err(0, "Engine1.Path", Problem::NoEngines));
+        }
+        let (min, max) = policy.engine_count();
+        if engines.len() < min || max.is_some_and(|m| engines.len() > m) {
+            let expected = match max {
+                Some(m) if m == min => format!("exactly {m}"),
+                Some(m) => format!("{min} to {m}"),
+                None => format!("at least {min}"),
+            };
+            return Err(self.err(
+                type_line,
+                "Gougi.Type",
+                Problem::EngineCount {
+                    policy,
+                    expected,
+                    found: engines.len(),
+                },
+            ));
+        }
+
+        let mate_engine = match self.get(Key::MatePath) {
+            None => None,
+            Some((line, text)) => {
+                let text = text.to_owned();
+                Some(self.command(line, "MateEngine.Path", &text)?)
+            }
+        };
+        if policy.needs_mate_engine() && mate_engine.is_none() {
+            return Err(self.err(
+                type_line,
+                "MateEngine.Path",
+                Problem::NoMateEngine { policy },
+            ));
+        }
+        if !policy.needs_mate_engine() {
+            if let Some((line, _)) = self.get(Key::MatePath) {
+                self.warn(line, "MateEngine.Path", format!("ignored by type {policy}"));
+            }
+        }
+
+        let pv_mate_count = match self.get(Key::MatePvCount) {
+            None => DEFAULT_PV_MATE_COUNT,
+            Some((line, v)) => {
+                let n = v.parse::<u32>().map_err(|_| {
+                    self.err(
+                        line,
+                        "MateEngine.forPV.Count",
+                        Problem::BadNumber {
+                            value: v.to_owned(),
+                        },
+                    )
+                })?;
+                if policy != PolicyKind::MatePv {
+                    self.warn(
+                        line,
+                        "MateEngine.forPV.Count",
+                        format!("ignored by type {policy} (used by mate-pv only)"),
+                    );
+                }
+                n
+            }
+        };
+
+        let name = self.get(Key::GougiName).map(|(_, v)| v.to_owned());
+        let log_file = self.get(Key::LogFile).map(|(_, v)| self.dir.join(v));
+        let log_level = match self.get(Key::LogLevel) {
+            None => None,
+            Some((line, v)) => Some(v.parse::<tracing::Level>().map_err(|_| {
+                self.err(
+                    line,
+                    "Log.Level",
+                    Problem::BadLevel {
+                        value: v.to_owned(),
+                    },
+                )
+            })?),
+        };
+
+        Ok(Config {
+            path: self.file,
+            policy,
+            engines,
+            mate_engine,
+            pv_mate_count,
+            name,
+            log_file,
+            log_level,
+            warnings: self.warnings,
+        })
+    }
+
+    /// Resolves one `*.Path` value into a command.
+    fn command(&self, line: usize, key: &str, text: &str) -> Result<EngineCommand, ConfigError> {
+        let err = |p: Problem| self.err(line, key, p);
+        if let Some(rest) = text.strip_prefix("builtin:") {
+            let words = split_words(rest).ok_or_else(|| {
+                err(Problem::UnbalancedQuote {
+                    value: text.to_owned(),
+                })
+            })?;
+            let (which, args) = words.split_first().ok_or_else(|| {
+                err(Problem::UnknownBuiltin {
+                    value: text.to_owned(),
+                })
+            })?;
+            let builtin = match which.as_str() {
+                "search" => Builtin::Search,
+                "mate" => Builtin::Mate,
+                _ => {
+                    return Err(err(Problem::UnknownBuiltin {
+                        value: text.to_owned(),
+                    }))
+                }
+            };
+            let exe = std::env::current_exe().map_err(|e| {
+                err(Problem::NoCurrentExe {
+                    message: e.to_string(),
+                })
+            })?;
+            let mut all_args = vec![builtin.subcommand().to_owned()];
+            all_args.extend(args.iter().cloned());
+            return Ok(EngineCommand {
+                program: exe,
+                args: all_args,
+                working_dir: None,
+                builtin: Some(builtin),
+                text: text.to_owned(),
+            });
+        }
+
+        // Compatibility: the original ran the whole value as one program path.
+        let unquoted = !text.contains(['"', '\'']);
+        if unquoted && text.contains(char::is_whitespace) {
+            let whole = self.dir.join(text);
+            if whole.is_file() {
+                check_executable(&whole).map_err(&err)?;
+                return Ok(EngineCommand {
+                    working_dir: whole.parent().map(Path::to_owned),
+                    program: whole,
+                    args: Vec::new(),
+                    builtin: None,
+                    text: text.to_owned(),
+                });
+            }
+        }
+
+        let words = split_words(text).ok_or_else(|| {
+            err(Problem::UnbalancedQuote {
+                value: text.to_owned(),
+            })
+        })?;
+        let Some((program, args)) = words.split_first() else {
+            return Err(err(Problem::Empty));
+        };
+        let has_folder = program.contains('/') || program.contains('\\') || {
+            let p = Path::new(program);
+            p.is_absolute()
+        };
+        let (program_path, working_dir) = if has_folder {
+            // `components()` drops `.` segments, so messages show `dir/x`, not `dir/./x`.
+            let p: PathBuf = self.dir.join(program).components().collect();
+            if !p.is_file() {
+                return Err(err(Problem::NoSuchFile { path: p }));
+            }
+            check_executable(&p).map_err(&err)?;
+            let wd = p.parent().map(Path::to_owned);
+            (p, wd)
+        } else {
+            let local = self.dir.join(program);
+            if local.is_file() {
+                check_executable(&local).map_err(&err)?;
+                let wd = local.parent().map(Path::to_owned);
+                (local, wd)
+            } else if find_on_path(program).is_some() {
+                (PathBuf::from(program), None)
+            } else {
+                return Err(err(Problem::NotOnPath {
+                    program: program.clone(),
+                }));
+            }
+        };
+        Ok(EngineCommand {
+            program: program_path,
+            args: args.to_vec(),
+            working_dir,
+            builtin: None,
+            text: text.to_owned(),
+        })
+    }
+}
+
+/// On Unix, a file with no execute bit cannot be spawned: say so now rather than at `usi`.
+fn check_executable(path: &Path) -> Result<(), Problem> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map(|m| m.permissions().mode());
+        if let Ok(mode) = mode {
+            if mode & 0o111 == 0 {
+                return Err(Problem::NotExecutable {
+                    path: path.to_owned(),
+                });
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+/// The first `PATH` entry holding `program` (with `PATHEXT` suffixes on Windows).
+pub fn find_on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let exts: Vec<String> = if cfg!(windows) {
+        std::env::var("PATHEXT")
+            .unwrap_or_else(|_| ".EXE;.BAT;.CMD".into())
+            .split(';')
+            .map(str::to_owned)
+            .chain(std::iter::once(String::new()))
+            .collect()
+    } else {
+        vec![String::new()]
+    };
+    std::env::split_paths(&path).find_map(|dir| {
+        exts.iter()
+            .map(|ext| dir.join(format!("{program}{ext}")))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Splits a command line into words: whitespace separates, `"…"` and `'…'` group (quotes may
+/// start mid-word, `a"b c"d` is one word `ab cd`), no escapes. `None` on an unclosed quote.
+pub fn split_words(text: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => word.push(c),
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            None => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    if in_word {
+        words.push(word);
+    }
+    Some(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_words_quotes() {
+        assert_eq!(
+            split_words(r#"ssh -T host "/opt/my engine/x" 'a b'"#).unwrap(),
+            vec!["ssh", "-T", "host", "/opt/my engine/x", "a b"]
+        );
+        assert_eq!(split_words(r#"a"b c"d"#).unwrap(), vec!["ab cd"]);
+        assert_eq!(split_words(r#""""#).unwrap(), vec![""]);
+        assert_eq!(split_words("  ").unwrap(), Vec::<String>::new());
+        assert!(split_words(r#"x "y"#).is_none());
+        assert_eq!(
+            split_words(r"C:\Program\x.exe").unwrap(),
+            vec![r"C:\Program\x.exe"]
+        );
+    }
+
+    #[test]
+    fn looks_like_key_shapes() {
+        assert!(looks_like_key("Engin1.Path"));
+        assert!(looks_like_key("Gougi.type"));
+        assert!(!looks_like_key("合議タイプ"));
+        assert!(!looks_like_key("a b.c"));
+        assert!(!looks_like_key("Path"));
+    }
+
+    #[test]
+    fn hints() {
+        assert_eq!(Key::hint("gougi.type").as_deref(), Some("Gougi.Type"));
+        assert_eq!(Key::hint("Engin1.Path").as_deref(), Some("Engine1.Path"));
+        assert_eq!(Key::hint("engine2.name").as_deref(), Some("Engine2.Name"));
+        assert_eq!(Key::hint("Foo.Bar"), None);
+    }
+}

@@ -1,0 +1,34 @@
+//! One running member engine: spawn it, talk USI to it over pipes, notice when it dies or hangs.
+//!
+//! Shaped like tokio's mini-redis: one task per member ([`actor`]) owns the child process, a
+//! buffered writer on its stdin and a line reader on its stdout. The rest of gougi holds a
+//! [`MemberHandle`] (commands in on an `mpsc`) and reads [`MemberEvent`]s (every member's events,
+//! tagged with its number, on one `mpsc`, so the coordinator waits on a single receiver).
+//!
+//! - [`spec`]: what to run ([`MemberSpec`]: number, `E<N>_` prefix, command, role), from the config.
+//! - [`process`]: spawning with `kill_on_drop`, stderr drained into the log (never to stdout).
+//! - [`lines`]: a cancel-safe, length-capped line reader (invalid UTF-8 is replaced, not fatal).
+//! - [`actor`]: the per-member task and its handle.
+//! - [`handshake`]: `usi` → `usiok` and `isready` → `readyok` for many members at once, with
+//!   timeouts and a keep-alive hook.
+//! - [`error`]: the error type, [`MemberError`].
+//!
+//! Invariants: a member's output never panics gougi (unparsable lines become
+//! `EngineMessage::Unknown`); a member process never outlives its handle (the actor kills and
+//! reaps it when the last handle is dropped, and `kill_on_drop` covers a runtime shutdown).
+//! This module knows `usi` and `config`, not policies.
+
+pub mod actor;
+pub mod error;
+pub mod handshake;
+pub mod lines;
+pub mod process;
+pub mod spec;
+
+pub use actor::{MemberEvent, MemberHandle};
+pub use error::{MemberError, Phase};
+pub use handshake::{
+    handshake_all, ready_all, Handshake, DEFAULT_READY_TIMEOUT, DEFAULT_USI_TIMEOUT,
+    KEEPALIVE_INTERVAL,
+};
+pub use spec::{MemberSpec, Role};

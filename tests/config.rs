@@ -1,0 +1,771 @@
+//! `SimpleGougi.config` parsing, validation, encodings, command lines and file lookup.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use gougi::config::{
+    decode, locate_in, Builtin, Config, ConfigError, PolicyKind, Problem, CONFIG_NAMES,
+};
+
+/// A fresh, empty folder under the system temp dir (removed on drop).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "gougi-config-test-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    /// Writes an executable script at `rel`.
+    fn exe(&self, rel: &str) -> PathBuf {
+        let p = self.0.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, "#!/bin/sh\nexit 0\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        p
+    }
+    fn write(&self, name: &str, text: &[u8]) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Parses `text` as if it were `<dir>/SimpleGougi.config`.
+fn parse_in(dir: &TempDir, text: &str) -> Result<Config, ConfigError> {
+    Config::parse(text, &dir.path().join("SimpleGougi.config"))
+}
+
+/// The error's Display, after checking it is an `Invalid` at `line` for `key`.
+fn invalid(dir: &TempDir, text: &str, line: usize, key: &str) -> (Problem, String) {
+    let err = parse_in(dir, text).expect_err("config should be rejected");
+    let shown = err.to_string();
+    let prefix = if line == 0 {
+        format!("SimpleGougi.config: {key}: ")
+    } else {
+        format!("SimpleGougi.config:{line}: {key}: ")
+    };
+    assert!(shown.contains(&prefix), "{shown:?} lacks {prefix:?}");
+    match err {
+        ConfigError::Invalid {
+            line: l,
+            key: k,
+            problem,
+            ..
+        } => {
+            assert_eq!((l, k.as_str()), (line, key));
+            (problem, shown)
+        }
+        other => panic!("not Invalid: {other:?}"),
+    }
+}
+
+#[test]
+fn every_key() {
+    let dir = TempDir::new();
+    let e1 = dir.exe("engines/one/yane");
+    dir.exe("mate/solver");
+    let text = "\
+# comment
+Gougi.Type=mate-pv
+Gougi.Name=MyGougi 1.0
+Engine1.Path=engines/one/yane
+Engine1.Name=Yane
+Engine1.Weight=2.5
+MateEngine.Path=mate/solver --threads 2
+MateEngine.forPV.Count=2
+Log.File=logs/gougi.log
+Log.Level=debug
+";
+    let c = parse_in(&dir, text).unwrap();
+    assert_eq!(c.policy, PolicyKind::MatePv);
+    assert_eq!(c.name.as_deref(), Some("MyGougi 1.0"));
+    assert_eq!(c.engines.len(), 1);
+    let e = &c.engines[0];
+    assert_eq!(e.number, 1);
+    assert_eq!(e.line, 4);
+    assert_eq!(e.name.as_deref(), Some("Yane"));
+    assert_eq!(e.weight, 2.5);
+    assert_eq!(e.command.program, e1);
+    assert!(e.command.args.is_empty());
+    assert_eq!(
+        e.command.working_dir.as_deref(),
+        Some(dir.path().join("engines/one").as_path())
+    );
+    let m = c.mate_engine.as_ref().unwrap();
+    assert_eq!(m.program, dir.path().join("mate/solver"));
+    assert_eq!(m.args, vec!["--threads", "2"]);
+    assert_eq!(c.pv_mate_count, 2);
+    assert_eq!(c.pv_mate_numbers(), vec![11, 12]);
+    assert_eq!(c.log_file, Some(dir.path().join("logs/gougi.log")));
+    assert_eq!(c.log_level, Some(tracing::Level::DEBUG));
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+}
+
+#[test]
+fn defaults() {
+    let dir = TempDir::new();
+    let c = parse_in(&dir, "Gougi.Type=optimistic\nEngine1.Path=builtin:search\n").unwrap();
+    assert_eq!(c.engines[0].weight, 1.0);
+    assert_eq!(c.engines[0].name, None);
+    assert_eq!(c.pv_mate_count, 3);
+    assert_eq!(c.name, None);
+    assert_eq!(c.log_file, None);
+    assert_eq!(c.log_level, None);
+    assert!(c.mate_engine.is_none());
+    assert!(c.pv_mate_numbers().is_empty());
+}
+
+#[test]
+fn both_names_for_every_type() {
+    let expected = [
+        ("majority", "多数決合議（3者）"),
+        ("optimistic", "楽観合議"),
+        ("pessimistic", "悲観合議"),
+        ("alternate", "楽観合議と悲観合議を交互"),
+        ("rise-optimistic", "2手前の評価値からの上昇分の楽観合議"),
+        ("rise-pessimistic", "2手前の評価値からの上昇分の悲観合議"),
+        (
+            "exchange",
+            "各々の最善手を交換して評価値の合計で判定（2者）",
+        ),
+        ("change-every", "数手ごとに対局者交代"),
+        ("by-phase", "序盤・中盤・終盤で対局者交代"),
+        (
+            "change-on-drop",
+            "2手前の評価値から一定値以上下降したら対局者交代",
+        ),
+        (
+            "change-on-rise",
+            "2手前の評価値から一定値以上上昇したら対局者交代",
+        ),
+        ("mate", "詰探索エンジンとの合議"),
+        ("mate-sfen", "詰探索エンジンとの合議（「脊尾詰」対応版）"),
+        ("mate-pv", "詰探索エンジンとの合議（読み筋の局面も詰探索）"),
+    ];
+    assert_eq!(PolicyKind::ALL.len(), expected.len());
+    let dir = TempDir::new();
+    for (kind, (id, ja)) in PolicyKind::ALL.iter().zip(expected) {
+        assert_eq!(kind.id(), id);
+        assert_eq!(kind.to_string(), id);
+        assert_eq!(kind.japanese_name(), ja);
+        assert_eq!(id.parse::<PolicyKind>().unwrap(), *kind);
+        assert_eq!(ja.parse::<PolicyKind>().unwrap(), *kind);
+        assert_eq!(format!("  {ja}\t").parse::<PolicyKind>().unwrap(), *kind);
+        // Through a whole config with the right number of engines.
+        let (min, _) = kind.engine_count();
+        let mut text = String::new();
+        for n in 1..=min.max(1) {
+            text += &format!("Engine{n}.Path=builtin:search\n");
+        }
+        if kind.needs_mate_engine() {
+            text += "MateEngine.Path=builtin:mate\n";
+        }
+        for name in [id, ja] {
+            let c = parse_in(&dir, &format!("Gougi.Type={name}\n{text}")).unwrap();
+            assert_eq!(c.policy, *kind, "{name}");
+        }
+    }
+    // Half-width parentheses are not the original's string.
+    assert!("多数決合議(3者)".parse::<PolicyKind>().is_err());
+    assert!("Majority".parse::<PolicyKind>().is_err());
+}
+
+#[test]
+fn cp932_file() {
+    let dir = TempDir::new();
+    let text = "# 合議タイプの設定\nGougi.Type=詰探索エンジンとの合議（「脊尾詰」対応版）\n\
+                Engine1.Path=builtin:search\nEngine1.Name=やねうら王\nMateEngine.Path=builtin:mate\n";
+    let (bytes, _, bad) = encoding_rs::SHIFT_JIS.encode(text);
+    assert!(!bad);
+    assert!(
+        std::str::from_utf8(&bytes).is_err(),
+        "the test needs non-UTF-8 bytes"
+    );
+    let path = dir.write("GougiShogi.config", &bytes);
+    let c = Config::load(&path).unwrap();
+    assert_eq!(c.policy, PolicyKind::MateSfen);
+    assert_eq!(c.engines[0].name.as_deref(), Some("やねうら王"));
+    assert_eq!(decode(&bytes), text);
+}
+
+#[test]
+fn utf8_with_bom_and_crlf() {
+    let dir = TempDir::new();
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice("Gougi.Type=楽観合議\r\nEngine1.Path=builtin:search\r\n".as_bytes());
+    let path = dir.write("SimpleGougi.config", &bytes);
+    let c = Config::load(&path).unwrap();
+    assert_eq!(c.policy, PolicyKind::Optimistic);
+    assert_eq!(c.engines[0].command.builtin, Some(Builtin::Search));
+}
+
+#[test]
+fn free_text_comments_and_spaces_around_equals() {
+    let dir = TempDir::new();
+    let text = "\
+######## GougiShogi設定ファイル
+ここは説明文です。
+a sentence with = in it is prose, not a key
+
+   Gougi.Type = majority
+Engine1.Path=builtin:search
+  Engine2.Path =builtin:search --extra 'two words'
+";
+    let c = parse_in(&dir, text).unwrap();
+    assert_eq!(c.policy, PolicyKind::Majority);
+    assert_eq!(c.engines[1].number, 2);
+    assert_eq!(c.engines[1].line, 7);
+    assert_eq!(
+        c.engines[1].command.args,
+        vec!["search", "--extra", "two words"]
+    );
+}
+
+#[test]
+fn builtins_run_this_executable() {
+    let dir = TempDir::new();
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=mate\nEngine1.Path=builtin:search\nMateEngine.Path=builtin:mate\n",
+    )
+    .unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let s = &c.engines[0].command;
+    assert_eq!(s.program, exe);
+    assert_eq!(s.args, vec!["search"]);
+    assert_eq!(s.working_dir, None);
+    assert_eq!(s.builtin, Some(Builtin::Search));
+    let m = c.mate_engine.as_ref().unwrap();
+    assert_eq!(m.args, vec!["mate"]);
+    assert_eq!(m.builtin, Some(Builtin::Mate));
+}
+
+#[test]
+fn many_engines_sorted_with_gaps() {
+    let dir = TempDir::new();
+    let mut text = String::from("Gougi.Type=majority\n");
+    for n in [12, 3, 1, 25, 7, 11, 2, 4, 5, 6, 8, 9] {
+        text += &format!("Engine{n}.Path=builtin:search\n");
+    }
+    let c = parse_in(&dir, &text).unwrap();
+    let numbers: Vec<u32> = c.engines.iter().map(|e| e.number).collect();
+    assert_eq!(numbers, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 25]);
+}
+
+#[test]
+fn pv_mate_numbers_avoid_normal_members() {
+    let dir = TempDir::new();
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=mate-pv\nEngine14.Path=builtin:search\nMateEngine.Path=builtin:mate\n\
+         MateEngine.forPV.Count=2\n",
+    )
+    .unwrap();
+    assert_eq!(c.pv_mate_numbers(), vec![15, 16]);
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=mate-pv\nEngine1.Path=builtin:search\nMateEngine.Path=builtin:mate\n\
+         MateEngine.forPV.Count=0\n",
+    )
+    .unwrap();
+    assert!(c.pv_mate_numbers().is_empty());
+}
+
+#[test]
+fn command_lines() {
+    let dir = TempDir::new();
+    let spaced = dir.exe("my engines/Yane Ura/yane ura");
+    dir.exe("local-engine");
+    // A quoted path with spaces and arguments.
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=optimistic\nEngine1.Path=\"my engines/Yane Ura/yane ura\" -x 'a b'\n",
+    )
+    .unwrap();
+    let e = &c.engines[0].command;
+    assert_eq!(e.program, spaced);
+    assert_eq!(e.args, vec!["-x", "a b"]);
+    assert_eq!(e.working_dir.as_deref(), spaced.parent());
+    // The original's form: the whole unquoted value is the program.
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=optimistic\nEngine1.Path=my engines/Yane Ura/yane ura\n",
+    )
+    .unwrap();
+    assert_eq!(c.engines[0].command.program, spaced);
+    assert!(c.engines[0].command.args.is_empty());
+    // An absolute path.
+    let c = parse_in(
+        &dir,
+        &format!(
+            "Gougi.Type=optimistic\nEngine1.Path='{}' --flag\n",
+            spaced.display()
+        ),
+    )
+    .unwrap();
+    assert_eq!(c.engines[0].command.program, spaced);
+    assert_eq!(c.engines[0].command.args, vec!["--flag"]);
+    // A bare name in the config's folder wins over PATH.
+    let c = parse_in(&dir, "Gougi.Type=optimistic\nEngine1.Path=local-engine\n").unwrap();
+    assert_eq!(
+        c.engines[0].command.program,
+        dir.path().join("local-engine")
+    );
+    assert_eq!(
+        c.engines[0].command.working_dir.as_deref(),
+        Some(dir.path())
+    );
+    // A remote member: the program is found on PATH and kept as written.
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=optimistic\nEngine1.Path=sh -c 'exec ssh -T host /opt/YaneuraOu/YaneuraOu-by-gcc'\n",
+    )
+    .unwrap();
+    let e = &c.engines[0].command;
+    assert_eq!(e.program, PathBuf::from("sh"));
+    assert_eq!(
+        e.args,
+        vec!["-c", "exec ssh -T host /opt/YaneuraOu/YaneuraOu-by-gcc"]
+    );
+    assert_eq!(e.working_dir, None);
+    assert_eq!(e.builtin, None);
+}
+
+#[test]
+fn same_value_repeat_is_a_warning() {
+    let dir = TempDir::new();
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nGougi.Type=楽観合議\nGougi.Type=optimistic\n",
+    )
+    .unwrap();
+    // The Japanese name and the id are the same value.
+    assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+    assert_eq!(c.warnings[0].line, 3);
+    assert_eq!(
+        c.warnings[1].to_string(),
+        format!(
+            "{}:4: Gougi.Type: repeated (first on line 1); same value, ignored",
+            dir.path().join("SimpleGougi.config").display()
+        )
+    );
+}
+
+#[test]
+fn ignored_keys_warn() {
+    let dir = TempDir::new();
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nMateEngine.Path=builtin:mate\n\
+         MateEngine.forPV.Count=4\n",
+    )
+    .unwrap();
+    let keys: Vec<(usize, &str)> = c
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.key.as_str()))
+        .collect();
+    assert_eq!(
+        keys,
+        vec![(3, "MateEngine.Path"), (4, "MateEngine.forPV.Count")]
+    );
+}
+
+const OK: &str = "Gougi.Type=optimistic\nEngine1.Path=builtin:search\n";
+
+#[test]
+fn error_unknown_key_with_hint() {
+    let dir = TempDir::new();
+    let (p, shown) = invalid(
+        &dir,
+        &format!("{OK}Engin2.Path=builtin:search\n"),
+        3,
+        "Engin2.Path",
+    );
+    assert_eq!(
+        p,
+        Problem::UnknownKey {
+            hint: Some("Engine2.Path".into())
+        }
+    );
+    assert!(
+        shown.ends_with("unknown key (did you mean Engine2.Path?)"),
+        "{shown}"
+    );
+    let (p, _) = invalid(&dir, &format!("gougi.type=majority\n{OK}"), 1, "gougi.type");
+    assert_eq!(
+        p,
+        Problem::UnknownKey {
+            hint: Some("Gougi.Type".into())
+        }
+    );
+    let (p, _) = invalid(&dir, &format!("{OK}Engine1.Paht=x\n"), 3, "Engine1.Paht");
+    assert_eq!(
+        p,
+        Problem::UnknownKey {
+            hint: Some("Engine1.Path".into())
+        }
+    );
+    let (p, _) = invalid(&dir, &format!("{OK}Other.Thing=1\n"), 3, "Other.Thing");
+    assert_eq!(p, Problem::UnknownKey { hint: None });
+}
+
+#[test]
+fn error_duplicate() {
+    let dir = TempDir::new();
+    let (p, shown) = invalid(
+        &dir,
+        &format!("{OK}Gougi.Type=pessimistic\n"),
+        3,
+        "Gougi.Type",
+    );
+    assert_eq!(p, Problem::Duplicate { first_line: 1 });
+    assert!(shown.contains("first on line 1"), "{shown}");
+    let (p, _) = invalid(
+        &dir,
+        &format!("{OK}MateEngine.forPV.Count=1\nMateEngine.forPV.Count=2\n"),
+        4,
+        "MateEngine.forPV.Count",
+    );
+    assert_eq!(p, Problem::Duplicate { first_line: 3 });
+}
+
+#[test]
+fn error_empty_value() {
+    let dir = TempDir::new();
+    let (p, _) = invalid(&dir, &format!("{OK}Engine2.Path=  \n"), 3, "Engine2.Path");
+    assert_eq!(p, Problem::Empty);
+}
+
+#[test]
+fn error_type() {
+    let dir = TempDir::new();
+    let (p, shown) = invalid(
+        &dir,
+        "Gougi.Type=多数決合議(3者)\nEngine1.Path=builtin:search\n",
+        1,
+        "Gougi.Type",
+    );
+    assert_eq!(
+        p,
+        Problem::UnknownType {
+            value: "多数決合議(3者)".into()
+        }
+    );
+    // The message lists every valid name, both forms.
+    for k in PolicyKind::ALL {
+        assert!(
+            shown.contains(k.id()) && shown.contains(k.japanese_name()),
+            "{shown}"
+        );
+    }
+    let (p, _) = invalid(&dir, "Engine1.Path=builtin:search\n", 0, "Gougi.Type");
+    assert_eq!(p, Problem::NoType);
+}
+
+#[test]
+fn error_no_engines() {
+    let dir = TempDir::new();
+    let (p, _) = invalid(&dir, "Gougi.Type=majority\n", 0, "Engine1.Path");
+    assert_eq!(p, Problem::NoEngines);
+}
+
+#[test]
+fn error_engine_counts() {
+    let dir = TempDir::new();
+    let engines = |n: u32| -> String {
+        (1..=n)
+            .map(|i| format!("Engine{i}.Path=builtin:search\n"))
+            .collect()
+    };
+    let cases = [
+        ("majority", 1, "at least 2"),
+        ("exchange", 1, "exactly 2"),
+        ("exchange", 3, "exactly 2"),
+        ("by-phase", 2, "exactly 3"),
+        ("by-phase", 4, "exactly 3"),
+        ("mate", 2, "exactly 1"),
+        ("mate-sfen", 2, "exactly 1"),
+        ("mate-pv", 2, "exactly 1"),
+    ];
+    for (ty, n, expected) in cases {
+        let text = format!(
+            "Gougi.Type={ty}\n{}MateEngine.Path=builtin:mate\n",
+            engines(n)
+        );
+        let (p, shown) = invalid(&dir, &text, 1, "Gougi.Type");
+        assert_eq!(
+            p,
+            Problem::EngineCount {
+                policy: ty.parse().unwrap(),
+                expected: expected.into(),
+                found: n as usize
+            },
+            "{shown}"
+        );
+        assert!(
+            shown.ends_with(&format!("type {ty} needs {expected} engine(s), found {n}")),
+            "{shown}"
+        );
+    }
+    // Majority of two is fine in gougi (the original needed exactly 3).
+    parse_in(&dir, &format!("Gougi.Type=majority\n{}", engines(2))).unwrap();
+    parse_in(&dir, &format!("Gougi.Type=majority\n{}", engines(5))).unwrap();
+}
+
+#[test]
+fn error_no_mate_engine() {
+    let dir = TempDir::new();
+    for ty in ["mate", "mate-sfen", "mate-pv"] {
+        let text = format!("\nGougi.Type={ty}\nEngine1.Path=builtin:search\n");
+        let (p, shown) = invalid(&dir, &text, 2, "MateEngine.Path");
+        assert_eq!(
+            p,
+            Problem::NoMateEngine {
+                policy: ty.parse().unwrap()
+            }
+        );
+        assert!(shown.ends_with(&format!("type {ty} needs MateEngine.Path")));
+    }
+}
+
+#[test]
+fn error_engine_fields() {
+    let dir = TempDir::new();
+    let (p, _) = invalid(&dir, &format!("{OK}Engine3.Name=x\n"), 3, "Engine3.Name");
+    assert_eq!(p, Problem::NoPath { number: 3 });
+    let (p, _) = invalid(
+        &dir,
+        &format!("{OK}Engine0.Path=builtin:search\n"),
+        3,
+        "Engine0.Path",
+    );
+    assert_eq!(p, Problem::EngineZero);
+    for bad in ["abc", "0", "-1", "inf", "NaN"] {
+        let (p, _) = invalid(
+            &dir,
+            &format!("{OK}Engine1.Weight={bad}\n"),
+            3,
+            "Engine1.Weight",
+        );
+        assert_eq!(p, Problem::BadWeight { value: bad.into() });
+    }
+    let c = parse_in(&dir, &format!("{OK}Engine1.Weight=0.5\n")).unwrap();
+    assert_eq!(c.engines[0].weight, 0.5);
+}
+
+#[test]
+fn error_numbers_and_levels() {
+    let dir = TempDir::new();
+    let (p, _) = invalid(
+        &dir,
+        &format!("{OK}MateEngine.forPV.Count=three\n"),
+        3,
+        "MateEngine.forPV.Count",
+    );
+    assert_eq!(
+        p,
+        Problem::BadNumber {
+            value: "three".into()
+        }
+    );
+    let (p, _) = invalid(&dir, &format!("{OK}Log.Level=loud\n"), 3, "Log.Level");
+    assert_eq!(
+        p,
+        Problem::BadLevel {
+            value: "loud".into()
+        }
+    );
+    for level in ["error", "WARN", "info", "debug", "trace"] {
+        parse_in(&dir, &format!("{OK}Log.Level={level}\n")).unwrap();
+    }
+}
+
+#[test]
+fn error_command_lines() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=optimistic\n";
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine1.Path=\"unclosed path\n"),
+        2,
+        "Engine1.Path",
+    );
+    assert!(matches!(p, Problem::UnbalancedQuote { .. }));
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine1.Path=builtin:bogus\n"),
+        2,
+        "Engine1.Path",
+    );
+    assert!(matches!(p, Problem::UnknownBuiltin { .. }));
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine1.Path=builtin:\n"),
+        2,
+        "Engine1.Path",
+    );
+    assert!(matches!(p, Problem::UnknownBuiltin { .. }));
+
+    let (p, shown) = invalid(
+        &dir,
+        &format!("{head}Engine2.Path=/x/y\n"),
+        2,
+        "Engine2.Path",
+    );
+    assert_eq!(
+        p,
+        Problem::NoSuchFile {
+            path: "/x/y".into()
+        }
+    );
+    assert!(
+        shown.ends_with("SimpleGougi.config:2: Engine2.Path: no such file: /x/y"),
+        "{shown}"
+    );
+    // Relative to the config's folder, not the working directory.
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine1.Path=engines/yane -x\n"),
+        2,
+        "Engine1.Path",
+    );
+    assert_eq!(
+        p,
+        Problem::NoSuchFile {
+            path: dir.path().join("engines/yane")
+        }
+    );
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine1.Path=no-such-program-gougi-test arg\n"),
+        2,
+        "Engine1.Path",
+    );
+    assert_eq!(
+        p,
+        Problem::NotOnPath {
+            program: "no-such-program-gougi-test".into()
+        }
+    );
+    #[cfg(unix)]
+    {
+        dir.write("plain.txt", b"not a program");
+        let (p, _) = invalid(
+            &dir,
+            &format!("{head}Engine1.Path=./plain.txt\n"),
+            2,
+            "Engine1.Path",
+        );
+        assert_eq!(
+            p,
+            Problem::NotExecutable {
+                path: dir.path().join("plain.txt")
+            }
+        );
+    }
+    let (p, _) = invalid(
+        &dir,
+        "Gougi.Type=mate\nEngine1.Path=builtin:search\nMateEngine.Path=./nope\n",
+        3,
+        "MateEngine.Path",
+    );
+    assert!(matches!(p, Problem::NoSuchFile { .. }));
+}
+
+#[test]
+fn locate_order() {
+    let exe = TempDir::new();
+    let cwd = TempDir::new();
+    let other = TempDir::new();
+    // Nothing anywhere.
+    match locate_in(None, None, Some(exe.path()), cwd.path()) {
+        Err(ConfigError::NotFound { searched }) => assert_eq!(searched.len(), 6),
+        other => panic!("{other:?}"),
+    }
+    // An original name in the working directory.
+    let cwd_old = cwd.write("GougiShogi.config", b"");
+    assert_eq!(
+        locate_in(None, None, Some(exe.path()), cwd.path()).unwrap(),
+        cwd_old
+    );
+    // The executable's folder beats the working directory, and names keep their order.
+    let exe_oldest = exe.write(CONFIG_NAMES[2], b"");
+    assert_eq!(
+        locate_in(None, None, Some(exe.path()), cwd.path()).unwrap(),
+        exe_oldest
+    );
+    let exe_new = exe.write(CONFIG_NAMES[0], b"");
+    assert_eq!(
+        locate_in(None, None, Some(exe.path()), cwd.path()).unwrap(),
+        exe_new
+    );
+    // The environment beats both; --config beats the environment.
+    let env = other.write("env.config", b"");
+    let cli = other.write("cli.config", b"");
+    assert_eq!(
+        locate_in(None, Some(&env), Some(exe.path()), cwd.path()).unwrap(),
+        env
+    );
+    assert_eq!(
+        locate_in(Some(&cli), Some(&env), Some(exe.path()), cwd.path()).unwrap(),
+        cli
+    );
+    // A relative explicit path is taken from the working directory.
+    let rel = cwd.write("rel.config", b"");
+    assert_eq!(
+        locate_in(Some(Path::new("rel.config")), None, None, cwd.path()).unwrap(),
+        rel
+    );
+    // A missing explicit file is an error, even though defaults exist.
+    let missing = other.path().join("missing.config");
+    let err = locate_in(Some(&missing), None, Some(exe.path()), cwd.path()).unwrap_err();
+    assert!(matches!(err, ConfigError::Missing { .. }));
+    assert_eq!(
+        err.to_string(),
+        format!("config file not found: {}", missing.display())
+    );
+    assert!(locate_in(None, Some(&missing), Some(exe.path()), cwd.path()).is_err());
+}
+
+#[test]
+fn load_missing_file_is_io_error() {
+    let dir = TempDir::new();
+    let err = Config::load(&dir.path().join("none.config")).unwrap_err();
+    assert!(matches!(err, ConfigError::Io { .. }));
+    assert!(err.to_string().contains("none.config: cannot read"));
+}
+
+#[test]
+fn shipped_example_is_valid() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("SimpleGougi.config");
+    let c = Config::load(&path).unwrap();
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    assert!(c.engines.iter().all(|e| e.command.builtin.is_some()));
+    // Every type, in both names, is listed in the shipped file.
+    let text = std::fs::read_to_string(&path).unwrap();
+    for k in PolicyKind::ALL {
+        assert!(text.contains(k.japanese_name()), "{}", k.japanese_name());
+        assert!(text.contains(k.id()), "{}", k.id());
+    }
+}

@@ -9,6 +9,10 @@ use clap::{Parser, Subcommand};
     about = "USI consultation (合議) engine for computer shogi"
 )]
 struct Cli {
+    /// The consultation config (else $GOUGI_CONFIG, else SimpleGougi.config next to the
+    /// executable, else in the working directory).
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -22,6 +26,6 @@ enum Command {
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Proxy) {
-        Command::Proxy => Ok(()),
+        Command::Proxy => gougi::gougi::run_proxy(cli.config.as_deref()),
     }
 }

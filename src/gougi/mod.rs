@@ -2,6 +2,68 @@
 
 pub mod annotate;
 pub mod answer;
+pub mod coordinator;
 pub mod deadline;
+pub mod game;
 pub mod options;
 pub mod policy;
+
+use std::path::Path;
+
+use crate::config;
+
+/// `gougi` / `gougi proxy`: load the config, start the members and serve the GUI on
+/// stdin/stdout until `quit` or end of input.
+///
+/// A broken config is reported to the GUI as `info string [Error] <file>:<line>: <key>: …`
+/// and gougi exits without `usiok` (after a short pause so the GUI reads the line), as the
+/// reference did.
+pub fn run_proxy(explicit: Option<&Path>) -> anyhow::Result<()> {
+    let config = match config::load_config(explicit) {
+        Ok(c) => c,
+        Err(e) => {
+            println!("info string [Error] {e}");
+            eprintln!("gougi: {e}");
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            std::process::exit(1);
+        }
+    };
+    init_logging(&config)?;
+    for w in &config.warnings {
+        tracing::warn!("{}:{}: {}: {}", w.file.display(), w.line, w.key, w.message);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(async {
+        let out = tokio::io::stdout();
+        let input = tokio::io::BufReader::new(tokio::io::stdin());
+        coordinator::Coordinator::start(config, out)
+            .run(input)
+            .await
+    });
+    // Tokio's stdin reader sits on a blocking thread that a runtime shutdown would wait for.
+    runtime.shutdown_background();
+    result
+}
+
+/// Logs go to the config's `Log.File` or to stderr — never to stdout, the USI channel.
+fn init_logging(config: &config::Config) -> anyhow::Result<()> {
+    let level = config.log_level.unwrap_or(tracing::Level::WARN);
+    let builder = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_ansi(false);
+    let result = match &config.log_file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?;
+            builder.with_writer(std::sync::Mutex::new(file)).try_init()
+        }
+        None => builder.with_writer(std::io::stderr).try_init(),
+    };
+    // A second initialisation (tests calling twice) is harmless.
+    let _ = result;
+    Ok(())
+}

@@ -1,0 +1,2004 @@
+//! The coordinator: gougi as one USI engine in front of its members.
+//!
+//! One tokio task owns everything: the GUI's lines, every member's events, the round timers.
+//! It is the only writer to stdout. Nothing here blocks: waiting for `usiok`, `readyok` or a
+//! `bestmove` is a state plus a timer, so the GUI is always read (GougiShogi §12.3).
+//!
+//! # Members and stale answers
+//! Every `go` sent to a member is pushed on that member's queue of outstanding requests, and
+//! every `bestmove`/`checkmate` pops one. An answer counts only when the popped request belongs
+//! to the current round; anything else is a late answer to a round already decided and is
+//! dropped. USI engines answer in order, so this is exact even for members that answer after
+//! `stop`, after gougi moved on, or twice (the extra answer finds no request and is dropped).
+//! A member is asked to `stop` before it gets a new `go` while it still owes an answer.
+//!
+//! # Faults
+//! A member that exits is reported once with `info string`, left out of the round and restarted
+//! (handshake, the GUI's options replayed, `isready`, `usinewgame` if in a game) at the next
+//! `isready` or `go`, at most [`MAX_RESTARTS`] times. A member that still owes an answer
+//! [`HUNG_AFTER`] after it was told to stop is killed (and so restarted). An illegal or
+//! unparsable move is discarded, logged and reported. With no usable answer at all, gougi plays
+//! a legal fallback move and resigns only when no legal move exists.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::time::{sleep_until, Instant};
+use tracing::{debug, info, warn};
+
+use crate::config::{Config, PolicyKind};
+use crate::gougi::annotate::{self, History, MemberLine, Verdict};
+use crate::gougi::answer::{Answer, Eval};
+use crate::gougi::deadline::{self, Clock};
+use crate::gougi::game::Game;
+use crate::gougi::options::{self, Values};
+use crate::gougi::policy::change_player::{self, Rotation};
+use crate::gougi::policy::exchange::{self, Phase1};
+use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
+use crate::gougi::policy::optimism::{self, Alternation};
+use crate::gougi::policy::vote;
+use crate::gougi::policy::Decision;
+use crate::member::{MemberEvent, MemberHandle, MemberSpec, Role};
+use crate::usi::{
+    BestMove, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
+    InfoText, MateLimit, OptionDecl, PositionCommand, Score, SetOption, Strictness, UsiMove,
+};
+
+/// How long members may take to answer `usi` after gougi starts them.
+const USI_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long `isready` waits for a member's `readyok` (the reference's 60 s).
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
+/// Empty keep-alive lines while waiting for `readyok`, as YaneuraOu does for Shogidokoro.
+const KEEPALIVE: Duration = Duration::from_secs(5);
+/// After a GUI `stop`, how long members get to send their `bestmove`.
+const STOP_GRACE: Duration = Duration::from_millis(1000);
+/// A member that owes an answer this long after `stop` is considered hung and killed.
+const HUNG_AFTER: Duration = Duration::from_secs(3);
+/// Restarts per member per gougi process; a member that keeps dying is left out for good.
+pub const MAX_RESTARTS: u32 = 3;
+/// Cap on `USI_Hash` for mate members (the reference's 256 MB), since they are extra processes.
+const MATE_HASH_CAP: u64 = 256;
+/// Positions remembered as already sent to PV mate members (mate-pv), oldest forgotten first.
+const PV_MATE_MEMORY: usize = 4096;
+/// The longest PV prefix sent to PV mate members.
+const PV_MATE_DEPTH: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SlotState {
+    /// `usi` sent, waiting for `usiok`.
+    Handshaking,
+    /// A restarted member: `isready` sent, waiting for `readyok` before it joins rounds.
+    Readying,
+    /// Usable.
+    Ready,
+    /// The process ended; may be restarted.
+    Dead,
+}
+
+/// What an outstanding request to a member was for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Request {
+    round: u64,
+    mate: bool,
+}
+
+/// One member as the coordinator tracks it.
+struct Slot {
+    spec: MemberSpec,
+    handle: Option<MemberHandle>,
+    state: SlotState,
+    /// `id name`, or the config's `Engine<N>.Name`.
+    name: String,
+    options: Vec<OptionDecl>,
+    /// The GUI's settings for this member, in order, to replay after a restart.
+    settings: Vec<SetOption>,
+    pending: VecDeque<Request>,
+    /// When `stop` was sent while answers were still owed.
+    stopped_at: Option<Instant>,
+    awaiting_ready: bool,
+    restarts: u32,
+    /// Last exact main-line score and the info line that carried it, for the current round.
+    last_score: Option<Score>,
+    last_info: Option<Info>,
+    /// Last main-line PV of the current round.
+    last_pv: Vec<UsiMove>,
+    /// Score at gougi's previous decision in this game ("2 plies ago").
+    prev: Option<Score>,
+    handshake_deadline: Instant,
+}
+
+impl Slot {
+    fn number(&self) -> u32 {
+        self.spec.number
+    }
+
+    fn usable(&self) -> bool {
+        self.state == SlotState::Ready
+    }
+
+    fn clear_round(&mut self) {
+        self.last_score = None;
+        self.last_info = None;
+        self.last_pv.clear();
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RoundKind {
+    /// A timed or limited search that ends with a decision.
+    Play,
+    /// `go ponder`: no deadline until `ponderhit` (then `Play`) or `stop`.
+    Ponder,
+    /// `go infinite`: until `stop`.
+    Infinite,
+    /// `go mate`: answered with `checkmate`.
+    Tsume,
+}
+
+/// The exchange rule's second phase: both first answers and the replies so far.
+#[derive(Clone, Debug)]
+struct ExchangeState {
+    first: [Answer; 2],
+    first_got: [Got; 2],
+}
+
+/// A member's answer within a round.
+#[derive(Clone, Debug)]
+struct Got {
+    best: BestMove,
+    score: Option<Score>,
+    info: Option<Info>,
+    pv: Vec<UsiMove>,
+}
+
+struct Round {
+    id: u64,
+    kind: RoundKind,
+    game: Game,
+    limits: GoLimits,
+    started: Instant,
+    soft: Option<Instant>,
+    hard: Option<Instant>,
+    /// Slots searching this round (normal members, or mate members for `go mate`).
+    participants: Vec<usize>,
+    answers: HashMap<usize, Got>,
+    /// Tsume rounds: answers of the mate members.
+    checkmates: HashMap<usize, Checkmate>,
+    stop_sent: bool,
+    exchange: Option<ExchangeState>,
+    /// The member whose info stream the GUI currently sees.
+    leader: Option<usize>,
+    /// Members searching another position than the round's (exchange phase 2), by slot.
+    elsewhere: HashMap<usize, Game>,
+}
+
+impl Round {
+    /// The position member `i` is searching.
+    fn game_of(&self, i: usize) -> &Game {
+        self.elsewhere.get(&i).unwrap_or(&self.game)
+    }
+}
+
+/// The consultation's per-game state (reset at `usinewgame`).
+#[derive(Default)]
+struct PerGame {
+    alternation: Alternation,
+    rotation: Rotation,
+}
+
+/// Mate members' state for the mate types.
+#[derive(Default)]
+struct MateState {
+    /// The position each mate slot is searching, by slot.
+    busy: HashMap<usize, PositionCommand>,
+    /// Verified mates by position (the GUI's command text), shortest kept.
+    found: HashMap<String, Vec<UsiMove>>,
+    /// mate-pv: positions already sent, oldest first.
+    searched: VecDeque<String>,
+    searched_set: HashSet<String>,
+    /// mate-pv: positions waiting for a free PV mate member, newest last.
+    queue: VecDeque<PositionCommand>,
+    tried: u64,
+    succeeded: u64,
+    /// mate-pv: `mateinfo` lines for the normal member: text, sends left, next send time.
+    mateinfo: Vec<(String, i64, Instant)>,
+}
+
+pub struct Coordinator<W> {
+    out: W,
+    buffer: Vec<String>,
+    config: Config,
+    slots: Vec<Slot>,
+    events: mpsc::UnboundedReceiver<MemberEvent>,
+    events_tx: mpsc::UnboundedSender<MemberEvent>,
+    options: Values,
+    game: Game,
+    in_game: bool,
+    per_game: PerGame,
+    mates: MateState,
+    round: Option<Round>,
+    next_round: u64,
+    usi_pending: bool,
+    ready_pending: Option<Instant>,
+    next_keepalive: Option<Instant>,
+    quitting: bool,
+}
+
+impl<W: AsyncWrite + Unpin> Coordinator<W> {
+    /// Start every member (handshakes run in parallel from here on) and build the coordinator.
+    pub fn start(config: Config, out: W) -> Self {
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let now = Instant::now();
+        let specs = MemberSpec::from_config(&config);
+        let mut slots = Vec::with_capacity(specs.len());
+        let mut buffer = Vec::new();
+        for spec in specs {
+            let name = spec
+                .display_name
+                .clone()
+                .unwrap_or_else(|| format!("E{}", spec.number));
+            let mut slot = Slot {
+                spec,
+                handle: None,
+                state: SlotState::Dead,
+                name,
+                options: Vec::new(),
+                settings: Vec::new(),
+                pending: VecDeque::new(),
+                stopped_at: None,
+                awaiting_ready: false,
+                restarts: 0,
+                last_score: None,
+                last_info: None,
+                last_pv: Vec::new(),
+                prev: None,
+                handshake_deadline: now + USI_TIMEOUT,
+            };
+            if let Err(e) = launch(&mut slot, &events_tx) {
+                buffer.push(format!(
+                    "info string [Error] E{} ({}): {e}",
+                    slot.number(),
+                    slot.spec.command_text()
+                ));
+            }
+            slots.push(slot);
+        }
+        Coordinator {
+            out,
+            buffer,
+            config,
+            slots,
+            events,
+            events_tx,
+            options: Values::default(),
+            game: Game::default(),
+            in_game: false,
+            per_game: PerGame::default(),
+            mates: MateState::default(),
+            round: None,
+            next_round: 1,
+            usi_pending: false,
+            ready_pending: None,
+            next_keepalive: None,
+            quitting: false,
+        }
+    }
+
+    /// Serve the GUI until `quit` or the end of its input.
+    pub async fn run<R: tokio::io::AsyncBufRead + Unpin>(mut self, input: R) -> anyhow::Result<()> {
+        let mut lines = input.lines();
+        self.flush().await?;
+        loop {
+            let timer = self.next_timer();
+            tokio::select! {
+                line = lines.next_line() => match line {
+                    Ok(Some(line)) => self.on_gui_line(&line),
+                    // End of input is `quit`: no orphan members (GougiShogi §12.3).
+                    Ok(None) | Err(_) => self.on_gui(GuiCommand::Quit),
+                },
+                Some(event) = self.events.recv() => self.on_member_event(event),
+                _ = sleep_until(timer.unwrap_or_else(far_future)), if timer.is_some() => self.on_timer(),
+            }
+            self.flush().await?;
+            if self.quitting {
+                break;
+            }
+        }
+        self.shutdown().await;
+        Ok(())
+    }
+
+    fn say(&mut self, line: impl Into<String>) {
+        self.buffer.push(line.into());
+    }
+
+    async fn flush(&mut self) -> std::io::Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        let mut bytes = Vec::new();
+        for line in self.buffer.drain(..) {
+            debug!(target: "gougi::gui", "> {line}");
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+        }
+        self.out.write_all(&bytes).await?;
+        self.out.flush().await
+    }
+
+    async fn shutdown(&mut self) {
+        for slot in &self.slots {
+            if let Some(h) = &slot.handle {
+                let _ = h.send(&GuiCommand::Quit);
+            }
+        }
+        // Give members a moment to exit on their own, then kill what is left.
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while self
+            .slots
+            .iter()
+            .any(|s| s.handle.as_ref().is_some_and(|h| h.exit_code().is_none()))
+        {
+            if Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        for slot in &mut self.slots {
+            if let Some(h) = slot.handle.take() {
+                h.kill();
+            }
+        }
+    }
+
+    // ----- GUI side -----------------------------------------------------------------------
+
+    fn on_gui_line(&mut self, line: &str) {
+        debug!(target: "gougi::gui", "< {line}");
+        match GuiCommand::parse(line, Strictness::Lenient) {
+            Ok(cmd) => self.on_gui(cmd),
+            Err(e) => {
+                warn!(line, error = %e, "malformed GUI line");
+                self.say(format!(
+                    "info string [Error] cannot read \"{}\": {e}",
+                    line.trim()
+                ));
+            }
+        }
+    }
+
+    fn on_gui(&mut self, cmd: GuiCommand) {
+        match cmd {
+            GuiCommand::Usi => {
+                self.usi_pending = true;
+                self.try_answer_usi();
+            }
+            GuiCommand::IsReady => self.on_isready(),
+            GuiCommand::SetOption(opt) => self.on_setoption(opt),
+            GuiCommand::UsiNewGame => {
+                self.in_game = true;
+                self.per_game = PerGame::default();
+                self.mates = MateState::default();
+                for slot in &mut self.slots {
+                    slot.prev = None;
+                }
+                self.broadcast(&GuiCommand::UsiNewGame);
+            }
+            GuiCommand::Position(p) => {
+                self.game = match Game::new(p.clone()) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        warn!(position = %p, error = %e, "GUI position not understood; moves will not be checked");
+                        self.say(format!(
+                            "info string [Error] position: {e}; member moves cannot be checked"
+                        ));
+                        Game::unchecked(p)
+                    }
+                };
+                self.mates.queue.clear();
+            }
+            GuiCommand::Go(limits) => self.on_go(limits),
+            GuiCommand::Stop => self.on_stop(),
+            GuiCommand::PonderHit(limits) => self.on_ponderhit(limits),
+            GuiCommand::GameOver(result) => self.on_gameover(result),
+            GuiCommand::Quit => self.quitting = true,
+            GuiCommand::MateInfo(_) | GuiCommand::Unknown(_) => {
+                // Unknown commands reach every member, as in the reference.
+                self.broadcast(&cmd);
+            }
+        }
+    }
+
+    fn try_answer_usi(&mut self) {
+        if !self.usi_pending {
+            return;
+        }
+        let now = Instant::now();
+        if self
+            .slots
+            .iter()
+            .any(|s| s.state == SlotState::Handshaking && now < s.handshake_deadline)
+        {
+            return; // the timer wakes us at the deadline
+        }
+        self.usi_pending = false;
+        let name = self
+            .config
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("gougi {}", env!("CARGO_PKG_VERSION")));
+        self.say(format!("id name {name}"));
+        self.say("id author the gougi developers");
+        let mut lines = Vec::new();
+        for slot in &self.slots {
+            if slot.state == SlotState::Handshaking {
+                lines.push(format!(
+                    "info string [Error] E{} ({}) did not answer usi in time",
+                    slot.number(),
+                    slot.name
+                ));
+            }
+            for decl in &slot.options {
+                let mut d = decl.clone();
+                d.name = format!("{}{}", slot.spec.prefix(), d.name);
+                lines.push(d.to_string());
+            }
+        }
+        let id = self.config.policy.id();
+        for spec in options::SPECS.iter().filter(|s| s.advertised_for(id)) {
+            lines.push(spec.to_string());
+        }
+        lines.push("usiok".to_string());
+        self.buffer.extend(lines);
+    }
+
+    fn on_setoption(&mut self, opt: SetOption) {
+        let value = opt.value.clone().unwrap_or_default();
+        if Values::is_own(&opt.name) {
+            if let Err(e) = self.options.set(&opt.name, &value) {
+                warn!(error = %e, "setoption");
+            }
+            return;
+        }
+        let broadcast = opt.name.starts_with("USI");
+        for i in 0..self.slots.len() {
+            let slot = &self.slots[i];
+            let forwarded = if broadcast {
+                let mut o = opt.clone();
+                if o.name == "USI_Hash" && slot.spec.role != Role::Normal {
+                    if let Ok(mb) = value.trim().parse::<u64>() {
+                        o.value = Some(mb.min(MATE_HASH_CAP).to_string());
+                    }
+                }
+                Some(o)
+            } else {
+                opt.name.strip_prefix(&slot.spec.prefix()).and_then(|rest| {
+                    // Only options the member declared: E1_Foo must not reach E1 as `Foo` if
+                    // it never offered `Foo` (and `E1_` must not match `E11_`).
+                    slot.options
+                        .iter()
+                        .any(|d| d.name == rest)
+                        .then(|| SetOption {
+                            name: rest.to_string(),
+                            value: opt.value.clone(),
+                        })
+                })
+            };
+            if let Some(o) = forwarded {
+                let slot = &mut self.slots[i];
+                slot.settings.retain(|s| s.name != o.name);
+                slot.settings.push(o.clone());
+                if matches!(slot.state, SlotState::Ready | SlotState::Readying) {
+                    send(slot, &GuiCommand::SetOption(o));
+                }
+            }
+        }
+    }
+
+    fn on_isready(&mut self) {
+        self.restart_dead();
+        let now = Instant::now();
+        for slot in &mut self.slots {
+            if slot.state == SlotState::Ready {
+                send(slot, &GuiCommand::IsReady);
+                slot.awaiting_ready = true;
+            }
+        }
+        self.ready_pending = Some(now + READY_TIMEOUT);
+        self.next_keepalive = Some(now + KEEPALIVE);
+        self.try_answer_ready();
+    }
+
+    fn try_answer_ready(&mut self) {
+        let Some(deadline) = self.ready_pending else {
+            return;
+        };
+        let waiting = |s: &Slot| {
+            s.awaiting_ready || matches!(s.state, SlotState::Handshaking | SlotState::Readying)
+        };
+        if Instant::now() < deadline && self.slots.iter().any(waiting) {
+            return;
+        }
+        let late: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| waiting(&self.slots[i]))
+            .collect();
+        for i in late {
+            let slot = &mut self.slots[i];
+            self.buffer.push(format!(
+                "info string [Error] E{} ({}) is not ready; left out",
+                slot.spec.number, slot.name
+            ));
+            slot.awaiting_ready = false;
+            kill(slot);
+        }
+        self.ready_pending = None;
+        self.next_keepalive = None;
+        self.say("readyok");
+    }
+
+    fn on_gameover(&mut self, result: GameResult) {
+        // A game that ends mid-search (a resignation while we ponder) needs no bestmove; the
+        // members are stopped so none is left searching between games.
+        if let Some(round) = self.round.take() {
+            debug!(round = round.id, "round cancelled by gameover");
+        }
+        self.stop_all_searching();
+        self.broadcast(&GuiCommand::GameOver(result));
+        self.in_game = false;
+        self.mates.queue.clear();
+        self.mates.mateinfo.clear();
+    }
+
+    fn on_stop(&mut self) {
+        let Some(round) = &mut self.round else {
+            // Nothing of ours is running; members may still be busy with late work.
+            return;
+        };
+        let now = Instant::now();
+        round.soft = Some(now);
+        round.hard = Some(now + STOP_GRACE);
+        if round.kind == RoundKind::Ponder {
+            round.kind = RoundKind::Play;
+        }
+        self.on_timer();
+        self.maybe_finish();
+    }
+
+    fn on_ponderhit(&mut self, limits: GoLimits) {
+        let Some(round) = &mut self.round else { return };
+        if round.kind != RoundKind::Ponder {
+            return;
+        }
+        // ShogiHome's early ponder carries the real clock on `ponderhit`.
+        let clock_limits = if limits.has_clock() {
+            limits.clone()
+        } else {
+            round.limits.clone()
+        };
+        round.kind = RoundKind::Play;
+        round.started = Instant::now();
+        round.limits = GoLimits {
+            ponder: false,
+            ..clock_limits.clone()
+        };
+        let margin = self.options.int("G_Margin") as u64;
+        let black = round.game.black_to_move();
+        let (soft, hard, member_limits) = timing(&round.limits, black, margin);
+        round.soft = soft.map(|d| round.started + d);
+        round.hard = hard.map(|d| round.started + d);
+        let hit = if limits.has_clock() {
+            member_limits
+        } else {
+            GoLimits::default()
+        };
+        for &i in &round.participants.clone() {
+            send(&mut self.slots[i], &GuiCommand::PonderHit(hit.clone()));
+        }
+    }
+
+    fn on_go(&mut self, limits: GoLimits) {
+        if let Some(old) = self.round.take() {
+            warn!(
+                round = old.id,
+                "go while a round was running; the old round is abandoned"
+            );
+        }
+        self.restart_dead();
+        self.kill_hung();
+        let id = self.next_round;
+        self.next_round += 1;
+        let kind = if limits.mate.is_some() {
+            RoundKind::Tsume
+        } else if limits.ponder {
+            RoundKind::Ponder
+        } else if limits.infinite {
+            RoundKind::Infinite
+        } else {
+            RoundKind::Play
+        };
+        let game = self.game.clone();
+        let margin = self.options.int("G_Margin") as u64;
+        let started = Instant::now();
+        let black = game.black_to_move();
+        let (soft, hard, member_limits) = match kind {
+            RoundKind::Play => timing(&limits, black, margin),
+            RoundKind::Ponder => {
+                let (_, _, l) = timing(
+                    &GoLimits {
+                        ponder: false,
+                        ..limits.clone()
+                    },
+                    black,
+                    margin,
+                );
+                (None, None, GoLimits { ponder: true, ..l })
+            }
+            RoundKind::Infinite => (None, None, limits.clone()),
+            RoundKind::Tsume => match limits.mate {
+                Some(MateLimit::Time(ms)) => {
+                    let member = ms.saturating_sub(margin).max(ms / 2);
+                    let l = GoLimits {
+                        mate: Some(MateLimit::Time(member)),
+                        ..Default::default()
+                    };
+                    (
+                        Some(Duration::from_millis(member)),
+                        Some(Duration::from_millis(
+                            ms.saturating_sub(margin / 2).max(member),
+                        )),
+                        l,
+                    )
+                }
+                _ => (None, None, limits.clone()),
+            },
+        };
+        for slot in &mut self.slots {
+            slot.clear_round();
+        }
+        let mut round = Round {
+            id,
+            kind,
+            game,
+            limits: limits.clone(),
+            started,
+            soft: soft.map(|d| started + d),
+            hard: hard.map(|d| started + d),
+            participants: Vec::new(),
+            answers: HashMap::new(),
+            checkmates: HashMap::new(),
+            stop_sent: false,
+            exchange: None,
+            leader: None,
+            elsewhere: HashMap::new(),
+        };
+        let policy = self.config.policy;
+        let normals: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
+            .collect();
+        let mut request = member_limits.clone();
+        round.participants = if kind == RoundKind::Tsume {
+            let mates: Vec<usize> = (0..self.slots.len())
+                .filter(|&i| self.slots[i].spec.role == Role::Mate && self.slots[i].usable())
+                .collect();
+            if mates.is_empty() {
+                normals.clone()
+            } else {
+                mates
+            }
+        } else {
+            match family(policy) {
+                Family::All => normals.clone(),
+                Family::Exchange => {
+                    if kind == RoundKind::Play || kind == RoundKind::Ponder {
+                        request = scale_limits(&member_limits, black, 0.45);
+                        if let (Some(s), Some(_)) = (soft, hard) {
+                            round.soft = Some(started + s.mul_f64(0.45));
+                            round.hard = Some(started + s.mul_f64(0.5));
+                        }
+                    }
+                    normals.iter().copied().take(2).collect()
+                }
+                Family::ChangePlayer => {
+                    let rule = rotation_rule(policy, &self.options);
+                    let members = self
+                        .slots
+                        .iter()
+                        .filter(|s| s.spec.role == Role::Normal)
+                        .count();
+                    let want = self
+                        .per_game
+                        .rotation
+                        .player(rule, members, round.game.ply());
+                    // The designated player, or the next usable member if it is down.
+                    let order: Vec<usize> = (0..self.slots.len())
+                        .filter(|&i| self.slots[i].spec.role == Role::Normal)
+                        .collect();
+                    (0..order.len())
+                        .map(|k| order[(want + k) % order.len()])
+                        .find(|&i| self.slots[i].usable())
+                        .into_iter()
+                        .collect()
+                }
+                Family::Mate => normals.iter().copied().take(1).collect(),
+            }
+        };
+        if round.participants.is_empty() {
+            self.say("info string [Error] no member is available; gougi answers by itself");
+        }
+        for &i in &round.participants {
+            let slot = &mut self.slots[i];
+            let position = if kind == RoundKind::Tsume
+                && policy == PolicyKind::MateSfen
+                && slot.spec.role == Role::Mate
+            {
+                round.game.sfen_command()
+            } else {
+                round.game.command.clone()
+            };
+            start_search(
+                slot,
+                &position,
+                &request,
+                Request {
+                    round: id,
+                    mate: kind == RoundKind::Tsume,
+                },
+            );
+        }
+        round.leader = round.participants.first().copied();
+        self.round = Some(round);
+        if family(policy) == Family::Mate && kind != RoundKind::Tsume {
+            self.start_mate_search();
+        }
+        self.maybe_finish();
+    }
+
+    // ----- member side --------------------------------------------------------------------
+
+    fn slot_index(&self, number: u32) -> Option<usize> {
+        self.slots.iter().position(|s| s.spec.number == number)
+    }
+
+    fn on_member_event(&mut self, event: MemberEvent) {
+        let Some(i) = self.slot_index(event.member()) else {
+            return;
+        };
+        match event {
+            MemberEvent::Exited { code, .. } => self.on_exit(i, code),
+            MemberEvent::Message { message, .. } => self.on_message(i, message),
+        }
+        self.maybe_finish();
+    }
+
+    fn on_exit(&mut self, i: usize, code: Option<i32>) {
+        let slot = &mut self.slots[i];
+        if slot.state == SlotState::Dead {
+            return;
+        }
+        slot.state = SlotState::Dead;
+        slot.handle = None;
+        slot.pending.clear();
+        slot.awaiting_ready = false;
+        let code = code.map_or("a signal".to_string(), |c| format!("code {c}"));
+        warn!(member = slot.spec.number, name = %slot.name, %code, "member exited");
+        let line = format!(
+            "info string [Error] E{} ({}) exited with {code}; left out until restarted",
+            slot.spec.number, slot.name
+        );
+        self.say(line);
+        self.mates.busy.remove(&i);
+        if let Some(round) = &mut self.round {
+            round.participants.retain(|&p| p != i);
+            if round.leader == Some(i) {
+                round.leader = round.participants.first().copied();
+            }
+        }
+        self.try_answer_usi();
+        self.try_answer_ready();
+    }
+
+    fn on_message(&mut self, i: usize, message: EngineMessage) {
+        let state = self.slots[i].state;
+        match message {
+            EngineMessage::IdName(name) if state == SlotState::Handshaking => {
+                if self.slots[i].spec.display_name.is_none() {
+                    self.slots[i].name = name;
+                }
+            }
+            EngineMessage::Option(decl) if state == SlotState::Handshaking => {
+                self.slots[i].options.push(decl)
+            }
+            EngineMessage::UsiOk if state == SlotState::Handshaking => self.on_usiok(i),
+            EngineMessage::ReadyOk => {
+                let slot = &mut self.slots[i];
+                if slot.state == SlotState::Readying {
+                    slot.state = SlotState::Ready;
+                    if self.in_game {
+                        send(slot, &GuiCommand::UsiNewGame);
+                    }
+                    info!(member = slot.spec.number, "restarted member is ready");
+                }
+                slot.awaiting_ready = false;
+                self.try_answer_ready();
+            }
+            EngineMessage::Info(info) => self.on_info(i, info),
+            EngineMessage::BestMove(best) => self.on_bestmove(i, best),
+            EngineMessage::Checkmate(cm) => self.on_checkmate(i, cm),
+            EngineMessage::Unknown(line) => {
+                if line.trim_start().starts_with("bestmove") {
+                    // An unparsable bestmove still answers a request: count it, use nothing.
+                    self.on_unusable_answer(i, &line);
+                } else if !line.trim().is_empty() {
+                    debug!(
+                        member = self.slots[i].spec.number,
+                        line, "ignored member line"
+                    );
+                }
+            }
+            other => {
+                debug!(member = self.slots[i].spec.number, line = %other, "ignored member line")
+            }
+        }
+    }
+
+    fn on_usiok(&mut self, i: usize) {
+        let restarted = self.slots[i].restarts > 0;
+        let slot = &mut self.slots[i];
+        for o in slot.settings.clone() {
+            send(slot, &GuiCommand::SetOption(o));
+        }
+        if restarted {
+            slot.state = SlotState::Readying;
+            send(slot, &GuiCommand::IsReady);
+        } else {
+            slot.state = SlotState::Ready;
+        }
+        self.try_answer_usi();
+    }
+
+    fn owes_current(&self, i: usize) -> bool {
+        let current = self.round.as_ref().map(|r| r.id);
+        self.slots[i]
+            .pending
+            .front()
+            .is_some_and(|r| Some(r.round) == current)
+    }
+
+    fn on_info(&mut self, i: usize, info: Info) {
+        if !self.owes_current(i) {
+            if self.slots[i].spec.role != Role::Normal
+                && self
+                    .round
+                    .as_ref()
+                    .is_some_and(|r| r.kind != RoundKind::Tsume)
+            {
+                // The reference relayed the mate member's lines as `info string`.
+                if self.slots[i].spec.role == Role::Mate {
+                    self.say(format!("info string {info}"));
+                }
+            }
+            return;
+        }
+        let slot = &mut self.slots[i];
+        if info.is_main_line() {
+            if let Some(InfoScore {
+                score,
+                bound: crate::usi::Bound::Exact,
+            }) = info.score
+            {
+                slot.last_score = Some(score);
+                slot.last_info = Some(info.clone());
+            }
+            let pv = info.pv_moves();
+            if !pv.is_empty() {
+                slot.last_pv = pv;
+                if self.config.policy == PolicyKind::MatePv && slot.spec.role == Role::Normal {
+                    self.queue_pv_mates(i);
+                }
+            }
+        }
+        self.relay_info(i, info);
+    }
+
+    fn relay_info(&mut self, i: usize, mut info: Info) {
+        let mode = self.options.text("G_InfoRelay");
+        let Some(round) = &mut self.round else { return };
+        if round.kind == RoundKind::Tsume {
+            return;
+        }
+        match mode {
+            "none" => {}
+            "all" => {
+                if info.is_main_line() {
+                    let ordinal =
+                        round.participants.iter().position(|&p| p == i).unwrap_or(0) as u32 + 1;
+                    info.multipv = Some(ordinal);
+                    self.say(info.to_string());
+                }
+            }
+            _ => {
+                // The leader is the member the policy would choose if it decided now.
+                if round.participants.len() > 1 && family(self.config.policy) == Family::All {
+                    if let Some(leader) = self.provisional_leader() {
+                        if let Some(r) = &mut self.round {
+                            r.leader = Some(leader);
+                        }
+                    }
+                }
+                if self.round.as_ref().and_then(|r| r.leader) == Some(i) {
+                    self.say(info.to_string());
+                }
+            }
+        }
+    }
+
+    /// The policy's choice over the members' current lines (PV head and score).
+    fn provisional_leader(&self) -> Option<usize> {
+        let round = self.round.as_ref()?;
+        let mut order = Vec::new();
+        let mut answers = Vec::new();
+        for &p in &round.participants {
+            let slot = &self.slots[p];
+            let mv = match round.answers.get(&p) {
+                Some(g) => best_text(&g.best),
+                None => slot.last_pv.first()?.to_string(),
+            };
+            let score = round.answers.get(&p).map_or(slot.last_score, |g| g.score);
+            order.push(p);
+            answers.push(self.answer_of(p, mv, None, score));
+        }
+        let decision = self.decide_all(&answers);
+        order.get(decision.chosen).copied()
+    }
+
+    fn answer_of(
+        &self,
+        i: usize,
+        mv: String,
+        ponder: Option<String>,
+        score: Option<Score>,
+    ) -> Answer {
+        let slot = &self.slots[i];
+        Answer {
+            number: slot.spec.number,
+            name: slot.name.clone(),
+            mv,
+            ponder,
+            score: score.as_ref().map(Eval::from_score),
+            prev: slot.prev.as_ref().map(Eval::from_score),
+            weight: slot.spec.weight,
+        }
+    }
+
+    /// Pop the member's oldest request; true when it was for the current round.
+    fn take_request(&mut self, i: usize) -> Option<Request> {
+        let req = self.slots[i].pending.pop_front();
+        if self.slots[i].pending.is_empty() {
+            self.slots[i].stopped_at = None;
+        }
+        let current = self.round.as_ref().map(|r| r.id);
+        match req {
+            Some(r) if Some(r.round) == current => Some(r),
+            Some(r) => {
+                debug!(
+                    member = self.slots[i].spec.number,
+                    round = r.round,
+                    "late answer dropped"
+                );
+                None
+            }
+            None => {
+                warn!(
+                    member = self.slots[i].spec.number,
+                    "answer without a request dropped"
+                );
+                None
+            }
+        }
+    }
+
+    fn on_unusable_answer(&mut self, i: usize, line: &str) {
+        if self.take_request(i).is_none() {
+            return;
+        }
+        let (number, name) = (self.slots[i].spec.number, self.slots[i].name.clone());
+        warn!(member = number, raw = line, "discarded unparsable bestmove");
+        self.say(format!(
+            "info string [Error] E{number} ({name}): unparsable \"{}\" discarded",
+            line.trim()
+        ));
+        if let Some(round) = &mut self.round {
+            round.participants.retain(|&p| p != i);
+        }
+    }
+
+    fn on_bestmove(&mut self, i: usize, best: BestMove) {
+        if self.slots[i].spec.role != Role::Normal
+            && self
+                .round
+                .as_ref()
+                .is_none_or(|r| r.kind != RoundKind::Tsume)
+        {
+            // A mate member answering a plain go: take it as its answer to whatever it owed.
+            self.slots[i].pending.pop_front();
+            return;
+        }
+        if self.take_request(i).is_none() {
+            return;
+        }
+        let Some(round) = &self.round else { return };
+        // Check the move against the rules before it can win (never relay an illegal move).
+        let game = round.game_of(i);
+        let verdict = match &best {
+            BestMove::Move { mv, .. } => game.check(mv),
+            BestMove::Win if !game.declaration_is_legal() && game.board.is_some() => {
+                Err("declaration (入玉宣言) conditions not met".to_string())
+            }
+            _ => Ok(()),
+        };
+        let (number, name) = (self.slots[i].spec.number, self.slots[i].name.clone());
+        if let Err(reason) = verdict {
+            warn!(member = number, raw = %best, reason = %reason, "discarded bestmove");
+            self.say(format!(
+                "info string [Error] E{number} ({name}): illegal {best} discarded ({reason})"
+            ));
+            if let Some(round) = &mut self.round {
+                round.participants.retain(|&p| p != i);
+            }
+            return;
+        }
+        // Drop a ponder move that is not legal after the move; it would mislead the GUI.
+        let best = match best {
+            BestMove::Move {
+                mv,
+                ponder: Some(p),
+            } if game.after(&[mv]).check(&p).is_err() => BestMove::Move { mv, ponder: None },
+            other => other,
+        };
+        let slot = &self.slots[i];
+        let got = Got {
+            best,
+            score: slot.last_score,
+            info: slot.last_info.clone(),
+            pv: slot.last_pv.clone(),
+        };
+        if family(self.config.policy) == Family::All
+            && round.kind != RoundKind::Tsume
+            && round.elsewhere.is_empty()
+        {
+            // The reference's per-answer line on arrival.
+            let line = self.member_line(i, &got, Verdict::None);
+            self.say(line);
+        }
+        if let Some(round) = &mut self.round {
+            round.answers.insert(i, got);
+        }
+    }
+
+    fn on_checkmate(&mut self, i: usize, cm: Checkmate) {
+        let role = self.slots[i].spec.role;
+        let in_tsume = self
+            .round
+            .as_ref()
+            .is_some_and(|r| r.kind == RoundKind::Tsume);
+        if in_tsume {
+            if self.take_request(i).is_none() {
+                return;
+            }
+            if let Some(round) = &mut self.round {
+                round.checkmates.insert(i, cm);
+            }
+            return;
+        }
+        // A mate member's answer for the mate types.
+        self.slots[i].pending.pop_front();
+        let Some(position) = self.mates.busy.remove(&i) else {
+            return;
+        };
+        if role == Role::Mate {
+            self.say(format!("info string {cm}"));
+        }
+        if let Checkmate::Mate(line) = &cm {
+            let game =
+                Game::new(position.clone()).unwrap_or_else(|_| Game::unchecked(position.clone()));
+            if game.is_mate_line(line) {
+                let key = position.to_string();
+                let shorter = self
+                    .mates
+                    .found
+                    .get(&key)
+                    .is_none_or(|old| line.len() < old.len());
+                if shorter {
+                    self.mates.found.insert(key, line.clone());
+                }
+                if role == Role::PvMate {
+                    self.mates.succeeded += 1;
+                    self.say(format!("info string pvMate : {cm}"));
+                    let sfen = game.sfen_command();
+                    let count = self.options.int("G_MateInfoCount");
+                    self.mates.mateinfo.push((
+                        format!("mateinfo {sfen} {cm}"),
+                        count,
+                        Instant::now(),
+                    ));
+                } else if position == self.game.command {
+                    self.say(format!("info score mate {} pv {}", line.len(), join(line)));
+                }
+            } else {
+                let number = self.slots[i].spec.number;
+                warn!(member = number, line = %cm, "mate line failed verification; ignored");
+                self.say(format!(
+                    "info string [Error] E{number}: {cm} is not a mate; ignored"
+                ));
+            }
+        }
+        if role == Role::Mate && position != self.game.command && self.in_game {
+            // A stale result: search the current position at once (the reference did too).
+            self.start_mate_search();
+        }
+        self.dispatch_pv_mates();
+    }
+
+    // ----- mate members -------------------------------------------------------------------
+
+    fn start_mate_search(&mut self) {
+        let timeout = self.options.int("G_MateTimeout") as u64;
+        let sfen = matches!(
+            self.config.policy,
+            PolicyKind::MateSfen | PolicyKind::MatePv
+        );
+        for i in 0..self.slots.len() {
+            if self.slots[i].spec.role != Role::Mate
+                || !self.slots[i].usable()
+                || self.mates.busy.contains_key(&i)
+            {
+                continue;
+            }
+            let position = if sfen {
+                self.game.sfen_command()
+            } else {
+                self.game.command.clone()
+            };
+            self.mates.busy.insert(i, self.game.command.clone());
+            let slot = &mut self.slots[i];
+            send(slot, &GuiCommand::Position(position));
+            let limits = GoLimits {
+                mate: Some(MateLimit::Time(timeout)),
+                ..Default::default()
+            };
+            send(slot, &GuiCommand::Go(limits));
+            slot.pending.push_back(Request {
+                round: 0,
+                mate: true,
+            });
+        }
+    }
+
+    fn queue_pv_mates(&mut self, i: usize) {
+        let Some(round) = &self.round else { return };
+        let pv = &self.slots[i].last_pv;
+        for len in 1..=pv.len().min(PV_MATE_DEPTH) {
+            let command = round.game.after(&pv[..len]).command;
+            let key = command.to_string();
+            if self.mates.searched_set.contains(&key) {
+                continue;
+            }
+            self.mates.searched_set.insert(key.clone());
+            self.mates.searched.push_back(key);
+            if self.mates.searched.len() > PV_MATE_MEMORY {
+                if let Some(old) = self.mates.searched.pop_front() {
+                    self.mates.searched_set.remove(&old);
+                }
+            }
+            self.mates.queue.push_back(command);
+        }
+        // Newest PV first; keep the queue bounded.
+        while self.mates.queue.len() > 64 {
+            self.mates.queue.pop_front();
+        }
+        self.dispatch_pv_mates();
+    }
+
+    fn dispatch_pv_mates(&mut self) {
+        let timeout = self.options.int("G_PvMateTimeout") as u64;
+        for i in 0..self.slots.len() {
+            if self.slots[i].spec.role != Role::PvMate
+                || !self.slots[i].usable()
+                || self.mates.busy.contains_key(&i)
+            {
+                continue;
+            }
+            let Some(command) = self.mates.queue.pop_back() else {
+                return;
+            };
+            let game =
+                Game::new(command.clone()).unwrap_or_else(|_| Game::unchecked(command.clone()));
+            self.mates.busy.insert(i, command);
+            self.mates.tried += 1;
+            if self.mates.tried % 50 == 0 {
+                let (t, s) = (self.mates.tried, self.mates.succeeded);
+                self.say(format!(
+                    "info string pvMateTriedCount={t}, pvMateSuccessCount={s}"
+                ));
+            }
+            let slot = &mut self.slots[i];
+            send(slot, &GuiCommand::Position(game.sfen_command()));
+            send(
+                slot,
+                &GuiCommand::Go(GoLimits {
+                    mate: Some(MateLimit::Time(timeout)),
+                    ..Default::default()
+                }),
+            );
+            slot.pending.push_back(Request {
+                round: 0,
+                mate: true,
+            });
+        }
+    }
+
+    fn send_mateinfo(&mut self) {
+        let now = Instant::now();
+        let interval = Duration::from_millis(self.options.int("G_MateInfoInterval") as u64);
+        let Some(normal) = (0..self.slots.len())
+            .find(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
+        else {
+            return;
+        };
+        let mut due = Vec::new();
+        for (text, left, next) in &mut self.mates.mateinfo {
+            if *next <= now && *left > 0 {
+                due.push(text.clone());
+                *left -= 1;
+                *next = now + interval;
+            }
+        }
+        self.mates.mateinfo.retain(|(_, left, _)| *left > 0);
+        for text in due {
+            send_line(&mut self.slots[normal], &text);
+        }
+    }
+
+    // ----- timers -------------------------------------------------------------------------
+
+    fn next_timer(&self) -> Option<Instant> {
+        let mut t: Vec<Instant> = Vec::new();
+        if self.usi_pending {
+            t.extend(
+                self.slots
+                    .iter()
+                    .filter(|s| s.state == SlotState::Handshaking)
+                    .map(|s| s.handshake_deadline),
+            );
+        }
+        t.extend(self.ready_pending);
+        t.extend(self.next_keepalive);
+        if let Some(r) = &self.round {
+            if !r.stop_sent {
+                t.extend(r.soft);
+            }
+            t.extend(r.hard);
+        }
+        t.extend(self.mates.mateinfo.iter().map(|m| m.2));
+        t.into_iter().min()
+    }
+
+    fn on_timer(&mut self) {
+        let now = Instant::now();
+        self.try_answer_usi();
+        if self.next_keepalive.is_some_and(|k| k <= now) {
+            self.say("");
+            self.next_keepalive = Some(now + KEEPALIVE);
+        }
+        self.try_answer_ready();
+        if !self.mates.mateinfo.is_empty() {
+            self.send_mateinfo();
+        }
+        let Some(round) = &mut self.round else { return };
+        if !round.stop_sent && round.soft.is_some_and(|s| s <= now) {
+            round.stop_sent = true;
+            let owing: Vec<usize> = round
+                .participants
+                .iter()
+                .copied()
+                .filter(|p| !round.answers.contains_key(p))
+                .collect();
+            for i in owing {
+                let slot = &mut self.slots[i];
+                send(slot, &GuiCommand::Stop);
+                slot.stopped_at.get_or_insert(now);
+            }
+        }
+        self.maybe_finish();
+    }
+
+    // ----- deciding -----------------------------------------------------------------------
+
+    fn maybe_finish(&mut self) {
+        let Some(round) = &self.round else { return };
+        let all_in = round.participants.iter().all(|p| match round.kind {
+            RoundKind::Tsume => round.checkmates.contains_key(p),
+            _ => round.answers.contains_key(p),
+        });
+        let hard_passed = round.hard.is_some_and(|h| h <= Instant::now());
+        let tsume_mate = round.kind == RoundKind::Tsume
+            && round
+                .checkmates
+                .values()
+                .any(|c| matches!(c, Checkmate::Mate(l) if round.game.is_mate_line(l)));
+        let waiting_by_kind = matches!(round.kind, RoundKind::Ponder | RoundKind::Infinite);
+        if waiting_by_kind && !hard_passed {
+            return; // analysis and ponder end only with stop (or ponderhit)
+        }
+        if !(all_in || hard_passed || tsume_mate) {
+            return;
+        }
+        let round = self.round.take().expect("checked above");
+        if round.kind == RoundKind::Tsume {
+            self.finish_tsume(round);
+            return;
+        }
+        match family(self.config.policy) {
+            Family::Exchange
+                if round.exchange.is_none()
+                    && round.participants.len() == 2
+                    && round.answers.len() == 2 =>
+            {
+                self.exchange_phase1(round)
+            }
+            Family::Exchange if round.exchange.is_some() => self.exchange_phase2(round),
+            Family::Mate => self.finish_mate(round),
+            _ => self.finish_all(round),
+        }
+    }
+
+    fn decide_all(&self, answers: &[Answer]) -> Decision {
+        match self.config.policy {
+            PolicyKind::Majority => vote::majority(answers),
+            PolicyKind::Optimistic => optimism::by_score(answers, optimism::Extreme::Highest),
+            PolicyKind::Pessimistic => optimism::by_score(answers, optimism::Extreme::Lowest),
+            PolicyKind::Alternate => {
+                optimism::by_score(answers, self.per_game.alternation.current())
+            }
+            PolicyKind::RiseOptimistic => optimism::by_rise(answers, optimism::Extreme::Highest),
+            PolicyKind::RisePessimistic => optimism::by_rise(answers, optimism::Extreme::Lowest),
+            // Other families decide elsewhere; over several answers they fall back to optimism.
+            _ => optimism::by_score(answers, optimism::Extreme::Highest),
+        }
+    }
+
+    /// Answers of a round in member order, with their slots.
+    fn collect(&self, round: &Round) -> (Vec<usize>, Vec<Answer>) {
+        let mut slots: Vec<usize> = round.answers.keys().copied().collect();
+        slots.sort_by_key(|&i| self.slots[i].spec.number);
+        let answers = slots
+            .iter()
+            .map(|&i| self.answer_from_got(i, &round.answers[&i]))
+            .collect();
+        (slots, answers)
+    }
+
+    fn answer_from_got(&self, i: usize, g: &Got) -> Answer {
+        self.answer_of(
+            i,
+            best_text(&g.best),
+            g.best.ponder().map(|p| p.to_string()),
+            g.score,
+        )
+    }
+
+    fn finish_all(&mut self, round: Round) {
+        let (slots, answers) = self.collect(&round);
+        if answers.is_empty() {
+            self.fallback(&round);
+            return;
+        }
+        let chosen = self.choose(&answers, |c| c.decide_all(&answers));
+        let winner = slots[chosen];
+        info!(round = round.id, member = self.slots[winner].spec.number, mv = %answers[chosen].mv, "decided");
+        // [O]/[X] lines, last member first, as the reference printed them.
+        for k in (0..slots.len()).rev() {
+            let verdict = Verdict::of(answers[k].mv == answers[chosen].mv);
+            let line = self.member_line(slots[k], &round.answers[&slots[k]], verdict);
+            self.say(line);
+        }
+        for &i in &slots {
+            self.slots[i].prev = round.answers[&i].score;
+        }
+        if self.config.policy == PolicyKind::Alternate {
+            self.per_game.alternation.advance();
+        }
+        if family(self.config.policy) == Family::ChangePlayer {
+            let rule = rotation_rule(self.config.policy, &self.options);
+            let members = self
+                .slots
+                .iter()
+                .filter(|s| s.spec.role == Role::Normal)
+                .count();
+            if self
+                .per_game
+                .rotation
+                .after_move(rule, members, &answers[chosen])
+            {
+                // The new player starts without a score history.
+                for s in &mut self.slots {
+                    s.prev = None;
+                }
+            }
+        }
+        let got = round.answers[&winner].clone();
+        self.emit_decision(&round, &got);
+    }
+
+    /// Apply `G_Resign` and declarations around a policy's choice.
+    fn choose(&self, answers: &[Answer], decide: impl Fn(&Self) -> Decision) -> usize {
+        // A legal declaration wins the game at once, whoever made it.
+        if let Some(k) = answers.iter().position(|a| a.mv == "win") {
+            return k;
+        }
+        let chosen = decide(self).chosen;
+        if answers[chosen].is_resign() && self.options.text("G_Resign") == "all" {
+            let playing: Vec<usize> = (0..answers.len())
+                .filter(|&k| !answers[k].is_resign())
+                .collect();
+            if !playing.is_empty() {
+                let sub: Vec<Answer> = playing.iter().map(|&k| answers[k].clone()).collect();
+                return playing[self.decide_all(&sub).chosen];
+            }
+        }
+        chosen
+    }
+
+    fn emit_decision(&mut self, round: &Round, got: &Got) {
+        self.say(final_info(round, got, &self.slots));
+        self.say(got.best.to_string());
+        self.after_decision();
+    }
+
+    fn after_decision(&mut self) {
+        self.stop_all_searching();
+        for s in &mut self.slots {
+            s.clear_round();
+        }
+    }
+
+    fn fallback(&mut self, round: &Round) {
+        // The leader's current line is the best we know; else any legal move; else resign.
+        let from_pv = round
+            .leader
+            .and_then(|l| self.slots[l].last_pv.first().copied())
+            .filter(|m| round.game.check(m).is_ok());
+        let best = match from_pv.or_else(|| round.game.fallback()) {
+            Some(mv) => BestMove::Move { mv, ponder: None },
+            None => BestMove::Resign,
+        };
+        warn!(round = round.id, %best, "no member answered; fallback move");
+        self.say(format!(
+            "info string [Error] no member answered in time; gougi plays {best}"
+        ));
+        let got = Got {
+            best,
+            score: None,
+            info: None,
+            pv: Vec::new(),
+        };
+        self.emit_decision(round, &got);
+    }
+
+    fn exchange_phase1(&mut self, mut round: Round) {
+        let (slots, answers) = self.collect(&round);
+        let pair: [Answer; 2] = [answers[0].clone(), answers[1].clone()];
+        let phase2_possible =
+            round.kind == RoundKind::Play && round.soft.is_some() && !round.stop_sent;
+        let decision = match exchange::phase1(&pair) {
+            Phase1::Decided(d) => Some(d),
+            Phase1::Exchange if pair.iter().any(|a| a.mv == "win") => Some(Decision {
+                chosen: self.choose(&pair, |_| Decision {
+                    chosen: 0,
+                    reason: String::new(),
+                }),
+                reason: "declaration".into(),
+            }),
+            Phase1::Exchange if !phase2_possible => {
+                Some(optimism::by_score(&pair, optimism::Extreme::Highest))
+            }
+            Phase1::Exchange => None,
+        };
+        if let Some(d) = decision {
+            for k in (0..2).rev() {
+                let line = self.member_line(
+                    slots[k],
+                    &round.answers[&slots[k]],
+                    Verdict::of(pair[k].mv == pair[d.chosen].mv),
+                );
+                self.say(line);
+            }
+            let got = round.answers[&slots[d.chosen]].clone();
+            self.emit_decision(&round, &got);
+            return;
+        }
+        // Phase 2: each member searches after the other's move, in the time left.
+        let now = Instant::now();
+        let left = round
+            .hard
+            .map_or(Duration::ZERO, |h| h.saturating_duration_since(now));
+        let margin = Duration::from_millis(self.options.int("G_Margin") as u64);
+        let budget = left.saturating_sub(margin / 2).mul_f64(0.9);
+        let mv = |k: usize| {
+            round.answers[&slots[k]]
+                .best
+                .mv()
+                .expect("phase 1 moves are moves")
+        };
+        let limits = GoLimits {
+            btime: Some(0),
+            wtime: Some(0),
+            byoyomi: Some(budget.as_millis() as u64),
+            ..Default::default()
+        };
+        let moves = [mv(0), mv(1)];
+        round.exchange = Some(ExchangeState {
+            first: pair,
+            first_got: [
+                round.answers[&slots[0]].clone(),
+                round.answers[&slots[1]].clone(),
+            ],
+        });
+        round.answers.clear();
+        round.soft = Some(now + budget);
+        round.hard = Some(now + left.saturating_sub(margin / 4));
+        round.stop_sent = false;
+        for k in 0..2 {
+            let after = round.game.after(&[moves[1 - k]]);
+            start_search(
+                &mut self.slots[slots[k]],
+                &after.command,
+                &limits,
+                Request {
+                    round: round.id,
+                    mate: false,
+                },
+            );
+            self.slots[slots[k]].clear_round();
+            round.elsewhere.insert(slots[k], after);
+        }
+        self.round = Some(round);
+    }
+
+    fn exchange_phase2(&mut self, round: Round) {
+        let ex = round.exchange.clone().expect("phase 2");
+        let order: Vec<usize> = {
+            let mut v: Vec<usize> = round.participants.clone();
+            v.sort_by_key(|&i| self.slots[i].spec.number);
+            v
+        };
+        let reply = |k: usize| -> Option<i64> {
+            order
+                .get(k)
+                .and_then(|i| round.answers.get(i))
+                .and_then(|g| g.score)
+                .map(|s| i64::from(Eval::from_score(&s).0))
+        };
+        let views = exchange::views(&ex.first, reply(0), reply(1));
+        let d = exchange::phase2(&views);
+        for k in [1usize, 0] {
+            let mv = ex.first_got[k].best.mv().expect("phase 1 moves are moves");
+            let ja = round.game.japanese(&[mv]).join(" ");
+            self.say(annotate::exchange_line(
+                Verdict::of(k == d.chosen),
+                mv.as_str(),
+                &ja,
+                views[k].average(),
+                [views[k].by1, views[k].by2],
+            ));
+        }
+        for (k, &i) in order.iter().enumerate() {
+            self.slots[i].prev = ex.first_got[k].score;
+        }
+        let got = ex.first_got[d.chosen].clone();
+        self.emit_decision(&round, &got);
+    }
+
+    fn finish_mate(&mut self, round: Round) {
+        let (slots, answers) = self.collect(&round);
+        let key = round.game.command.to_string();
+        let mate = self.mates.found.get(&key).cloned();
+        let choice = mate_policy::choose(
+            &mate
+                .iter()
+                .map(|l| l.iter().map(|m| m.to_string()).collect())
+                .collect::<Vec<_>>(),
+        );
+        let mate_name = self
+            .slots
+            .iter()
+            .find(|s| s.spec.role == Role::Mate)
+            .map_or("mate".to_string(), |s| s.name.clone());
+        match (choice, mate) {
+            (MateChoice::Mate(_), Some(line)) => {
+                let first = line[0];
+                self.say(format!("info score mate {} pv {}", line.len(), join(&line)));
+                if let (Some(&i), Some(a)) = (slots.first(), answers.first()) {
+                    let verdict = Verdict::of(a.mv == first.as_str());
+                    let l = self.member_line(i, &round.answers[&i], verdict);
+                    self.say(l);
+                }
+                let ja = round.game.japanese(&line);
+                self.say(annotate::mate_line(Verdict::Chosen, Some(&ja), &mate_name));
+                self.say(format!("bestmove {first}"));
+                if let Some(&i) = slots.first() {
+                    self.slots[i].prev = round.answers[&i].score;
+                }
+                self.after_decision();
+            }
+            _ => {
+                if answers.is_empty() {
+                    self.fallback(&round);
+                    return;
+                }
+                let i = slots[0];
+                self.say(annotate::mate_line(Verdict::NotChosen, None, &mate_name));
+                let l = self.member_line(i, &round.answers[&i], Verdict::Chosen);
+                self.say(l);
+                self.slots[i].prev = round.answers[&i].score;
+                let got = round.answers[&i].clone();
+                self.emit_decision(&round, &got);
+            }
+        }
+    }
+
+    fn finish_tsume(&mut self, round: Round) {
+        let mut best: Option<Vec<UsiMove>> = None;
+        let mut any_nomate = false;
+        for cm in round.checkmates.values() {
+            match cm {
+                Checkmate::Mate(line) if round.game.is_mate_line(line) => {
+                    best = match best {
+                        Some(b) if b.len() <= line.len() => Some(b),
+                        _ => Some(line.clone()),
+                    };
+                }
+                Checkmate::Mate(line) if !line.is_empty() => {
+                    self.say(format!("info string [Error] {cm} is not a mate; ignored"));
+                }
+                Checkmate::NoMate => any_nomate = true,
+                _ => {}
+            }
+        }
+        let answer = match best {
+            Some(line) => Checkmate::Mate(line),
+            None if any_nomate => Checkmate::NoMate,
+            None if round.game.board.is_some() && !round.game.has_check() => Checkmate::NoMate,
+            None => Checkmate::Timeout,
+        };
+        self.say(answer.to_string());
+        self.after_decision();
+    }
+
+    // ----- helpers ------------------------------------------------------------------------
+
+    fn member_line(&self, i: usize, got: &Got, verdict: Verdict) -> String {
+        let slot = &self.slots[i];
+        let game = self.round.as_ref().map_or(&self.game, |r| &r.game);
+        let mut moves = Vec::new();
+        if let Some(m) = got.best.mv() {
+            moves.push(m);
+            moves.extend(got.best.ponder());
+        }
+        let ja = match got.best {
+            BestMove::Resign => "投了".to_string(),
+            BestMove::Win => "入玉宣言".to_string(),
+            _ => game.japanese(&moves).join(" "),
+        };
+        let score = got.score.map_or(String::new(), |s| score_text(&s));
+        let history = History {
+            prev: slot.prev.map_or(String::new(), |s| score_text(&s)),
+            delta: match (got.score, slot.prev) {
+                (Some(s), Some(p)) => {
+                    Some(i64::from(Eval::from_score(&s).0) - i64::from(Eval::from_score(&p).0))
+                }
+                _ => None,
+            },
+        };
+        let bestmove = got.best.to_string();
+        MemberLine {
+            verdict,
+            bestmove: &bestmove,
+            ja: &ja,
+            score: &score,
+            history: Some(history),
+            name: &slot.name,
+        }
+        .render()
+    }
+
+    fn broadcast(&mut self, cmd: &GuiCommand) {
+        for slot in &mut self.slots {
+            if matches!(slot.state, SlotState::Ready | SlotState::Readying) {
+                send(slot, cmd);
+            }
+        }
+    }
+
+    /// Stop every member that still owes an answer, so none keeps searching a stale position.
+    fn stop_all_searching(&mut self) {
+        let now = Instant::now();
+        for slot in &mut self.slots {
+            if !slot.pending.is_empty() && slot.stopped_at.is_none() && slot.usable() {
+                send(slot, &GuiCommand::Stop);
+                slot.stopped_at = Some(now);
+            }
+        }
+        self.mates
+            .busy
+            .retain(|&i, _| !self.slots[i].pending.is_empty());
+    }
+
+    fn kill_hung(&mut self) {
+        let now = Instant::now();
+        for i in 0..self.slots.len() {
+            let slot = &mut self.slots[i];
+            if slot
+                .stopped_at
+                .is_some_and(|t| now.duration_since(t) >= HUNG_AFTER)
+                && slot.state == SlotState::Ready
+            {
+                warn!(
+                    member = slot.spec.number,
+                    "member does not answer after stop; killing it"
+                );
+                self.buffer.push(format!(
+                    "info string [Error] E{} ({}) hangs; restarting it",
+                    slot.spec.number, slot.name
+                ));
+                kill(slot);
+                slot.state = SlotState::Dead;
+                slot.pending.clear();
+                slot.stopped_at = None;
+            }
+        }
+        self.restart_dead();
+    }
+
+    fn restart_dead(&mut self) {
+        for i in 0..self.slots.len() {
+            let slot = &mut self.slots[i];
+            if slot.state != SlotState::Dead || slot.restarts >= MAX_RESTARTS {
+                continue;
+            }
+            slot.restarts += 1;
+            slot.options.clear();
+            slot.handshake_deadline = Instant::now() + USI_TIMEOUT;
+            info!(
+                member = slot.spec.number,
+                attempt = slot.restarts,
+                "restarting member"
+            );
+            if let Err(e) = launch(slot, &self.events_tx) {
+                self.buffer.push(format!(
+                    "info string [Error] E{} restart failed: {e}",
+                    slot.spec.number
+                ));
+            }
+        }
+    }
+}
+
+/// The consultation families: which round shape a type uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    All,
+    Exchange,
+    ChangePlayer,
+    Mate,
+}
+
+/// The rotation rule of a change-player type, from the current `G_` options.
+fn rotation_rule(policy: PolicyKind, o: &Values) -> change_player::Rule {
+    use change_player::Rule;
+    match policy {
+        PolicyKind::ByPhase => Rule::ByPhase {
+            middle_from: o.int("G_ChuubanStartPlys") as u32,
+            end_from: o.int("G_ShuubanStartPlys") as u32,
+        },
+        PolicyKind::ChangeOnDrop => Rule::OnDrop {
+            diff: o.int("G_ChangePlayerScoreDiff"),
+        },
+        PolicyKind::ChangeOnRise => Rule::OnRise {
+            diff: o.int("G_ChangePlayerScoreDiff"),
+        },
+        _ => Rule::Every {
+            plys: o.int("G_ChangePlayerPlys") as u32,
+        },
+    }
+}
+
+fn family(policy: PolicyKind) -> Family {
+    match policy {
+        PolicyKind::Majority
+        | PolicyKind::Optimistic
+        | PolicyKind::Pessimistic
+        | PolicyKind::Alternate
+        | PolicyKind::RiseOptimistic
+        | PolicyKind::RisePessimistic => Family::All,
+        PolicyKind::Exchange => Family::Exchange,
+        PolicyKind::ChangeEvery
+        | PolicyKind::ByPhase
+        | PolicyKind::ChangeOnDrop
+        | PolicyKind::ChangeOnRise => Family::ChangePlayer,
+        PolicyKind::Mate | PolicyKind::MateSfen | PolicyKind::MatePv => Family::Mate,
+    }
+}
+
+fn launch(
+    slot: &mut Slot,
+    events: &mpsc::UnboundedSender<MemberEvent>,
+) -> Result<(), crate::member::MemberError> {
+    slot.pending.clear();
+    slot.stopped_at = None;
+    match MemberHandle::spawn(&slot.spec, events.clone()) {
+        Ok(h) => {
+            let _ = h.send(&GuiCommand::Usi);
+            slot.handle = Some(h);
+            slot.state = SlotState::Handshaking;
+            Ok(())
+        }
+        Err(e) => {
+            slot.state = SlotState::Dead;
+            slot.restarts = MAX_RESTARTS; // a member that cannot start will not start later either
+            Err(e)
+        }
+    }
+}
+
+fn kill(slot: &mut Slot) {
+    if let Some(h) = slot.handle.take() {
+        h.kill();
+    }
+    slot.state = SlotState::Dead;
+}
+
+fn send(slot: &mut Slot, cmd: &GuiCommand) {
+    if let Some(h) = &slot.handle {
+        if let Err(e) = h.send(cmd) {
+            debug!(member = slot.spec.number, error = %e, "send failed");
+        }
+    }
+}
+
+fn send_line(slot: &mut Slot, line: &str) {
+    if let Some(h) = &slot.handle {
+        let _ = h.send_line(line);
+    }
+}
+
+/// Send `position` + `go`, stopping first if the member still owes an earlier answer.
+fn start_search(slot: &mut Slot, position: &PositionCommand, limits: &GoLimits, request: Request) {
+    if !slot.pending.is_empty() && slot.stopped_at.is_none() {
+        send(slot, &GuiCommand::Stop);
+        slot.stopped_at = Some(Instant::now());
+    }
+    send(slot, &GuiCommand::Position(position.clone()));
+    send(slot, &GuiCommand::Go(limits.clone()));
+    slot.pending.push_back(request);
+}
+
+/// Deadlines and the limits members get, for a GUI `go` from the side to move.
+fn timing(
+    limits: &GoLimits,
+    black: bool,
+    margin: u64,
+) -> (Option<Duration>, Option<Duration>, GoLimits) {
+    if let Some(movetime) = limits.movetime {
+        let (member, soft, hard) = deadline::plan_movetime(movetime, margin);
+        return (
+            Some(soft),
+            Some(hard),
+            GoLimits {
+                movetime: Some(member),
+                ..limits.clone()
+            },
+        );
+    }
+    if !limits.has_clock() {
+        // `go nodes`, `go depth` or a bare `go`: members end the search themselves.
+        return (None, None, limits.clone());
+    }
+    let (main, inc) = limits.clock_of(black);
+    let (opp, _) = limits.clock_of(!black);
+    let clock = Clock {
+        main: main.unwrap_or(0),
+        opponent_main: opp.unwrap_or(0),
+        byoyomi: limits.byoyomi.unwrap_or(0),
+        inc: inc.unwrap_or(0),
+    };
+    let plan = deadline::plan(clock, margin);
+    let mut member = limits.clone();
+    if black {
+        member.btime = Some(plan.member_main);
+    } else {
+        member.wtime = Some(plan.member_main);
+    }
+    if limits.byoyomi.is_some() {
+        member.byoyomi = Some(plan.member_byoyomi);
+    }
+    (Some(plan.soft), Some(plan.hard), member)
+}
+
+/// The exchange rule's phase-1 clock: our main time, increment and byoyomi scaled by `f`.
+fn scale_limits(limits: &GoLimits, black: bool, f: f64) -> GoLimits {
+    let scale = |v: Option<u64>| v.map(|x| (x as f64 * f) as u64);
+    let mut l = limits.clone();
+    if black {
+        l.btime = scale(l.btime);
+        l.binc = scale(l.binc);
+    } else {
+        l.wtime = scale(l.wtime);
+        l.winc = scale(l.winc);
+    }
+    l.byoyomi = scale(l.byoyomi);
+    l
+}
+
+fn best_text(best: &BestMove) -> String {
+    match best {
+        BestMove::Move { mv, .. } => mv.to_string(),
+        BestMove::Resign => "resign".to_string(),
+        BestMove::Win => "win".to_string(),
+    }
+}
+
+/// The score as the reference showed it: `50`, `mate 3`, `mate -2`.
+fn score_text(score: &Score) -> String {
+    match score {
+        Score::Cp(cp) => cp.to_string(),
+        mate => mate.to_string(),
+    }
+}
+
+fn join(moves: &[UsiMove]) -> String {
+    moves
+        .iter()
+        .map(|m| m.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The last `info` before `bestmove`: the chosen member's score and a PV that starts with the
+/// chosen move (ShogiHome attaches only such a line to the move), gougi's time and the nodes
+/// of all members.
+fn final_info(round: &Round, got: &Got, slots: &[Slot]) -> String {
+    let mut info = got.info.clone().unwrap_or_default();
+    let pv: Vec<String> = match got.best.mv() {
+        Some(mv) if got.pv.first() == Some(&mv) => got.pv.iter().map(|m| m.to_string()).collect(),
+        Some(mv) => std::iter::once(mv)
+            .chain(got.best.ponder())
+            .map(|m| m.to_string())
+            .collect(),
+        None => vec![best_text(&got.best)],
+    };
+    info.text = Some(InfoText::Pv(pv));
+    info.multipv = Some(1);
+    info.time = Some(round.started.elapsed().as_millis() as u64);
+    let nodes: u64 = slots
+        .iter()
+        .filter_map(|s| s.last_info.as_ref().and_then(|i| i.nodes))
+        .sum();
+    if nodes > 0 {
+        info.nodes = Some(nodes.max(info.nodes.unwrap_or(0)));
+    }
+    info.nps = None;
+    info.currmove = None;
+    info.currmovenumber = None;
+    info.extra.clear();
+    if let Some(s) = got.score {
+        info.score = Some(InfoScore::exact(s));
+    }
+    info.to_string()
+}
+
+fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(86_400)
+}

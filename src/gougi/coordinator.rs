@@ -559,7 +559,7 @@ impl<W: AsyncWrite + Unpin> Coordinator<W> {
         let now = Instant::now();
         round.soft = Some(now);
         round.hard = Some(now + STOP_GRACE);
-        if round.kind == RoundKind::Ponder {
+        if matches!(round.kind, RoundKind::Ponder | RoundKind::Infinite) {
             round.kind = RoundKind::Play;
         }
         self.on_timer();
@@ -1602,6 +1602,12 @@ impl<W: AsyncWrite + Unpin> Coordinator<W> {
     }
 
     fn finish_mate(&mut self, round: Round) {
+        if self.config.policy == PolicyKind::MatePv {
+            let (t, s) = (self.mates.tried, self.mates.succeeded);
+            self.say(format!(
+                "info string pvMateTriedCount={t}, pvMateSuccessCount={s}"
+            ));
+        }
         let (slots, answers) = self.collect(&round);
         let key = round.game.command.to_string();
         let mate = self.mates.found.get(&key).cloned();

@@ -1,0 +1,242 @@
+//! Shared harness for tests that drive the real `gougi` binary over stdin/stdout.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Builds the mock engine for this profile once and returns its path.
+pub fn mock_engine_path() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test binary path");
+        let profile_dir = exe
+            .parent()
+            .and_then(|d| d.parent())
+            .expect("target/<profile>/deps layout")
+            .to_path_buf();
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .args(["build", "--quiet", "--example", "mock_engine"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if profile_dir.ends_with("release") {
+            build.arg("--release");
+        }
+        assert!(build
+            .status()
+            .expect("cargo build --example mock_engine")
+            .success());
+        let path = profile_dir
+            .join("examples")
+            .join(format!("mock_engine{}", std::env::consts::EXE_SUFFIX));
+        assert!(path.exists(), "no mock engine at {}", path.display());
+        path
+    })
+    .clone()
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "gougi-test-{}-{}-{tag}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// A config with mock members: `scripts[k]` is the script of `Engine<k+1>`; `mate` the mate
+/// engine's script. Returns the config path.
+pub fn mock_config(
+    dir: &Path,
+    policy: &str,
+    scripts: &[&str],
+    mate: Option<&str>,
+    extra: &str,
+) -> PathBuf {
+    let mock = mock_engine_path();
+    let mut text = format!("Gougi.Type={policy}\n");
+    for (k, script) in scripts.iter().enumerate() {
+        let path = dir.join(format!("member{}.txt", k + 1));
+        std::fs::write(&path, script).expect("script");
+        text += &format!(
+            "Engine{}.Path={} {}\n",
+            k + 1,
+            mock.display(),
+            path.display()
+        );
+    }
+    if let Some(script) = mate {
+        let path = dir.join("mate.txt");
+        std::fs::write(&path, script).expect("script");
+        text += &format!("MateEngine.Path={} {}\n", mock.display(), path.display());
+    }
+    text += extra;
+    let config = dir.join("SimpleGougi.config");
+    std::fs::write(&config, text).expect("config");
+    config
+}
+
+/// The `gougi` binary as a USI engine.
+pub struct Gougi {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Every line received so far.
+    pub seen: Vec<String>,
+}
+
+impl Gougi {
+    pub fn start(args: &[&str]) -> Gougi {
+        Self::start_in(args, None)
+    }
+
+    pub fn start_in(args: &[&str], dir: Option<&Path>) -> Gougi {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gougi"));
+        cmd.args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        cmd.env_remove("GOUGI_CONFIG");
+        if let Some(d) = dir {
+            cmd.current_dir(d);
+        }
+        let mut child = cmd.spawn().expect("start gougi");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Gougi {
+            child,
+            stdin,
+            lines: rx,
+            seen: Vec::new(),
+        }
+    }
+
+    pub fn with_config(config: &Path) -> Gougi {
+        Self::start(&["--config", config.to_str().expect("utf-8 path")])
+    }
+
+    pub fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write to gougi");
+        stdin.flush().expect("flush");
+    }
+
+    /// Close stdin (end of input).
+    pub fn close(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next line, or `None` after `timeout`.
+    pub fn next(&mut self, timeout: Duration) -> Option<String> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                self.seen.push(line.clone());
+                Some(line)
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Lines up to and including the first that satisfies `done`; panics after `timeout`.
+    pub fn until(&mut self, timeout: Duration, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(left) {
+                Some(line) => {
+                    let stop = done(&line);
+                    got.push(line);
+                    if stop {
+                        return got;
+                    }
+                }
+                None => panic!("timed out after {timeout:?}; got {got:#?}"),
+            }
+        }
+    }
+
+    /// Lines up to the one starting with `prefix` (inclusive).
+    pub fn until_prefix(&mut self, prefix: &str) -> Vec<String> {
+        let p = prefix.to_string();
+        self.until(Duration::from_secs(20), move |l| l.starts_with(&p))
+    }
+
+    /// `usi` … `usiok`, `isready` … `readyok`, `usinewgame`.
+    pub fn handshake(&mut self) -> Vec<String> {
+        self.send("usi");
+        let mut lines = self.until_prefix("usiok");
+        self.send("isready");
+        lines.extend(self.until(Duration::from_secs(20), |l| l == "readyok"));
+        self.send("usinewgame");
+        lines
+    }
+
+    /// Wait for the process to exit; its status code.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<i32> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Gougi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The lines of a decision: from the first `[O]`/`[X]` line to `bestmove`, with the variable
+/// `time <ms>` field masked.
+pub fn decision(lines: &[String]) -> Vec<String> {
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("info string [O]") || l.starts_with("info string [X]"))
+        .unwrap_or(lines.len().saturating_sub(2));
+    lines[start..].iter().map(|l| mask_time(l)).collect()
+}
+
+pub fn mask_time(line: &str) -> String {
+    let mut out = Vec::new();
+    let mut it = line.split(' ').peekable();
+    while let Some(tok) = it.next() {
+        out.push(tok.to_string());
+        if tok == "time" && it.peek().is_some_and(|t| t.parse::<u64>().is_ok()) {
+            it.next();
+            out.push("T".to_string());
+        }
+    }
+    out.join(" ")
+}
+
+/// Whether a process id still exists (Linux).
+pub fn pid_alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(false, |s| !s.contains(") Z "))
+}

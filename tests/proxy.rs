@@ -1,0 +1,717 @@
+//! The consultation proxy end to end: the real `gougi` binary with mock members
+//! (`examples/mock_engine.rs`), one test per consultation type and per fault.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{decision, mock_config, scratch_dir, Gougi};
+
+const BYO: &str = "go btime 0 wtime 0 byoyomi 5000";
+
+/// Three members for the all-members types: e1 7g7f at +50 (fast), e2 2g2f at +30, e3 2g2f
+/// at +10 (slowest), so answers arrive in member order.
+fn three(second: [&str; 3]) -> [String; 3] {
+    [
+        format!("id name e1\ngo: info depth 5 score cp 50 pv 7g7f 3c3d ; bestmove 7g7f ponder 3c3d\ngo: {}\n", second[0]),
+        format!("id name e2\ngo: sleep 100 ; info depth 6 score cp 30 pv 2g2f 8c8d ; bestmove 2g2f ponder 8c8d\ngo: sleep 100 ; {}\n", second[1]),
+        format!("id name e3\ngo: sleep 200 ; info depth 7 score cp 10 pv 2g2f 3c3d ; bestmove 2g2f\ngo: sleep 200 ; {}\n", second[2]),
+    ]
+}
+
+fn start(policy: &str, scripts: &[String], mate: Option<&str>, extra: &str) -> Gougi {
+    let dir = scratch_dir(policy);
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let config = mock_config(&dir, policy, &refs, mate, extra);
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    g
+}
+
+fn play(g: &mut Gougi, position: &str, go: &str) -> Vec<String> {
+    g.send(position);
+    g.send(go);
+    g.until_prefix("bestmove")
+}
+
+const SECOND: [&str; 3] = [
+    "info depth 5 score cp 60 pv 2g2f ; bestmove 2g2f",
+    "info depth 5 score cp 90 pv 6i7h ; bestmove 6i7h",
+    "info depth 5 score cp -20 pv 5g5f ; bestmove 5g5f",
+];
+
+#[test]
+fn majority_takes_the_lowest_voter_of_the_majority() {
+    let mut g = start("多数決合議（3者）", &three(SECOND), None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    let arrivals: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string bestmove"))
+        .collect();
+    assert_eq!(
+        arrivals,
+        [
+            "info string bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50 （前回 差分 ）] [e1]",
+            "info string bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 30 （前回 差分 ）] [e2]",
+            "info string bestmove 2g2f [２六歩(27)] [評価値 10 （前回 差分 ）] [e3]",
+        ]
+    );
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 2g2f [２六歩(27)] [評価値 10 （前回 差分 ）] [e3]",
+            "info string [O] bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 30 （前回 差分 ）] [e2]",
+            "info string [X] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50 （前回 差分 ）] [e1]",
+            "info depth 6 time T multipv 1 score cp 30 pv 2g2f 8c8d",
+            "bestmove 2g2f ponder 8c8d",
+        ]
+    );
+}
+
+#[test]
+fn optimistic_takes_the_highest_score() {
+    let mut g = start("optimistic", &three(SECOND), None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove 2g2f [２六歩(27)] [評価値 10 （前回 差分 ）] [e3]",
+            "info string [X] bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 30 （前回 差分 ）] [e2]",
+            "info string [O] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50 （前回 差分 ）] [e1]",
+            "info depth 5 time T multipv 1 score cp 50 pv 7g7f 3c3d",
+            "bestmove 7g7f ponder 3c3d",
+        ]
+    );
+}
+
+#[test]
+fn pessimistic_takes_the_lowest_score() {
+    let mut g = start("悲観合議", &three(SECOND), None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    let d = decision(&lines);
+    assert_eq!(
+        d[0],
+        "info string [O] bestmove 2g2f [２六歩(27)] [評価値 10 （前回 差分 ）] [e3]"
+    );
+    assert_eq!(
+        d[3],
+        "info depth 7 time T multipv 1 score cp 10 pv 2g2f 3c3d"
+    );
+    assert_eq!(d[4], "bestmove 2g2f");
+}
+
+#[test]
+fn alternate_starts_optimistic_then_pessimistic_with_history() {
+    let mut g = start("楽観合議と悲観合議を交互", &three(SECOND), None, "");
+    let first = play(&mut g, "position startpos", BYO);
+    assert_eq!(first.last().unwrap(), "bestmove 7g7f ponder 3c3d");
+    let second = play(&mut g, "position startpos moves 7g7f 3c3d", BYO);
+    assert_eq!(
+        decision(&second),
+        [
+            "info string [O] bestmove 5g5f [５六歩(57)] [評価値 -20 （前回10 差分-30）] [e3]",
+            "info string [X] bestmove 6i7h [７八金(69)] [評価値 90 （前回30 差分60）] [e2]",
+            "info string [X] bestmove 2g2f [２六歩(27)] [評価値 60 （前回50 差分10）] [e1]",
+            "info depth 5 time T multipv 1 score cp -20 pv 5g5f",
+            "bestmove 5g5f",
+        ]
+    );
+}
+
+#[test]
+fn rise_optimistic_and_pessimistic() {
+    for (policy, want) in [
+        ("rise-optimistic", "bestmove 6i7h"),
+        ("2手前の評価値からの上昇分の悲観合議", "bestmove 5g5f"),
+    ] {
+        let mut g = start(policy, &three(SECOND), None, "");
+        // First move: no history anywhere, so engine 1 plays.
+        let first = play(&mut g, "position startpos", BYO);
+        assert_eq!(
+            first.last().unwrap(),
+            "bestmove 7g7f ponder 3c3d",
+            "{policy}"
+        );
+        let second = play(&mut g, "position startpos moves 7g7f 3c3d", BYO);
+        assert_eq!(second.last().unwrap(), want, "{policy}");
+    }
+}
+
+#[test]
+fn exchange_rates_each_move_by_both_members() {
+    // The reference's example: e1 7g7f +50, e2 2g2f -8; after 2g2f e1 (as White) says +40,
+    // after 7g7f e2 says +20. 7g7f wins 15 to -24.
+    let scripts = [
+        "id name e1\ngo: info depth 5 score cp 50 pv 7g7f 3c3d ; bestmove 7g7f ponder 3c3d\ngo: info depth 4 score cp 40 pv 8c8d ; bestmove 8c8d\n".to_string(),
+        "id name e2\ngo: sleep 50 ; info depth 5 score cp -8 pv 2g2f 8c8d ; bestmove 2g2f\ngo: info depth 4 score cp 20 pv 3c3d ; bestmove 3c3d\n".to_string(),
+    ];
+    let mut g = start(
+        "各々の最善手を交換して評価値の合計で判定（2者）",
+        &scripts,
+        None,
+        "",
+    );
+    let lines = play(&mut g, "position startpos", BYO);
+    let tail: Vec<String> = lines[lines.len() - 4..]
+        .iter()
+        .map(|l| common::mask_time(l))
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "info string [X] bestmove 2g2f [２六歩(27)] [評価値 -24 （-40, -8）]",
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 15 （50, -20）]",
+            "info depth 5 time T multipv 1 score cp 50 pv 7g7f 3c3d",
+            "bestmove 7g7f ponder 3c3d",
+        ]
+    );
+}
+
+#[test]
+fn exchange_agreement_decides_at_once() {
+    let scripts = [
+        "id name e1\ngo: info score cp 50 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e2\ngo: info score cp 60 pv 7g7f ; bestmove 7g7f\n".to_string(),
+    ];
+    let mut g = start("exchange", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 60 （前回 差分 ）] [e2]",
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 50 （前回 差分 ）] [e1]",
+            "info time T multipv 1 score cp 60 pv 7g7f",
+            "bestmove 7g7f",
+        ]
+    );
+}
+
+fn players(policy: &str, extra: &str, positions: &[&str], setoption: &[&str]) -> Vec<String> {
+    let scripts = [
+        "id name e1\ngo: info score cp 100 pv 7g7f ; bestmove 7g7f\ngo: info score cp 50 pv 2g2f ; bestmove 2g2f\ngo: info score cp -100 pv 5g5f ; bestmove 5g5f\ngo: info score cp 0 pv 6g6f ; bestmove 6g6f\n".to_string(),
+        "id name e2\ngo: info score cp 10 pv 1g1f ; bestmove 1g1f\n".to_string(),
+        "id name e3\ngo: info score cp 20 pv 9g9f ; bestmove 9g9f\n".to_string(),
+    ];
+    let dir = scratch_dir(policy);
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let mut g = Gougi::with_config(&mock_config(&dir, policy, &refs, None, extra));
+    g.send("usi");
+    g.until_prefix("usiok");
+    for o in setoption {
+        g.send(o);
+    }
+    g.send("isready");
+    g.until_prefix("readyok");
+    g.send("usinewgame");
+    positions
+        .iter()
+        .map(|p| play(&mut g, p, BYO).last().unwrap().clone())
+        .collect()
+}
+
+#[test]
+fn change_every_rotates_after_n_moves() {
+    let moves = players(
+        "数手ごとに対局者交代",
+        "",
+        &[
+            "position startpos",
+            "position startpos moves 7g7f 3c3d",
+            "position startpos moves 7g7f 3c3d 2g2f 8c8d",
+        ],
+        &["setoption name G_ChangePlayerPlys value 1"],
+    );
+    assert_eq!(moves, ["bestmove 7g7f", "bestmove 1g1f", "bestmove 9g9f"]);
+}
+
+#[test]
+fn by_phase_reads_the_ply_of_the_position() {
+    let moves = players(
+        "by-phase",
+        "",
+        &[
+            "position startpos",
+            "position startpos moves 7g7f 3c3d",
+            "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 9",
+        ],
+        &[
+            "setoption name G_ChuubanStartPlys value 3",
+            "setoption name G_ShuubanStartPlys value 9",
+        ],
+    );
+    assert_eq!(moves, ["bestmove 7g7f", "bestmove 1g1f", "bestmove 9g9f"]);
+}
+
+#[test]
+fn change_on_drop_rotates_when_the_score_falls() {
+    // e1: +100, +50 (−50), −100 (−150 ≥ 100: rotate), so e2 plays the fourth move.
+    let moves = players(
+        "2手前の評価値から一定値以上下降したら対局者交代",
+        "",
+        &[
+            "position startpos",
+            "position startpos moves 7g7f 3c3d",
+            "position startpos moves 7g7f 3c3d 2g2f 8c8d",
+            "position startpos moves 7g7f 3c3d 2g2f 8c8d 5g5f 5c5d",
+        ],
+        &[],
+    );
+    assert_eq!(
+        moves,
+        [
+            "bestmove 7g7f",
+            "bestmove 2g2f",
+            "bestmove 5g5f",
+            "bestmove 1g1f"
+        ]
+    );
+}
+
+#[test]
+fn change_on_rise_keeps_a_falling_player() {
+    let moves = players(
+        "change-on-rise",
+        "",
+        &[
+            "position startpos",
+            "position startpos moves 7g7f 3c3d",
+            "position startpos moves 7g7f 3c3d 2g2f 8c8d",
+            "position startpos moves 7g7f 3c3d 2g2f 8c8d 5g5f 5c5d",
+        ],
+        &["setoption name G_ChangePlayerScoreDiff value 100"],
+    );
+    // e1's scores only fall (+100, +50, −100) and then rise by 100 (−100 → 0): rotate after.
+    assert_eq!(
+        moves,
+        [
+            "bestmove 7g7f",
+            "bestmove 2g2f",
+            "bestmove 5g5f",
+            "bestmove 6g6f"
+        ]
+    );
+}
+
+const MATE1: &str = "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+
+#[test]
+fn mate_member_overrides_with_a_verified_mate() {
+    let normal = [
+        "id name e1\ngo: sleep 300 ; info depth 3 score cp 900 pv 5c5b+ ; bestmove 5c5b+\n"
+            .to_string(),
+    ];
+    let mut g = start(
+        "詰探索エンジンとの合議",
+        &normal,
+        Some("id name tsume\nmate: checkmate G*5b\n"),
+        "",
+    );
+    let lines = play(&mut g, MATE1, BYO);
+    assert!(
+        lines.contains(&"info string checkmate G*5b".to_string()),
+        "{lines:#?}"
+    );
+    let tail: Vec<String> = lines[lines.len() - 4..].to_vec();
+    assert_eq!(
+        tail,
+        [
+            "info score mate 1 pv G*5b",
+            "info string [X] bestmove 5c5b+ [５二歩成(53)] [評価値 900 （前回 差分 ）] [e1]",
+            "info string [O] [1手詰め]\u{3000}[５二金打] [tsume]",
+            "bestmove G*5b",
+        ]
+    );
+}
+
+#[test]
+fn mate_member_without_a_mate_leaves_the_normal_move() {
+    let normal = [
+        "id name e1\ngo: sleep 200 ; info depth 3 score cp 40 pv 7g7f ; bestmove 7g7f\n"
+            .to_string(),
+    ];
+    let mut g = start(
+        "mate",
+        &normal,
+        Some("id name tsume\nmate: checkmate nomate\n"),
+        "",
+    );
+    let lines = play(&mut g, "position startpos", BYO);
+    let tail: Vec<String> = lines[lines.len() - 4..]
+        .iter()
+        .map(|l| common::mask_time(l))
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "info string [X] [詰み無し] [tsume]",
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 40 （前回 差分 ）] [e1]",
+            "info depth 3 time T multipv 1 score cp 40 pv 7g7f",
+            "bestmove 7g7f",
+        ]
+    );
+}
+
+#[test]
+fn a_false_mate_claim_is_ignored() {
+    let normal =
+        ["id name e1\ngo: sleep 300 ; info score cp 900 pv 5c5b+ ; bestmove 5c5b+\n".to_string()];
+    let mut g = start(
+        "mate",
+        &normal,
+        Some("id name tsume\nmate: checkmate 5c5b+\n"),
+        "",
+    );
+    let lines = play(&mut g, MATE1, BYO);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string [Error] E0: checkmate 5c5b+ is not a mate")),
+        "{lines:#?}"
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove 5c5b+");
+}
+
+#[test]
+fn mate_sfen_sends_the_mate_member_a_plain_sfen() {
+    let dir = scratch_dir("mate-sfen");
+    let transcript = dir.join("mate.log");
+    let mate = format!(
+        "id name tsume\ntranscript: {}\nmate: checkmate nomate\n",
+        transcript.display()
+    );
+    let normal = "id name e1\ngo: sleep 200 ; info score cp 40 pv 3c3d ; bestmove 3c3d\n";
+    let config = mock_config(
+        &dir,
+        "詰探索エンジンとの合議（「脊尾詰」対応版）",
+        &[normal],
+        Some(&mate),
+        "",
+    );
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    let lines = play(&mut g, "position startpos moves 7g7f", BYO);
+    assert_eq!(lines.last().unwrap(), "bestmove 3c3d");
+    let log = std::fs::read_to_string(&transcript).unwrap();
+    assert!(
+        log.contains("position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\ngo mate 10000"),
+        "{log}"
+    );
+}
+
+#[test]
+fn mate_pv_searches_the_positions_along_the_pv() {
+    let dir = scratch_dir("mate-pv");
+    let transcript = dir.join("mate.log");
+    let mate = format!(
+        "id name tsume\ntranscript: {}\nmate: checkmate nomate\n",
+        transcript.display()
+    );
+    let normal =
+        "id name e1\ngo: info depth 3 score cp 40 pv 7g7f 3c3d 2g2f ; sleep 400 ; bestmove 7g7f\n";
+    let config = mock_config(
+        &dir,
+        "詰探索エンジンとの合議（読み筋の局面も詰探索）",
+        &[normal],
+        Some(&mate),
+        "MateEngine.forPV.Count=2\n",
+    );
+    let mut g = Gougi::with_config(&config);
+    let usi = g.handshake();
+    assert!(
+        usi.iter().any(|l| l.starts_with("option name E11_")),
+        "PV mate members re-export their options"
+    );
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string pvMateTriedCount=")),
+        "{lines:#?}"
+    );
+    let log = std::fs::read_to_string(&transcript).unwrap();
+    // Positions after the PV's prefixes, as SFEN, with the PV mate time limit.
+    assert!(log.contains("position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\ngo mate 5000"), "{log}");
+}
+
+// ----- faults -----------------------------------------------------------------------------
+
+#[test]
+fn a_crashing_member_is_reported_left_out_and_restarted() {
+    let dir = scratch_dir("crash");
+    let t2 = dir.join("e2.log");
+    let scripts = [
+        "id name e1\ngo: info score cp 50 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        format!("id name e2\ntranscript: {}\ngo: exit 3\ngo: info score cp 70 pv 2g2f ; bestmove 2g2f\n", t2.display()),
+        "id name e3\ngo: sleep 100 ; info score cp 10 pv 2g2f ; bestmove 2g2f\n".to_string(),
+    ];
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &refs, None, ""));
+    g.handshake();
+    let lines = play(&mut g, "position startpos", BYO);
+    assert!(
+        lines.contains(
+            &"info string [Error] E2 (e2) exited with code 3; left out until restarted".to_string()
+        ),
+        "{lines:#?}"
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+    // The next isready restarts it; its script starts over (exit again on the first go).
+    g.send("isready");
+    g.until_prefix("readyok");
+    let log = std::fs::read_to_string(&t2).unwrap();
+    assert_eq!(log.matches("usi\n").count(), 2, "{log}");
+}
+
+#[test]
+fn a_hung_member_cannot_make_gougi_lose_on_time() {
+    let scripts = [
+        "id name e1\ngo: info score cp 50 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e2\ngo: hang\n".to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    g.send("position startpos");
+    let t0 = Instant::now();
+    g.send("go btime 0 wtime 0 byoyomi 1000");
+    let lines = g.until_prefix("bestmove");
+    let elapsed = t0.elapsed();
+    assert!(
+        elapsed < Duration::from_millis(1000),
+        "answered after {elapsed:?}"
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+}
+
+#[test]
+fn illegal_and_garbage_answers_are_discarded() {
+    let scripts = [
+        "id name e1\ngo: say <<garbage>> ; info score cp 900 pv 5e5d ; bestmove 5e5d\n".to_string(),
+        "id name e2\ngo: sleep 50 ; bestmove 7g7z\n".to_string(),
+        "id name e3\ngo: sleep 100 ; info score cp 10 pv 2g2f ; bestmove 2g2f\n".to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string [Error] E1 (e1): illegal bestmove 5e5d discarded")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string [Error] E2 (e2): unparsable \"bestmove 7g7z\" discarded"),
+        "{lines:#?}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("<<garbage>>")));
+    assert_eq!(lines.last().unwrap(), "bestmove 2g2f");
+}
+
+#[test]
+fn with_every_member_gone_gougi_still_plays_a_legal_move() {
+    let scripts = ["id name e1\ngo: exit 1\n".to_string()];
+    let mut g = start("optimistic", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    let best = lines.last().unwrap();
+    assert!(
+        best.starts_with("bestmove ") && best != "bestmove resign",
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn a_late_duplicate_answer_does_not_leak_into_the_next_move() {
+    let scripts = ["id name e1\ngo: info score cp 1 pv 7g7f ; bestmove 7g7f ; bestmove 2g2f\ngo: info score cp 1 pv 8c8d ; sleep 100 ; bestmove 8c8d\n".to_string()];
+    let mut g = start("optimistic", &scripts, None, "");
+    assert_eq!(
+        play(&mut g, "position startpos", BYO).last().unwrap(),
+        "bestmove 7g7f"
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(
+        play(&mut g, "position startpos moves 7g7f", BYO)
+            .last()
+            .unwrap(),
+        "bestmove 8c8d"
+    );
+}
+
+#[test]
+fn a_slow_usiok_is_waited_for() {
+    let scripts = [
+        "id name slow\noption name Foo type check default true\nusi: sleep 1500 ; usiok\n"
+            .to_string(),
+    ];
+    let dir = scratch_dir("slow");
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &refs, None, ""));
+    g.send("usi");
+    let lines = g.until_prefix("usiok");
+    assert!(
+        lines.contains(&"option name E1_Foo type check default true".to_string()),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn a_broken_config_is_reported_and_gougi_exits_without_usiok() {
+    let dir = scratch_dir("badconfig");
+    let config = dir.join("SimpleGougi.config");
+    std::fs::write(
+        &config,
+        "Gougi.Type=nonsense\nEngine1.Path=builtin:search\n",
+    )
+    .unwrap();
+    let mut g = Gougi::with_config(&config);
+    g.send("usi");
+    let first = g.next(Duration::from_secs(10)).expect("an error line");
+    assert!(first.starts_with("info string [Error] "), "{first}");
+    assert!(
+        first.contains("SimpleGougi.config:1: Gougi.Type"),
+        "{first}"
+    );
+    assert_eq!(g.wait_exit(Duration::from_secs(5)), Some(1));
+    assert!(!g.seen.iter().any(|l| l == "usiok"));
+}
+
+// ----- protocol -----------------------------------------------------------------------------
+
+#[test]
+fn usi_reexports_member_options_and_routes_setoption() {
+    let dir = scratch_dir("options");
+    let t1 = dir.join("e1.log");
+    let t2 = dir.join("e2.log");
+    let scripts = [
+        format!("id name e1\noption name OwnBook type check default true\noption name USI_Hash type spin default 16 min 1 max 4096\ntranscript: {}\n", t1.display()),
+        format!("id name e2\noption name Threads type spin default 1 min 1 max 8\ntranscript: {}\n", t2.display()),
+    ];
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &refs, None, ""));
+    g.send("usi");
+    let lines = g.until_prefix("usiok");
+    assert!(lines[0].starts_with("id name gougi"));
+    let options: Vec<&String> = lines.iter().filter(|l| l.starts_with("option")).collect();
+    assert_eq!(
+        options,
+        [
+            "option name E1_OwnBook type check default true",
+            "option name E1_USI_Hash type spin default 16 min 1 max 4096",
+            "option name E2_Threads type spin default 1 min 1 max 8",
+            "option name G_Margin type spin default 120 min 0 max 60000",
+            "option name G_InfoRelay type combo default leader var leader var all var none",
+            "option name G_Resign type combo default chosen var chosen var all",
+        ]
+    );
+    g.send("setoption name E1_OwnBook value false");
+    g.send("setoption name E2_OwnBook value false"); // not declared by e2: dropped
+    g.send("setoption name USI_Hash value 512");
+    g.send("setoption name G_Margin value 300"); // gougi's own: consumed
+    g.send("isready");
+    g.until_prefix("readyok");
+    let log1 = std::fs::read_to_string(&t1).unwrap();
+    let log2 = std::fs::read_to_string(&t2).unwrap();
+    assert!(
+        log1.contains("setoption name OwnBook value false\n"),
+        "{log1}"
+    );
+    assert!(log1.contains("setoption name USI_Hash value 512\n"));
+    assert!(!log2.contains("OwnBook"), "{log2}");
+    assert!(log2.contains("setoption name USI_Hash value 512\n"));
+    assert!(!log1.contains("G_Margin") && !log2.contains("G_Margin"));
+}
+
+#[test]
+fn members_get_a_clock_shortened_by_the_margin() {
+    let dir = scratch_dir("clock");
+    let t1 = dir.join("e1.log");
+    let script = format!(
+        "id name e1\ntranscript: {}\ngo: bestmove 7g7f\n",
+        t1.display()
+    );
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &[&script], None, ""));
+    g.handshake();
+    play(
+        &mut g,
+        "position startpos",
+        "go btime 60000 wtime 50000 byoyomi 10000",
+    );
+    let log = std::fs::read_to_string(&t1).unwrap();
+    assert!(
+        log.contains("position startpos\ngo btime 59880 wtime 50000 byoyomi 10000\n"),
+        "{log}"
+    );
+}
+
+#[test]
+fn ponder_then_ponderhit_and_ponder_then_stop() {
+    let scripts =
+        ["id name e1\ngo: info score cp 5 pv 7g7f ; bestmove 7g7f ponder 3c3d\n".to_string()];
+    let mut g = start("optimistic", &scripts, None, "");
+    g.send("position startpos moves 2g2f 8c8d");
+    g.send("go ponder btime 0 wtime 0 byoyomi 2000");
+    assert_eq!(
+        g.next(Duration::from_millis(300)),
+        None,
+        "no bestmove before ponderhit"
+    );
+    g.send("ponderhit");
+    assert_eq!(
+        g.until_prefix("bestmove").last().unwrap(),
+        "bestmove 7g7f ponder 3c3d"
+    );
+    g.send("position startpos moves 2g2f 8c8d 7g7f 3c3d");
+    g.send("go ponder btime 0 wtime 0 byoyomi 2000");
+    g.send("stop");
+    let lines = g.until_prefix("bestmove");
+    assert!(lines.last().unwrap().starts_with("bestmove "));
+    // Exactly one bestmove for that go.
+    assert_eq!(g.next(Duration::from_millis(300)), None);
+}
+
+#[test]
+fn go_infinite_answers_on_stop() {
+    let scripts = ["id name e1\ngo: info score cp 5 pv 7g7f ; bestmove 7g7f\n".to_string()];
+    let mut g = start("majority", &scripts, None, "");
+    g.send("position startpos");
+    g.send("go infinite");
+    assert_eq!(
+        g.next(Duration::from_millis(300)).as_deref(),
+        Some("info score cp 5 pv 7g7f")
+    );
+    g.send("stop");
+    assert_eq!(g.until_prefix("bestmove").last().unwrap(), "bestmove 7g7f");
+}
+
+#[test]
+fn go_mate_returns_a_verified_mate_or_nomate() {
+    let normal = ["id name e1\n".to_string()];
+    let mut g = start(
+        "mate",
+        &normal,
+        Some("id name tsume\nmate: checkmate G*5b\nmate: checkmate nomate\n"),
+        "",
+    );
+    g.send(MATE1);
+    g.send("go mate 3000");
+    assert_eq!(
+        g.until_prefix("checkmate").last().unwrap(),
+        "checkmate G*5b"
+    );
+    g.send("position startpos");
+    g.send("go mate 3000");
+    assert_eq!(
+        g.until_prefix("checkmate").last().unwrap(),
+        "checkmate nomate"
+    );
+}
+
+#[test]
+fn quit_and_end_of_input_end_every_member() {
+    let scripts = ["id name e1\n".to_string()];
+    let mut g = start("optimistic", &scripts, None, "");
+    g.send("quit");
+    assert_eq!(g.wait_exit(Duration::from_secs(5)), Some(0));
+    let mut g = start("optimistic", &scripts, None, "");
+    g.close();
+    assert_eq!(g.wait_exit(Duration::from_secs(5)), Some(0));
+}

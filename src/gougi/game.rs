@@ -5,7 +5,6 @@
 //! the entering-king declaration, Japanese move names, SFEN for mate members, the validity of
 //! a claimed mate line, and a legal fallback move when no member answered.
 
-use crate::shogi::movegen::MoveList;
 use crate::shogi::notation;
 use crate::shogi::position::Position;
 use crate::shogi::types::Color;
@@ -79,7 +78,7 @@ impl Game {
     /// The ply number of the move to play (1 at the start position), as the SFEN counts it.
     pub fn ply(&self) -> u32 {
         match &self.board {
-            Some(b) => b.ply() as u32,
+            Some(b) => b.ply(),
             None => self.command.moves.len() as u32 + 1,
         }
     }
@@ -161,9 +160,7 @@ impl Game {
             }
             board.do_move(mv);
         }
-        let mut list = MoveList::new();
-        board.legal_moves(&mut list);
-        list.is_empty()
+        board.legal_moves().is_empty()
     }
 
     /// Whether the side to move has any checking move (a `go mate` without one is `nomate`).
@@ -171,21 +168,18 @@ impl Game {
         let Some(board) = &self.board else {
             return true;
         };
-        let mut list = MoveList::new();
-        board.legal_moves(&mut list);
-        list.iter().any(|&m| board.gives_check(m))
+        board.legal_moves().iter().any(|&m| board.gives_check(m))
     }
 
     /// Some legal move when no member gave one: a capture of the most valuable piece if any,
     /// else the first legal move; `None` when there is no legal move (gougi then resigns).
     pub fn fallback(&self) -> Option<UsiMove> {
         let board = self.board.as_ref()?;
-        let mut list = MoveList::new();
-        board.legal_moves(&mut list);
-        let best: Option<Move> = list
+        let best: Option<Move> = board
+            .legal_moves()
             .iter()
             .copied()
-            .max_by_key(|&m| board.piece_on(m.to()).map_or(0, |p| p.kind() as i32 + 1));
+            .max_by_key(|&m| board.piece_on(m.to()).map_or(0, |p| p.kind as i32 + 1));
         best.and_then(|m| UsiMove::parse(&m.to_string()).ok())
     }
 }

@@ -17,6 +17,7 @@ pub mod bitboard;
 pub mod hand;
 pub mod legality;
 pub mod movegen;
+pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod sfen;

@@ -403,7 +403,7 @@ fn mate_pv_searches_the_positions_along_the_pv() {
     let dir = scratch_dir("mate-pv");
     let transcript = dir.join("mate.log");
     let mate = format!(
-        "id name tsume\ntranscript: {}\nmate: checkmate nomate\n",
+        "id name tsume\noption name Foo type check default true\ntranscript: {}\nmate: checkmate nomate\n",
         transcript.display()
     );
     let normal =
@@ -417,10 +417,10 @@ fn mate_pv_searches_the_positions_along_the_pv() {
     );
     let mut g = Gougi::with_config(&config);
     let usi = g.handshake();
-    assert!(
-        usi.iter().any(|l| l.starts_with("option name E11_")),
-        "PV mate members re-export their options"
-    );
+    for prefix in ["E0_Foo", "E11_Foo", "E12_Foo"] {
+        let want = format!("option name {prefix} type check default true");
+        assert!(usi.contains(&want), "{prefix}: {usi:#?}");
+    }
     let lines = play(&mut g, "position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
     assert!(
@@ -671,7 +671,7 @@ fn ponder_then_ponderhit_and_ponder_then_stop() {
 #[test]
 fn go_infinite_answers_on_stop() {
     let scripts = ["id name e1\ngo: info score cp 5 pv 7g7f ; bestmove 7g7f\n".to_string()];
-    let mut g = start("majority", &scripts, None, "");
+    let mut g = start("optimistic", &scripts, None, "");
     g.send("position startpos");
     g.send("go infinite");
     assert_eq!(

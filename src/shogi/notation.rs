@@ -99,7 +99,11 @@ fn relative(color: Color, kind: PieceKind, from: Square, to: Square, others: &[S
     if others.iter().all(|&o| motion(color, o, to) != m) {
         return motion_word(m).to_string();
     }
-    let same: Vec<Square> = others.iter().copied().filter(|&o| motion(color, o, to) == m).collect();
+    let same: Vec<Square> = others
+        .iter()
+        .copied()
+        .filter(|&o| motion(color, o, to) == m)
+        .collect();
     let big = matches!(kind, PieceKind::Dragon | PieceKind::Horse);
     // Rule 2: 直 for a straight forward move.
     if !big && m == Motion::Up && from.file() == to.file() {
@@ -115,7 +119,11 @@ fn relative(color: Color, kind: PieceKind, from: Square, to: Square, others: &[S
     };
     match side {
         // The position word alone, when it also separates the pieces with other motions.
-        Some(w) if others.iter().all(|&o| (rightness(color, o) < r) == (w == "右") && rightness(color, o) != r) => {
+        Some(w)
+            if others
+                .iter()
+                .all(|&o| (rightness(color, o) < r) == (w == "右") && rightness(color, o) != r) =>
+        {
             w.to_string()
         }
         Some(w) => format!("{w}{}", motion_word(m)),
@@ -129,7 +137,11 @@ fn relative(color: Color, kind: PieceKind, from: Square, to: Square, others: &[S
 /// for `同`.
 pub fn kif_move(pos: &Position, m: Move, prev_to: Option<Square>) -> String {
     let to = m.to();
-    let mut s = if prev_to == Some(to) { "同".to_string() } else { square_name(to) };
+    let mut s = if prev_to == Some(to) {
+        "同".to_string()
+    } else {
+        square_name(to)
+    };
     let color = pos.side_to_move();
     if let Some(kind) = m.dropped_kind() {
         if s == "同" {
@@ -140,7 +152,9 @@ pub fn kif_move(pos: &Position, m: Move, prev_to: Option<Square>) -> String {
         return s;
     }
     let Some(from) = m.from() else { return s };
-    let Some(piece) = pos.piece_on(from) else { return s };
+    let Some(piece) = pos.piece_on(from) else {
+        return s;
+    };
     let name = piece_name(piece.kind);
     if s == "同" && name.chars().count() == 1 {
         s.push('\u{3000}');
@@ -163,7 +177,11 @@ pub fn kif_move(pos: &Position, m: Move, prev_to: Option<Square>) -> String {
         // Promotion was possible; a legal non-promotion is written 不成.
         s.push_str("不成");
     }
-    s.push_str(&format!("({}{})", from.file().number(), from.rank().number()));
+    s.push_str(&format!(
+        "({}{})",
+        from.file().number(),
+        from.rank().number()
+    ));
     s
 }
 
@@ -183,7 +201,10 @@ mod tests {
     fn plain_moves_drops_and_same_square() {
         assert_eq!(name(START, "7g7f", None), "７六歩(77)");
         assert_eq!(name(START, "2h6h", None), "６八飛(28)");
-        assert_eq!(name("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", "G*5b", None), "５二金打");
+        assert_eq!(
+            name("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", "G*5b", None),
+            "５二金打"
+        );
         // 同 with the ideographic space before a one-character name.
         let s = "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3";
         assert_eq!(name(s, "8h2b+", Some("3c")), "２二角成(88)");

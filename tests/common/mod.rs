@@ -233,10 +233,3 @@ pub fn mask_time(line: &str) -> String {
     }
     out.join(" ")
 }
-
-/// Whether a process id still exists (Linux).
-pub fn pid_alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
-        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(false, |s| !s.contains(") Z "))
-}

@@ -15,8 +15,8 @@ use super::types::PieceKind;
 /// Shift and width of each hand kind's field (Pawn..=Rook).
 const SHIFT: [u32; 7] = [0, 6, 10, 14, 18, 22, 25];
 const WIDTH: [u32; 7] = [5, 3, 3, 3, 3, 2, 2];
-/// Maximum count of each hand kind (the number of such pieces in a set).
-const MAX: [u32; 7] = [18, 4, 4, 4, 4, 2, 2];
+/// Number of each hand kind in a set.
+const SET: [u32; 7] = [18, 4, 4, 4, 4, 2, 2];
 const GUARD: u32 = (1 << 5) | (1 << 9) | (1 << 13) | (1 << 17) | (1 << 21) | (1 << 24) | (1 << 27);
 
 /// The pieces one side holds in hand.
@@ -61,15 +61,23 @@ impl Hand {
         self.0 & !((1 << 5) - 1) != 0
     }
 
-    /// The maximum count of `kind` (18 pawns, 4 lances, …, 2 rooks).
-    pub const fn max_count(kind: PieceKind) -> u32 {
-        MAX[kind as usize]
+    /// The number of `kind` in a set (18 pawns, 4 lances, …, 2 rooks).
+    pub const fn set_count(kind: PieceKind) -> u32 {
+        SET[kind as usize]
+    }
+
+    /// The most `kind` a hand can hold: the field capacity (31 pawns, 7 of each minor piece,
+    /// 3 bishops or rooks). It exceeds the set so that tsume files, which often give the
+    /// defender an approximate "all the rest", still load; SFEN parsing refuses totals above
+    /// this, so a capture can never overflow a field.
+    pub const fn capacity(kind: PieceKind) -> u32 {
+        (1 << WIDTH[kind as usize]) - 1
     }
 
     /// Adds one `kind` (a hand kind, below its maximum).
     #[inline]
     pub fn add(&mut self, kind: PieceKind) {
-        debug_assert!(kind.is_hand_kind() && self.count(kind) < MAX[kind as usize]);
+        debug_assert!(kind.is_hand_kind() && self.count(kind) < Hand::capacity(kind));
         self.0 += 1 << SHIFT[kind as usize];
     }
 
@@ -80,9 +88,9 @@ impl Hand {
         self.0 -= 1 << SHIFT[kind as usize];
     }
 
-    /// A hand with `count` of `kind` added, or `None` if it would exceed the maximum.
+    /// A hand with `count` of `kind` added, or `None` if it would exceed the capacity.
     pub fn with_added(self, kind: PieceKind, count: u32) -> Option<Hand> {
-        if !kind.is_hand_kind() || self.count(kind) + count > MAX[kind as usize] {
+        if !kind.is_hand_kind() || self.count(kind) + count > Hand::capacity(kind) {
             return None;
         }
         Some(Hand(self.0 + (count << SHIFT[kind as usize])))
@@ -126,8 +134,9 @@ mod tests {
         assert!(h.is_superior_or_equal(h));
         assert!(h.is_superior_or_equal(Hand::EMPTY));
         for k in PieceKind::HAND {
-            let full = Hand::EMPTY.with_added(k, Hand::max_count(k)).unwrap();
-            assert_eq!(full.count(k), Hand::max_count(k));
+            let full = Hand::EMPTY.with_added(k, Hand::capacity(k)).unwrap();
+            assert_eq!(full.count(k), Hand::capacity(k));
+            assert!(Hand::capacity(k) >= Hand::set_count(k));
             assert!(full.with_added(k, 1).is_none());
         }
     }

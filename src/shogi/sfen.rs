@@ -2,7 +2,7 @@
 //!
 //! The parser is written for hostile input: any malformed text gives an [`SfenError`], never a
 //! panic (a test feeds it a set of nasty strings). Besides syntax it refuses positions the
-//! move generator cannot handle: more pieces than a set holds, two kings of one color, a
+//! move generator cannot handle: more pieces than a hand could hold, two kings of one color, a
 //! piece that could never move again (行き所のない駒), and the side not to move in check.
 
 use super::bitboard::Bitboard;
@@ -42,7 +42,8 @@ pub enum SfenError {
     /// The move number is not a positive integer.
     #[error("bad move number {0:?}")]
     MoveNumber(String),
-    /// More pieces of a kind than a set holds (counting board and hands).
+    /// More pieces of a kind than a hand can hold (counting board and hands); a few more than
+    /// a set are tolerated for tsume files, see `Hand::capacity`.
     #[error("too many pieces of kind {0:?}")]
     TooManyPieces(PieceKind),
     /// Two kings of one color.
@@ -151,7 +152,7 @@ fn parse_hands(pos: &mut Position, text: &str) -> Result<(), SfenError> {
     for ch in text.chars() {
         if let Some(d) = ch.to_digit(10) {
             let c = count.unwrap_or(0) * 10 + d;
-            if c > 18 || (count.is_none() && d == 0) {
+            if c > 31 || (count.is_none() && d == 0) {
                 return Err(bad());
             }
             count = Some(c);
@@ -189,10 +190,11 @@ fn validate(pos: &Position) -> Result<(), SfenError> {
                 n += pos.by_kind[p.index()].count();
             }
         }
+        // More than a set is tolerated up to the hand capacity (see `Hand::capacity`).
         let max = if k == PieceKind::King {
             2
         } else {
-            Hand::max_count(k)
+            Hand::capacity(k)
         };
         if n > max {
             return Err(SfenError::TooManyPieces(k));
@@ -389,8 +391,8 @@ mod tests {
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0",
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - -3",
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 99999999999999999999",
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 19P 1",
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 32P 1",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 14P 1",
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b K 1",
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 2 1",
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 0P 1",
@@ -407,7 +409,8 @@ mod tests {
             "9/9/9/9/9/9/9/9/8n b - 1",
             "k8/9/9/9/9/9/9/9/K7K b - 1",
             "4k4/9/9/9/9/9/9/9/4R4 b - 1",
-            "9/9/9/9/9/9/9/9/9 b 3R 1",
+            "9/9/9/9/9/9/9/9/9 b 4R 1",
+            "9/9/9/9/9/9/9/9/9 b 2R2r 1",
             "///////// b - 1",
             "99/9/9/9/9/9/9/9/9 b - 1",
         ] {

@@ -35,6 +35,13 @@ enum Command {
         #[command(subcommand)]
         target: BenchTarget,
     },
+    /// An instant USI engine (first legal move at once), the member of `gougi bench proxy`.
+    #[command(hide = true)]
+    BenchMember {
+        /// Info lines printed before each bestmove.
+        #[arg(long, default_value_t = 0)]
+        infos: usize,
+    },
 }
 
 #[derive(Subcommand)]
@@ -42,6 +49,18 @@ enum BenchTarget {
     /// Perft on fixed positions (startpos d5, matsuri d4, bench1 d4, bench2 d4, bench3 d3,
     /// max593 d3), with bulk counting at the leaves.
     Perft,
+    /// The latency gougi adds to a round and its info relay throughput, with instant members.
+    Proxy {
+        /// Latency rounds.
+        #[arg(long, default_value_t = 2000)]
+        rounds: usize,
+        /// Info lines per member per round for the relay measurement.
+        #[arg(long, default_value_t = 1000)]
+        infos: usize,
+        /// Relay rounds.
+        #[arg(long, default_value_t = 20)]
+        relay_rounds: usize,
+    },
 }
 
 /// `gougi perft`: divide lines, then the total as the last token of the last line.
@@ -149,8 +168,14 @@ fn main() -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Proxy) {
         Command::Proxy => gougi::gougi::run_proxy(cli.config.as_deref()),
         Command::Perft { depth, position } => run_perft(depth, &position),
+        Command::BenchMember { infos } => gougi::gougi::bench::instant_member(infos),
         Command::Bench { target } => match target {
             BenchTarget::Perft => bench_perft(),
+            BenchTarget::Proxy {
+                rounds,
+                infos,
+                relay_rounds,
+            } => gougi::gougi::bench::run(rounds, infos, relay_rounds),
         },
     }
 }

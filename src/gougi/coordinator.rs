@@ -23,7 +23,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 use tracing::{debug, info, warn};
@@ -207,6 +207,8 @@ struct MateState {
 }
 
 pub struct Coordinator<W> {
+    /// The GUI channel. A plain blocking writer: tokio's stdout goes through its blocking
+    /// pool on every write (tens of µs per line), and a GUI reads its pipe promptly.
     out: W,
     buffer: Vec<String>,
     config: Config,
@@ -226,7 +228,7 @@ pub struct Coordinator<W> {
     quitting: bool,
 }
 
-impl<W: AsyncWrite + Unpin> Coordinator<W> {
+impl<W: std::io::Write> Coordinator<W> {
     /// Start every member (handshakes run in parallel from here on) and build the coordinator.
     pub fn start(config: Config, out: W) -> Self {
         let (events_tx, events) = mpsc::unbounded_channel();
@@ -289,7 +291,7 @@ impl<W: AsyncWrite + Unpin> Coordinator<W> {
     /// Serve the GUI until `quit` or the end of its input.
     pub async fn run<R: tokio::io::AsyncBufRead + Unpin>(mut self, input: R) -> anyhow::Result<()> {
         let mut lines = input.lines();
-        self.flush().await?;
+        self.flush()?;
         loop {
             let timer = self.next_timer();
             tokio::select! {
@@ -301,7 +303,7 @@ impl<W: AsyncWrite + Unpin> Coordinator<W> {
                 Some(event) = self.events.recv() => self.on_member_event(event),
                 _ = sleep_until(timer.unwrap_or_else(far_future)), if timer.is_some() => self.on_timer(),
             }
-            self.flush().await?;
+            self.flush()?;
             if self.quitting {
                 break;
             }
@@ -314,7 +316,7 @@ impl<W: AsyncWrite + Unpin> Coordinator<W> {
         self.buffer.push(line.into());
     }
 
-    async fn flush(&mut self) -> std::io::Result<()> {
+    fn flush(&mut self) -> std::io::Result<()> {
         if self.buffer.is_empty() {
             return Ok(());
         }
@@ -324,8 +326,8 @@ impl<W: AsyncWrite + Unpin> Coordinator<W> {
             bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
         }
-        self.out.write_all(&bytes).await?;
-        self.out.flush().await
+        self.out.write_all(&bytes)?;
+        self.out.flush()
     }
 
     async fn shutdown(&mut self) {

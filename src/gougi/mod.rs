@@ -2,6 +2,7 @@
 
 pub mod annotate;
 pub mod answer;
+pub mod bench;
 pub mod coordinator;
 pub mod deadline;
 pub mod game;
@@ -36,7 +37,7 @@ pub fn run_proxy(explicit: Option<&Path>) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let result = runtime.block_on(async {
-        let out = tokio::io::stdout();
+        let out = std::io::stdout();
         let input = tokio::io::BufReader::new(tokio::io::stdin());
         coordinator::Coordinator::start(config, out)
             .run(input)

@@ -179,6 +179,30 @@ fn check_node(pos: &Position, rng: &mut Rng) {
         assert_eq!(set(&l), ours, "evasions in {}", pos.to_sfen());
     }
 
+    // Japanese names single out each legal move (KIF by origin, KI2 by relative words).
+    let prev = pos.last_move().map(|m| m.to());
+    let kif: BTreeSet<String> = all
+        .iter()
+        .map(|&m| gougi::shogi::kif_move(pos, m, prev).unwrap())
+        .collect();
+    assert_eq!(
+        kif.len(),
+        all.len(),
+        "KIF names collide in {}",
+        pos.to_sfen()
+    );
+    let ki2: Vec<String> = all
+        .iter()
+        .map(|&m| gougi::shogi::ki2_move(pos, m, prev).unwrap())
+        .collect();
+    let uniq: BTreeSet<&String> = ki2.iter().collect();
+    assert_eq!(
+        uniq.len(),
+        all.len(),
+        "KI2 names collide in {}: {ki2:?}",
+        pos.to_sfen()
+    );
+
     // Keys and SFEN.
     let (bk, hk) = pos.compute_keys();
     assert_eq!(pos.key(), bk ^ hk, "incremental key in {}", pos.to_sfen());

@@ -17,6 +17,7 @@ pub mod bitboard;
 pub mod hand;
 pub mod legality;
 pub mod movegen;
+pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod sfen;
@@ -30,6 +31,7 @@ pub use movegen::{
     generate_captures, generate_checks, generate_evasions, generate_legal, generate_quiets,
     MoveList,
 };
+pub use notation::{ki2_move, kif_move};
 pub use perft::{perft, perft_divide};
 pub use position::{Position, Repetition};
 pub use sfen::{PositionError, SfenError, STARTPOS_SFEN};

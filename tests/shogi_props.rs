@@ -236,8 +236,15 @@ fn random_games(root: &str, games: usize, plies: usize, seed: u64) -> usize {
             if l.is_empty() {
                 break;
             }
-            // Prefer checks, captures and drops now and then so that rare rules come up.
-            let m = l[rng.below(l.len())];
+            // Play a check half of the time so that check, evasion, pin and uchifuzume cases
+            // come up often.
+            let mut checks = MoveList::new();
+            generate_checks(&pos, &mut checks);
+            let m = if !checks.is_empty() && rng.below(2) == 0 {
+                checks[rng.below(checks.len())]
+            } else {
+                l[rng.below(l.len())]
+            };
             pos.do_move(m);
         }
     }

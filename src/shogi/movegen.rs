@@ -375,7 +375,7 @@ pub fn generate_checks(pos: &Position, list: &mut MoveList) {
     if let Some(k) = ksq {
         if discover.contains(k) {
             let lifted = occ.without(k);
-            for to in king_attacks(k) & mask - line(ek, k) {
+            for to in king_attacks(k) & (mask - line(ek, k)) {
                 if !pos.is_attacked(them, to, lifted) {
                     list.push(Move::new_normal(k, to, false));
                 }

@@ -5,7 +5,8 @@
 //! legal moves with that property, and `is_legal` agrees with the oracle on arbitrary moves.
 
 use gougi::shogi::movegen::{
-    generate_captures, generate_checks, generate_evasions, generate_legal, generate_quiets,
+    generate_captures, generate_checks, generate_evasions, generate_legal, generate_pseudo_legal,
+    generate_quiets,
 };
 use gougi::shogi::{Color, Move, MoveList, PieceKind, Position, Square};
 use shogi_core::PartialPosition;
@@ -173,6 +174,25 @@ fn check_node(pos: &Position, rng: &mut Rng) {
             pos.to_sfen()
         );
     }
+    l.clear();
+    generate_pseudo_legal(pos, &mut l);
+    let pseudo = set(&l);
+    assert!(
+        pseudo.is_superset(&ours),
+        "pseudo-legal misses moves in {}",
+        pos.to_sfen()
+    );
+    let filtered: BTreeSet<u16> = l
+        .iter()
+        .filter(|&&m| pos.is_legal_pseudo(m))
+        .map(|m| m.to_u16())
+        .collect();
+    assert_eq!(
+        filtered,
+        ours,
+        "pseudo-legal + is_legal_pseudo in {}",
+        pos.to_sfen()
+    );
     if pos.in_check() {
         l.clear();
         generate_evasions(pos, &mut l);

@@ -449,7 +449,92 @@ pub fn generate_checks(pos: &Position, list: &mut MoveList) {
     }
 }
 
+/// Pseudo-legal moves for search, to be filtered lazily with [`Position::is_legal_pseudo`]:
+/// out of check, every move by the piece rules, nifu and dead-square rules included, but
+/// without the own-king safety test and without the uchifuzume test; in check, the legal
+/// evasions (which then pass `is_legal_pseudo` trivially).
+pub fn generate_pseudo_legal(pos: &Position, list: &mut MoveList) {
+    if pos.in_check() {
+        gen_legal_masked(pos, list, Bitboard::FULL);
+        return;
+    }
+    let us = pos.side_to_move();
+    let occ = pos.occupied();
+    let mask = !pos.pieces_of(us);
+    if let Some(k) = pos.king_square(us) {
+        for to in king_attacks(k) & mask {
+            list.push(Move::new_normal(k, to, false));
+        }
+    }
+    for from in pos.pieces_of(us) - pos.pieces_of_kind(PieceKind::King) {
+        let kind = pos.piece_on(from).expect("own piece").kind;
+        push_targets(list, us, kind, from, attacks(us, kind, from, occ) & mask);
+    }
+    let hand = pos.hand(us);
+    if hand.is_empty() {
+        return;
+    }
+    let empty = !occ;
+    let rank1 = Bitboard::relative_ranks(us, 1, 1);
+    for kind in PieceKind::HAND {
+        if !hand.has(kind) {
+            continue;
+        }
+        let t = match kind {
+            PieceKind::Pawn => {
+                let mut files = Bitboard::EMPTY;
+                for p in pos.pieces(us, PieceKind::Pawn) {
+                    files |= Bitboard::file(p.file());
+                }
+                empty - rank1 - files
+            }
+            PieceKind::Lance => empty - rank1,
+            PieceKind::Knight => empty - Bitboard::relative_ranks(us, 1, 2),
+            _ => empty,
+        };
+        for to in t {
+            list.push(Move::new_drop(kind, to));
+        }
+    }
+}
+
 impl Position {
+    /// For a move from [`generate_pseudo_legal`]: whether it is legal (own king safe, and not
+    /// a mate by pawn drop). Cheap for most moves: only a king move, a piece on a line with its
+    /// own king, or a pawn dropped in front of the enemy king needs work.
+    pub fn is_legal_pseudo(&self, m: Move) -> bool {
+        let us = self.side_to_move();
+        let to = m.to();
+        let Some(from) = m.from() else {
+            let in_front = match self.king_square(!us) {
+                Some(ek) => pawn_attacks(!us, ek) == Bitboard::from_square(to),
+                None => false,
+            };
+            return m.dropped_kind() != Some(PieceKind::Pawn)
+                || !in_front
+                || !self.is_pawn_drop_mate(to);
+        };
+        let Some(k) = self.king_square(us) else {
+            return true;
+        };
+        let them = !us;
+        let occ = self.occupied();
+        if from == k {
+            return !self.is_attacked(them, to, occ.without(k));
+        }
+        if self.in_check() || line(k, from).is_empty() || line(k, from).contains(to) {
+            // Evasions are generated legal; a move along its line to the king cannot expose it.
+            return true;
+        }
+        let occ2 = occ.without(from).with(to);
+        let sliders = (bishop_attacks(k, occ2)
+            & (self.pieces(them, PieceKind::Bishop) | self.pieces(them, PieceKind::Horse)))
+            | (rook_attacks(k, occ2)
+                & (self.pieces(them, PieceKind::Rook) | self.pieces(them, PieceKind::Dragon)))
+            | (lance_attacks(us, k, occ2) & self.pieces(them, PieceKind::Lance));
+        (sliders - Bitboard::from_square(to)).is_empty()
+    }
+
     /// Whether the legal move `m` gives check.
     pub fn gives_check(&self, m: Move) -> bool {
         let us = self.side_to_move();

@@ -5,7 +5,8 @@
 //! legal moves with that property, and `is_legal` agrees with the oracle on arbitrary moves.
 
 use gougi::shogi::movegen::{
-    generate_captures, generate_checks, generate_evasions, generate_legal, generate_quiets,
+    generate_captures, generate_checks, generate_evasions, generate_legal, generate_pseudo_legal,
+    generate_quiets,
 };
 use gougi::shogi::{Color, Move, MoveList, PieceKind, Position, Square};
 use shogi_core::PartialPosition;
@@ -173,11 +174,54 @@ fn check_node(pos: &Position, rng: &mut Rng) {
             pos.to_sfen()
         );
     }
+    l.clear();
+    generate_pseudo_legal(pos, &mut l);
+    let pseudo = set(&l);
+    assert!(
+        pseudo.is_superset(&ours),
+        "pseudo-legal misses moves in {}",
+        pos.to_sfen()
+    );
+    let filtered: BTreeSet<u16> = l
+        .iter()
+        .filter(|&&m| pos.is_legal_pseudo(m))
+        .map(|m| m.to_u16())
+        .collect();
+    assert_eq!(
+        filtered,
+        ours,
+        "pseudo-legal + is_legal_pseudo in {}",
+        pos.to_sfen()
+    );
     if pos.in_check() {
         l.clear();
         generate_evasions(pos, &mut l);
         assert_eq!(set(&l), ours, "evasions in {}", pos.to_sfen());
     }
+
+    // Japanese names single out each legal move (KIF by origin, KI2 by relative words).
+    let prev = pos.last_move().map(|m| m.to());
+    let kif: BTreeSet<String> = all
+        .iter()
+        .map(|&m| gougi::shogi::kif_move(pos, m, prev).unwrap())
+        .collect();
+    assert_eq!(
+        kif.len(),
+        all.len(),
+        "KIF names collide in {}",
+        pos.to_sfen()
+    );
+    let ki2: Vec<String> = all
+        .iter()
+        .map(|&m| gougi::shogi::ki2_move(pos, m, prev).unwrap())
+        .collect();
+    let uniq: BTreeSet<&String> = ki2.iter().collect();
+    assert_eq!(
+        uniq.len(),
+        all.len(),
+        "KI2 names collide in {}: {ki2:?}",
+        pos.to_sfen()
+    );
 
     // Keys and SFEN.
     let (bk, hk) = pos.compute_keys();
@@ -212,8 +256,15 @@ fn random_games(root: &str, games: usize, plies: usize, seed: u64) -> usize {
             if l.is_empty() {
                 break;
             }
-            // Prefer checks, captures and drops now and then so that rare rules come up.
-            let m = l[rng.below(l.len())];
+            // Play a check half of the time so that check, evasion, pin and uchifuzume cases
+            // come up often.
+            let mut checks = MoveList::new();
+            generate_checks(&pos, &mut checks);
+            let m = if !checks.is_empty() && rng.below(2) == 0 {
+                checks[rng.below(checks.len())]
+            } else {
+                l[rng.below(l.len())]
+            };
             pos.do_move(m);
         }
     }

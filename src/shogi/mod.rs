@@ -28,9 +28,10 @@ pub use bitboard::Bitboard;
 pub use hand::Hand;
 pub use legality::IllegalMoveKind;
 pub use movegen::{
-    generate_captures, generate_checks, generate_evasions, generate_legal, generate_quiets,
-    MoveList,
+    generate_captures, generate_checks, generate_evasions, generate_legal, generate_pseudo_legal,
+    generate_quiets, MoveList,
 };
+pub use notation::{ki2_move, kif_move};
 pub use perft::{perft, perft_divide};
 pub use position::{Position, Repetition};
 pub use sfen::{PositionError, SfenError, STARTPOS_SFEN};

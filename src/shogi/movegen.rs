@@ -12,8 +12,8 @@
 //! (行き所のない駒) are omitted.
 
 use super::attacks::{
-    between, bishop_attacks, gold_attacks, king_attacks, knight_attacks, lance_attacks, line,
-    pawn_attacks, rook_attacks, silver_attacks,
+    attacks, between, bishop_attacks, gold_attacks, king_attacks, knight_attacks, lance_attacks,
+    line, pawn_attacks, rook_attacks, silver_attacks,
 };
 use super::bitboard::Bitboard;
 use super::position::Position;
@@ -132,6 +132,21 @@ impl<'a> IntoIterator for &'a MoveList {
 
 #[inline(always)]
 fn push_targets(list: &mut MoveList, us: Color, kind: PieceKind, from: Square, targets: Bitboard) {
+    push_split(list, us, kind, from, targets, targets);
+}
+
+/// Pushes promotions to `promo` and non-promotions to `plain`, keeping only those the rules
+/// allow: promotion needs a promotable kind and the zone at one end; a non-promotion may not
+/// leave a piece with no further move.
+#[inline(always)]
+fn push_split(
+    list: &mut MoveList,
+    us: Color,
+    kind: PieceKind,
+    from: Square,
+    promo: Bitboard,
+    plain: Bitboard,
+) {
     let zone = Bitboard::zone(us);
     match kind {
         PieceKind::Pawn | PieceKind::Lance | PieceKind::Knight => {
@@ -141,28 +156,28 @@ fn push_targets(list: &mut MoveList, us: Color, kind: PieceKind, from: Square, t
             } else {
                 Bitboard::relative_ranks(us, 1, 1)
             };
-            for to in targets & zone {
+            for to in promo & zone {
                 list.push(Move::new_normal(from, to, true));
             }
-            for to in targets - dead {
+            for to in plain - dead {
                 list.push(Move::new_normal(from, to, false));
             }
         }
         PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => {
             let promo = if zone.contains(from) {
-                targets
+                promo
             } else {
-                targets & zone
+                promo & zone
             };
             for to in promo {
                 list.push(Move::new_normal(from, to, true));
             }
-            for to in targets {
+            for to in plain {
                 list.push(Move::new_normal(from, to, false));
             }
         }
         _ => {
-            for to in targets {
+            for to in plain {
                 list.push(Move::new_normal(from, to, false));
             }
         }
@@ -340,17 +355,186 @@ pub fn generate_evasions(pos: &Position, list: &mut MoveList) {
 
 /// Every legal move that gives check (the mate solver's OR-node generator). Without an enemy
 /// king there are none.
+///
+/// Generated directly, not by filtering: a move checks if its destination is a square from
+/// which the moved (or promoted) piece attacks the enemy king — computed as the reverse attack
+/// from the king, with the mover lifted off the board — or if the mover uncovers one of our
+/// sliders (discovered check, 開き王手) by leaving the line to the king.
 pub fn generate_checks(pos: &Position, list: &mut MoveList) {
     let us = pos.side_to_move();
-    let Some(ek) = pos.king_square(!us) else {
+    let them = !us;
+    let Some(ek) = pos.king_square(them) else {
         return;
     };
-    generate_legal(pos, list);
-    let discover = pos.slider_blockers(us, ek, pos.occupied()) & pos.pieces_of(us);
-    list.retain(|m| pos.gives_check_with(m, ek, discover));
+    let occ = pos.occupied();
+    let ours = pos.pieces_of(us);
+    let mask = !ours;
+    let checkers = pos.checkers();
+    let ksq = pos.king_square(us);
+    let discover = pos.slider_blockers(us, ek, occ) & ours;
+    if let Some(k) = ksq {
+        if discover.contains(k) {
+            let lifted = occ.without(k);
+            for to in king_attacks(k) & (mask - line(ek, k)) {
+                if !pos.is_attacked(them, to, lifted) {
+                    list.push(Move::new_normal(k, to, false));
+                }
+            }
+        }
+    }
+    let (target, drop_target) = if checkers.any() {
+        if checkers.more_than_one() {
+            return;
+        }
+        let c = checkers.lsb().expect("non-empty");
+        let b = ksq.map_or(Bitboard::EMPTY, |k| between(k, c));
+        (mask & b.with(c), b)
+    } else {
+        (mask, !occ)
+    };
+    let pinned = pos.pinned(us);
+    let kings = pos.pieces_of_kind(PieceKind::King);
+    for from in ours - kings {
+        let kind = pos.piece_on(from).expect("own piece").kind;
+        let mut t = attacks(us, kind, from, occ) & target;
+        if let Some(k) = ksq {
+            if pinned.contains(from) {
+                t &= line(k, from);
+            }
+        }
+        if t.is_empty() {
+            continue;
+        }
+        let lifted = occ.without(from);
+        let disc = if discover.contains(from) {
+            t - line(ek, from)
+        } else {
+            Bitboard::EMPTY
+        };
+        let plain = (t & attacks(them, kind, ek, lifted)) | disc;
+        let promo = match kind.promote() {
+            Some(pk) => (t & attacks(them, pk, ek, lifted)) | disc,
+            None => Bitboard::EMPTY,
+        };
+        push_split(list, us, kind, from, promo, plain);
+    }
+    let hand = pos.hand(us);
+    if hand.is_empty() || drop_target.is_empty() {
+        return;
+    }
+    let rank1 = Bitboard::relative_ranks(us, 1, 1);
+    for kind in PieceKind::HAND {
+        if !hand.has(kind) {
+            continue;
+        }
+        let mut t = attacks(them, kind, ek, occ) & drop_target;
+        match kind {
+            PieceKind::Pawn => {
+                t = t - rank1;
+                if let Some(to) = t.lsb() {
+                    let nifu = (pos.pieces(us, PieceKind::Pawn) & Bitboard::file(to.file())).any();
+                    if !nifu && !pos.is_pawn_drop_mate(to) {
+                        list.push(Move::new_drop(kind, to));
+                    }
+                }
+                continue;
+            }
+            PieceKind::Lance => t = t - rank1,
+            PieceKind::Knight => t = t - Bitboard::relative_ranks(us, 1, 2),
+            _ => {}
+        }
+        for to in t {
+            list.push(Move::new_drop(kind, to));
+        }
+    }
+}
+
+/// Pseudo-legal moves for search, to be filtered lazily with [`Position::is_legal_pseudo`]:
+/// out of check, every move by the piece rules, nifu and dead-square rules included, but
+/// without the own-king safety test and without the uchifuzume test; in check, the legal
+/// evasions (which then pass `is_legal_pseudo` trivially).
+pub fn generate_pseudo_legal(pos: &Position, list: &mut MoveList) {
+    if pos.in_check() {
+        gen_legal_masked(pos, list, Bitboard::FULL);
+        return;
+    }
+    let us = pos.side_to_move();
+    let occ = pos.occupied();
+    let mask = !pos.pieces_of(us);
+    if let Some(k) = pos.king_square(us) {
+        for to in king_attacks(k) & mask {
+            list.push(Move::new_normal(k, to, false));
+        }
+    }
+    for from in pos.pieces_of(us) - pos.pieces_of_kind(PieceKind::King) {
+        let kind = pos.piece_on(from).expect("own piece").kind;
+        push_targets(list, us, kind, from, attacks(us, kind, from, occ) & mask);
+    }
+    let hand = pos.hand(us);
+    if hand.is_empty() {
+        return;
+    }
+    let empty = !occ;
+    let rank1 = Bitboard::relative_ranks(us, 1, 1);
+    for kind in PieceKind::HAND {
+        if !hand.has(kind) {
+            continue;
+        }
+        let t = match kind {
+            PieceKind::Pawn => {
+                let mut files = Bitboard::EMPTY;
+                for p in pos.pieces(us, PieceKind::Pawn) {
+                    files |= Bitboard::file(p.file());
+                }
+                empty - rank1 - files
+            }
+            PieceKind::Lance => empty - rank1,
+            PieceKind::Knight => empty - Bitboard::relative_ranks(us, 1, 2),
+            _ => empty,
+        };
+        for to in t {
+            list.push(Move::new_drop(kind, to));
+        }
+    }
 }
 
 impl Position {
+    /// For a move from [`generate_pseudo_legal`]: whether it is legal (own king safe, and not
+    /// a mate by pawn drop). Cheap for most moves: only a king move, a piece on a line with its
+    /// own king, or a pawn dropped in front of the enemy king needs work.
+    pub fn is_legal_pseudo(&self, m: Move) -> bool {
+        let us = self.side_to_move();
+        let to = m.to();
+        let Some(from) = m.from() else {
+            let in_front = match self.king_square(!us) {
+                Some(ek) => pawn_attacks(!us, ek) == Bitboard::from_square(to),
+                None => false,
+            };
+            return m.dropped_kind() != Some(PieceKind::Pawn)
+                || !in_front
+                || !self.is_pawn_drop_mate(to);
+        };
+        let Some(k) = self.king_square(us) else {
+            return true;
+        };
+        let them = !us;
+        let occ = self.occupied();
+        if from == k {
+            return !self.is_attacked(them, to, occ.without(k));
+        }
+        if self.in_check() || line(k, from).is_empty() || line(k, from).contains(to) {
+            // Evasions are generated legal; a move along its line to the king cannot expose it.
+            return true;
+        }
+        let occ2 = occ.without(from).with(to);
+        let sliders = (bishop_attacks(k, occ2)
+            & (self.pieces(them, PieceKind::Bishop) | self.pieces(them, PieceKind::Horse)))
+            | (rook_attacks(k, occ2)
+                & (self.pieces(them, PieceKind::Rook) | self.pieces(them, PieceKind::Dragon)))
+            | (lance_attacks(us, k, occ2) & self.pieces(them, PieceKind::Lance));
+        (sliders - Bitboard::from_square(to)).is_empty()
+    }
+
     /// Whether the legal move `m` gives check.
     pub fn gives_check(&self, m: Move) -> bool {
         let us = self.side_to_move();

@@ -1,31 +1,32 @@
-//! Japanese move names as KIF files write them: `７六歩(77)`, `同　歩(76)`, `２二角成(88)`,
-//! `２二角不成(88)`, `５五歩打`, `５八金右(49)`.
+//! Japanese move names, in the two forms kifu files use.
 //!
-//! The destination is a full-width file digit and a kanji rank, or `同` when it is the previous
-//! move's destination (`同` is followed by an ideographic space U+3000 before a one-character
-//! piece name, as KIF files align it: `同　歩`, but `同成銀`). Then the piece as it stood before
-//! the move (歩 香 桂 銀 金 角 飛 玉 と 成香 成桂 成銀 馬 龍), the relative words when another
-//! piece of the same kind could also reach the square, `成`/`不成` when promotion was possible,
-//! and the origin in ASCII digits `(77)`; drops end in `打` (KIF writes it on every drop, since a
-//! drop has no origin to show).
+//! - [`kif_move`]: the KIF file form (柿木 Kifu for Windows): destination, piece name, `成` or
+//!   `不成`, then the origin in half-width digits: `７六歩(77)`, `２二角成(88)`,
+//!   `２二角不成(88)`, and `同　歩(76)` when the move lands where the previous move did
+//!   (`同` plus a full-width space U+3000 before a one-character piece name; `同成銀(45)` needs
+//!   none). KIF never writes relative words, since the origin is given, and writes `打` on
+//!   every drop with no origin: `５五歩打`. We checked this against the KIF description on
+//!   the author's site and files written by Kifu for Windows and ShogiGUI.
+//! - [`ki2_move`]: the Japanese Shogi Association (日本将棋連盟) form, used in KI2 files and in
+//!   print: no origin; when two or more pieces of the same kind can reach the square, the
+//!   motion words 上 (forward), 引 (backward), 寄 (sideways) are added, and where motion does
+//!   not single the piece out, the position words 右/左 (seen from the mover), with 直 for a
+//!   gold, silver or promoted minor piece moving straight forward; both are combined (`左上`)
+//!   when needed. 竜 and 馬 never use 直. `打` is written only when a piece on the board could
+//!   also have moved there. Some older KI2 records write 行 in place of 上; we always write 上,
+//!   and a reader should accept both.
 //!
-//! Relative words follow the Japan Shogi Association's notation rules (棋譜の表記方法):
-//! 1. if the motion — 上 (forward), 引 (backward), 寄 (sideways) — tells the pieces apart, it
-//!    alone is written;
-//! 2. otherwise, among the pieces with the same motion, 直 for a piece moving straight forward
-//!    (not for 龍 and 馬), else 右 or 左 by position seen from the mover's side;
-//! 3. with three or more pieces, 右/左 combine with the motion word when needed (`右上`).
-//!
-//! The old word 行 (used instead of 上 in some pre-war records) is not generated.
+//! `成`/`不成` follow the rules: `不成` only when promotion was possible and not taken; a
+//! forced promotion is written `成`.
 
 use super::position::Position;
 use super::types::{Color, Move, PieceKind, Square};
 
-const FILES: [char; 9] = ['１', '２', '３', '４', '５', '６', '７', '８', '９'];
-const RANKS: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
+const FILE_FW: [char; 9] = ['１', '２', '３', '４', '５', '６', '７', '８', '９'];
+const RANK_KANJI: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
 
-/// The KIF name of a piece kind.
-pub fn piece_name(kind: PieceKind) -> &'static str {
+/// The kifu name of a piece kind: 歩 香 桂 銀 金 角 飛 玉 と 成香 成桂 成銀 馬 龍.
+pub fn kind_name(kind: PieceKind) -> &'static str {
     match kind {
         PieceKind::Pawn => "歩",
         PieceKind::Lance => "香",
@@ -44,11 +45,66 @@ pub fn piece_name(kind: PieceKind) -> &'static str {
     }
 }
 
-/// `７六` for 7g.
+/// `７六` for 7六.
 pub fn square_name(sq: Square) -> String {
-    format!("{}{}", FILES[sq.file().index()], RANKS[sq.rank().index()])
+    let mut s = String::with_capacity(6);
+    s.push(FILE_FW[sq.file().index()]);
+    s.push(RANK_KANJI[sq.rank().index()]);
+    s
 }
 
+/// The destination part: `７六`, or `同` (+ U+3000 before a one-character name).
+fn destination(out: &mut String, to: Square, prev_to: Option<Square>, name: &str) {
+    if prev_to == Some(to) {
+        out.push('同');
+        if name.chars().count() == 1 {
+            out.push('\u{3000}');
+        }
+    } else {
+        out.push_str(&square_name(to));
+    }
+}
+
+/// The moving piece's kind and the promotion suffix (`成`, `不成` or nothing).
+fn kind_and_suffix(pos: &Position, m: Move) -> Option<(PieceKind, &'static str)> {
+    if let Some(k) = m.dropped_kind() {
+        return Some((k, ""));
+    }
+    let from = m.from()?;
+    let p = pos.piece_on(from)?;
+    let us = pos.side_to_move();
+    let suffix = if m.is_promotion() {
+        "成"
+    } else if p.kind.can_promote() && (from.in_zone(us) || m.to().in_zone(us)) {
+        "不成"
+    } else {
+        ""
+    };
+    Some((p.kind, suffix))
+}
+
+/// The KIF file name of `m` (legal in `pos`); `prev_to` is the previous move's destination,
+/// for `同`. `None` if `m` does not fit the position (no piece on its origin).
+pub fn kif_move(pos: &Position, m: Move, prev_to: Option<Square>) -> Option<String> {
+    let (kind, suffix) = kind_and_suffix(pos, m)?;
+    let name = kind_name(kind);
+    let mut s = String::with_capacity(24);
+    destination(&mut s, m.to(), prev_to, name);
+    s.push_str(name);
+    match m.from() {
+        None => s.push('打'),
+        Some(from) => {
+            s.push_str(suffix);
+            s.push('(');
+            s.push(char::from(b'0' + from.file().number()));
+            s.push(char::from(b'0' + from.rank().number()));
+            s.push(')');
+        }
+    }
+    Some(s)
+}
+
+/// Motion of a board move seen from the mover: forward, backward or sideways.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Motion {
     Up,
@@ -56,199 +112,232 @@ enum Motion {
     Side,
 }
 
-/// Motion of a board move from the mover's point of view.
-fn motion(color: Color, from: Square, to: Square) -> Motion {
-    // Ranks count from Black's far side: Black moves forward by decreasing rank.
-    let (fr, tr) = (from.rank().number() as i32, to.rank().number() as i32);
-    let forward = match color {
-        Color::Black => fr - tr,
-        Color::White => tr - fr,
-    };
-    match forward.signum() {
-        1 => Motion::Up,
-        -1 => Motion::Down,
-        _ => Motion::Side,
+fn motion(us: Color, from: Square, to: Square) -> Motion {
+    let (fr, tr) = (
+        from.rank().relative(us) as i32,
+        to.rank().relative(us) as i32,
+    );
+    match tr.cmp(&fr) {
+        std::cmp::Ordering::Less => Motion::Up,
+        std::cmp::Ordering::Greater => Motion::Down,
+        std::cmp::Ordering::Equal => Motion::Side,
     }
 }
 
-fn motion_word(m: Motion) -> &'static str {
-    match m {
+fn motion_word(mo: Motion) -> &'static str {
+    match mo {
         Motion::Up => "上",
         Motion::Down => "引",
         Motion::Side => "寄",
     }
 }
 
-/// The mover's "rightness": larger is further to the mover's right (Black's right is file 1).
-fn rightness(color: Color, sq: Square) -> i32 {
-    let file = sq.file().number() as i32;
-    match color {
-        Color::Black => -file,
-        Color::White => file,
+/// How far left a square is from `us`'s point of view (Black's left is file 9).
+fn leftness(us: Color, sq: Square) -> i32 {
+    match us {
+        Color::Black => sq.file().index() as i32,
+        Color::White => 8 - sq.file().index() as i32,
     }
 }
 
-/// The relative words for a board move of `kind` from `from` to `to` by `color`, given the
-/// other squares from which a piece of the same kind could legally move to `to`.
-fn relative(color: Color, kind: PieceKind, from: Square, to: Square, others: &[Square]) -> String {
-    if others.is_empty() {
-        return String::new();
-    }
-    let m = motion(color, from, to);
-    // Rule 1: the motion alone.
-    if others.iter().all(|&o| motion(color, o, to) != m) {
-        return motion_word(m).to_string();
-    }
-    let same: Vec<Square> = others
+/// 右/左 when the mover is strictly the left- or rightmost of `group` (which includes it).
+fn side_word(us: Color, from: Square, group: &[Square]) -> Option<&'static str> {
+    let me = leftness(us, from);
+    let others = group
         .iter()
-        .copied()
-        .filter(|&o| motion(color, o, to) == m)
-        .collect();
-    let big = matches!(kind, PieceKind::Dragon | PieceKind::Horse);
-    // Rule 2: 直 for a straight forward move.
-    if !big && m == Motion::Up && from.file() == to.file() {
-        return "直".to_string();
+        .filter(|&&s| s != from)
+        .map(|&s| leftness(us, s));
+    let (mut all_right, mut all_left) = (true, true);
+    for o in others {
+        all_right &= o < me;
+        all_left &= o > me;
     }
-    let r = rightness(color, from);
-    let side = if same.iter().all(|&o| rightness(color, o) < r) {
-        Some("右")
-    } else if same.iter().all(|&o| rightness(color, o) > r) {
+    if all_right {
         Some("左")
+    } else if all_left {
+        Some("右")
     } else {
         None
-    };
-    match side {
-        // The position word alone, when it also separates the pieces with other motions.
-        Some(w)
-            if others
-                .iter()
-                .all(|&o| (rightness(color, o) < r) == (w == "右") && rightness(color, o) != r) =>
-        {
-            w.to_string()
-        }
-        Some(w) => format!("{w}{}", motion_word(m)),
-        // A piece in the middle of three: its motion is shared, so it must be straight (直)
-        // or the pieces differ by motion among the others; fall back to the motion word.
-        None => motion_word(m).to_string(),
     }
 }
 
-/// The KIF name of `m` (legal in `pos`); `prev_to` is the destination of the previous move,
-/// for `同`.
-pub fn kif_move(pos: &Position, m: Move, prev_to: Option<Square>) -> String {
-    let to = m.to();
-    let mut s = if prev_to == Some(to) {
-        "同".to_string()
-    } else {
-        square_name(to)
-    };
-    let color = pos.side_to_move();
-    if let Some(kind) = m.dropped_kind() {
-        if s == "同" {
-            s.push('\u{3000}');
-        }
-        s.push_str(piece_name(kind));
-        s.push('打');
-        return s;
+/// The relative words (右左直上引寄) JSA rules need for the board move `from`→`to` of `kind`,
+/// given the origins of all pieces of that kind that can legally reach `to` (`from` included).
+fn relative_words(
+    us: Color,
+    kind: PieceKind,
+    from: Square,
+    to: Square,
+    cands: &[Square],
+) -> String {
+    if cands.len() <= 1 {
+        return String::new();
     }
-    let Some(from) = m.from() else { return s };
-    let Some(piece) = pos.piece_on(from) else {
-        return s;
-    };
-    let name = piece_name(piece.kind);
-    if s == "同" && name.chars().count() == 1 {
-        s.push('\u{3000}');
-    }
-    s.push_str(name);
-    let others: Vec<Square> = pos
-        .legal_moves()
+    let mo = motion(us, from, to);
+    let same_motion: Vec<Square> = cands
         .iter()
-        .filter_map(|&o| {
-            let of = o.from()?;
-            (o.to() == to && of != from && pos.piece_on(of) == Some(piece)).then_some(of)
-        })
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
+        .copied()
+        .filter(|&s| motion(us, s, to) == mo)
         .collect();
-    s.push_str(&relative(color, piece.kind, from, to, &others));
-    if m.is_promotion() {
-        s.push('成');
-    } else if piece.kind.can_promote() && (from.in_zone(color) || to.in_zone(color)) {
-        // Promotion was possible; a legal non-promotion is written 不成.
-        s.push_str("不成");
+    if same_motion.len() == 1 {
+        return motion_word(mo).to_string();
     }
-    s.push_str(&format!(
-        "({}{})",
-        from.file().number(),
-        from.rank().number()
-    ));
-    s
+    let gold_like = matches!(
+        kind,
+        PieceKind::Gold
+            | PieceKind::Silver
+            | PieceKind::ProPawn
+            | PieceKind::ProLance
+            | PieceKind::ProKnight
+            | PieceKind::ProSilver
+    );
+    if gold_like && mo == Motion::Up && from.file() == to.file() {
+        return "直".to_string();
+    }
+    if let Some(w) = side_word(us, from, cands) {
+        return w.to_string();
+    }
+    if let Some(w) = side_word(us, from, &same_motion) {
+        return format!("{w}{}", motion_word(mo));
+    }
+    // Not reachable with a legal set of pieces; the motion word is the best remaining hint.
+    motion_word(mo).to_string()
+}
+
+/// The JSA / KI2 name of `m` (legal in `pos`): relative words when needed, `打` only when a
+/// board piece could also reach the square, no origin. `None` if `m` does not fit.
+pub fn ki2_move(pos: &Position, m: Move, prev_to: Option<Square>) -> Option<String> {
+    let (kind, suffix) = kind_and_suffix(pos, m)?;
+    let us = pos.side_to_move();
+    let to = m.to();
+    let name = kind_name(kind);
+    // Origins of the pieces of this kind that can legally reach `to`.
+    let legal = pos.legal_moves();
+    let mut cands: Vec<Square> = legal
+        .iter()
+        .filter(|x| x.to() == to)
+        .filter_map(|x| x.from())
+        .filter(|&f| pos.piece_on(f).is_some_and(|p| p.kind == kind))
+        .collect();
+    cands.sort_unstable();
+    cands.dedup();
+    let mut s = String::with_capacity(24);
+    destination(&mut s, to, prev_to, name);
+    s.push_str(name);
+    match m.from() {
+        None => {
+            if !cands.is_empty() {
+                s.push('打');
+            }
+        }
+        Some(from) => {
+            s.push_str(&relative_words(us, kind, from, to, &cands));
+            s.push_str(suffix);
+        }
+    }
+    Some(s)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn name(sfen: &str, usi: &str, prev: Option<&str>) -> String {
-        let pos = Position::from_sfen(sfen).expect("sfen");
-        let m = pos.parse_usi_move(usi).expect("legal move");
-        kif_move(&pos, m, prev.and_then(Square::from_usi))
+    fn pos(s: &str) -> Position {
+        Position::from_sfen(s).unwrap()
     }
 
-    const START: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+    #[track_caller]
+    fn kif(p: &Position, m: &str, prev: Option<Square>) -> String {
+        kif_move(p, p.parse_usi_move(m).unwrap(), prev).unwrap()
+    }
 
-    #[test]
-    fn plain_moves_drops_and_same_square() {
-        assert_eq!(name(START, "7g7f", None), "７六歩(77)");
-        assert_eq!(name(START, "2h6h", None), "６八飛(28)");
-        assert_eq!(
-            name("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", "G*5b", None),
-            "５二金打"
-        );
-        // 同 with the ideographic space before a one-character name.
-        let s = "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3";
-        assert_eq!(name(s, "8h2b+", Some("3c")), "２二角成(88)");
-        let s2 = "lnsgkgsnl/1r5+B1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/7R1/LNSGKGSNL w B 4";
-        assert_eq!(name(s2, "3a2b", Some("2b")), "同　銀(31)");
+    #[track_caller]
+    fn ki2(p: &Position, m: &str) -> String {
+        let mv = p.parse_usi_move(m).unwrap_or_else(|e| panic!("{m}: {e}"));
+        ki2_move(p, mv, None).unwrap()
     }
 
     #[test]
-    fn promotion_and_non_promotion() {
-        let s = "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3";
-        assert_eq!(name(s, "8h2b", None), "２二角不成(88)");
-        assert_eq!(name(s, "8h2b+", None), "２二角成(88)");
-        // A promoted piece keeps its two-character name, and 同 takes no space before it.
-        let p = "4k4/9/4+S4/9/9/9/9/9/4K4 b - 1";
-        assert_eq!(name(p, "5c5b", Some("5b")), "同成銀(53)");
-        // Outside the zone no word.
-        assert_eq!(name(START, "3i3h", None), "３八銀(39)");
+    fn kif_basic_forms() {
+        let mut p = Position::startpos();
+        assert_eq!(kif(&p, "7g7f", None), "７六歩(77)");
+        p.do_move(p.parse_usi_move("7g7f").unwrap());
+        p.do_move(p.parse_usi_move("3c3d").unwrap());
+        assert_eq!(kif(&p, "8h2b+", None), "２二角成(88)");
+        assert_eq!(kif(&p, "8h2b", None), "２二角不成(88)");
+        p.do_move(p.parse_usi_move("8h2b+").unwrap());
+        // 同 with a full-width space before a one-character name.
+        assert_eq!(kif(&p, "3a2b", Some(Square::SQ22)), "同\u{3000}銀(31)");
+        assert_eq!(ki2(&p, "3a2b"), "２二銀");
+        p.do_move(p.parse_usi_move("3a2b").unwrap());
+        assert_eq!(kif(&p, "B*5e", None), "５五角打");
+        // KI2 writes 打 only when a board piece could also go there.
+        assert_eq!(ki2(&p, "B*5e"), "５五角");
     }
 
     #[test]
-    fn relative_words() {
-        // Golds on 6i and 4i, both can go to 5h: both move up-diagonally → position words.
-        let g = "4k4/9/9/9/9/9/9/9/3GKG3 b - 1";
-        assert_eq!(name(g, "6i5h", None), "５八金左(69)");
-        assert_eq!(name(g, "4i5h", None), "５八金右(49)");
-        // Gold straight up versus a gold from the side: 直 and 右.
-        let g2 = "4k4/9/9/9/9/9/9/9/K3GG3 b - 1";
-        assert_eq!(name(g2, "5i5h", None), "５八金直(59)");
-        assert_eq!(name(g2, "4i5h", None), "５八金右(49)");
-        // Motion tells them apart: one gold moves up, the other sideways.
-        let g3 = "4k4/9/9/9/9/9/9/3G5/4G4 b - 1";
-        assert_eq!(name(g3, "5i5h", None), "５八金上(59)");
-        assert_eq!(name(g3, "6h5h", None), "５八金寄(68)");
-        // Silvers: one from below moves up, one from above moves back: 上 and 引.
-        let s = "4k4/9/9/9/4s4/9/3S5/9/3S5 b - 1";
-        assert_eq!(name(s, "6i5h", None), "５八銀上(69)");
-        assert_eq!(name(s, "6g5h", None), "５八銀引(67)");
-        // White sees right and left mirrored.
-        let w = "3gkg3/9/9/9/9/9/9/9/4K4 w - 1";
-        assert_eq!(name(w, "6a5b", None), "５二金右(61)");
-        assert_eq!(name(w, "4a5b", None), "５二金左(41)");
-        // Dragons use no 直: right/left.
-        let d = "4k4/9/9/9/9/9/9/4K4/+R7+R b - 1";
-        assert_eq!(name(d, "9i5i", None), "５九龍左(99)");
-        assert_eq!(name(d, "1i5i", None), "５九龍右(19)");
+    fn promotion_words() {
+        // Forced promotion is 成; no 不成 where promotion is impossible.
+        let p = pos("4k4/P8/9/9/9/9/9/9/4K4 b - 1");
+        assert_eq!(kif(&p, "9b9a+", None), "９一歩成(92)");
+        let p = pos("4k4/9/9/9/9/9/9/9/4K3R b - 1");
+        assert_eq!(kif(&p, "1i1e", None), "１五飛(19)");
+        // Promoted pieces and 同 without a space for two-character names.
+        let p = pos("4k4/9/9/9/5+S3/9/9/9/4K4 b - 1");
+        assert_eq!(kif(&p, "4e4d", Some(Square::SQ44)), "同成銀(45)");
+        let p = pos("4k4/9/9/9/5+R3/9/9/9/4K4 b - 1");
+        assert_eq!(kif(&p, "4e4d", Some(Square::SQ44)), "同\u{3000}龍(45)");
+    }
+
+    #[test]
+    fn drop_with_board_alternative() {
+        // A black gold on 5i can also reach 5h: KI2 writes 打 for the drop.
+        let p = pos("4k4/9/9/9/9/9/9/9/3GK4 b G 1");
+        assert_eq!(ki2(&p, "G*5h"), "５八金打");
+        assert_eq!(ki2(&p, "6i5h"), "５八金");
+        assert_eq!(kif(&p, "G*5h", None), "５八金打");
+    }
+
+    #[test]
+    fn relative_words_jsa() {
+        // Golds on 6i and 4i both step up to 5h: 左 / 右.
+        let p = pos("4k4/9/9/9/9/9/9/9/3G1G2K b - 1");
+        assert_eq!(ki2(&p, "6i5h"), "５八金左");
+        assert_eq!(ki2(&p, "4i5h"), "５八金右");
+        // Gold on 4h moves sideways, gold on 6i moves up: 寄 / 上.
+        let p = pos("4k4/9/9/9/9/9/9/5G3/3G4K b - 1");
+        assert_eq!(ki2(&p, "4h5h"), "５八金寄");
+        assert_eq!(ki2(&p, "6i5h"), "５八金上");
+        // Three golds in a row below 5h: 左, 直, 右.
+        let p = pos("4k4/9/9/9/9/9/9/9/3GGG2K b - 1");
+        assert_eq!(ki2(&p, "6i5h"), "５八金左");
+        assert_eq!(ki2(&p, "5i5h"), "５八金直");
+        assert_eq!(ki2(&p, "4i5h"), "５八金右");
+        // Silvers on 6g and 4g come down (引) and one on 6i goes up (上). 左 alone does not
+        // single out 6g (6i is on the same file), so motion is added; 右 alone does for 4g.
+        let p = pos("4k4/9/9/9/9/9/3S1S3/9/3S4K b - 1");
+        assert_eq!(ki2(&p, "6g5h"), "５八銀左引");
+        assert_eq!(ki2(&p, "4g5h"), "５八銀右");
+        assert_eq!(ki2(&p, "6i5h"), "５八銀上");
+        // White sees left and right mirrored: white golds on 6a and 4a to 5b.
+        let p = pos("3g1g3/9/9/9/9/9/9/9/K3k4 w - 1");
+        assert_eq!(ki2(&p, "6a5b"), "５二金右");
+        assert_eq!(ki2(&p, "4a5b"), "５二金左");
+        // Two dragons on one rank moving sideways to a square between them: 左 / 右, no 直.
+        let p = pos("4k4/9/9/9/+R7+R/9/9/9/4K4 b - 1");
+        assert_eq!(ki2(&p, "9e5e"), "５五龍左");
+        assert_eq!(ki2(&p, "1e5e"), "５五龍右");
+        // Two horses: one moves up, one down: 上 / 引.
+        let p = pos("4k4/9/9/6+B2/9/9/9/2+B6/4K4 b - 1");
+        assert_eq!(ki2(&p, "7h5f"), "５六馬上");
+        assert_eq!(ki2(&p, "3d5f"), "５六馬引");
+        // Silvers: one straight up (直) versus one diagonal from the right.
+        let p = pos("4k4/9/9/9/9/9/9/4SS3/4K4 b - 1");
+        assert_eq!(ki2(&p, "5h5g"), "５七銀直");
+        assert_eq!(ki2(&p, "4h5g"), "５七銀右");
+        // With 成/不成 after the relative word.
+        let p = pos("4k4/9/9/3S1S3/9/9/9/9/4K4 b - 1");
+        assert_eq!(ki2(&p, "6d5c+"), "５三銀左成");
+        assert_eq!(ki2(&p, "4d5c"), "５三銀右不成");
     }
 }

@@ -528,3 +528,79 @@ impl PartialEq for Position {
         self.board == o.board && self.hands == o.hands && self.side == o.side && self.ply == o.ply
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play(p: &mut Position, moves: &str) {
+        for m in moves.split_whitespace() {
+            let mv = p.parse_usi_move(m).unwrap_or_else(|e| panic!("{m}: {e}"));
+            p.do_move(mv);
+        }
+    }
+
+    #[test]
+    fn repetition_draw() {
+        let mut p = Position::startpos();
+        assert_eq!(p.repetition(16), Repetition::None);
+        play(&mut p, "5i5h 5a5b 5h5i 5b5a");
+        assert_eq!(p.repetition(16), Repetition::Draw);
+        assert_eq!(p.repetition(3), Repetition::None);
+        assert_eq!(p.repetition_count(), 2);
+        assert_eq!(p.key(), Position::startpos().key());
+        play(&mut p, "5i5h 5a5b 5h5i 5b5a 5i5h 5a5b 5h5i 5b5a");
+        assert_eq!(p.repetition_count(), 4);
+    }
+
+    #[test]
+    fn perpetual_check() {
+        let mut p = Position::from_sfen("8k/9/9/9/9/9/9/9/K6R1 b - 1").unwrap();
+        play(&mut p, "2i1i 1a2a 1i2i 2a1a");
+        // Black checked on every move of the cycle: Black, to move, loses.
+        assert_eq!(p.repetition(16), Repetition::Loss);
+        play(&mut p, "2i1i");
+        // Now White is to move and Black is the perpetual checker.
+        assert_eq!(p.repetition(16), Repetition::Win);
+    }
+
+    #[test]
+    fn superior_and_inferior() {
+        let mut p = Position::from_sfen("8k/9/9/9/9/4G4/9/9/K8 b p 1").unwrap();
+        play(&mut p, "9i8i P*5e 5f5e 1a2a 5e5f 2a2b 8i9i 2b1a");
+        // Same board, Black (to move) now holds the pawn.
+        assert_eq!(p.repetition(16), Repetition::Superior);
+        play(&mut p, "9i8i");
+        // White to move, same board as after the first move, without its pawn.
+        assert_eq!(p.repetition(16), Repetition::Inferior);
+    }
+
+    #[test]
+    fn declaration() {
+        let p = Position::from_sfen("RRBBGGGG1/4K3S/8S/9/9/9/9/9/4k4 b 2P 1").unwrap();
+        assert!(p.declaration_win());
+        let p = Position::from_sfen("RRBBGGGG1/4K3S/8S/9/9/9/9/9/4k4 b P 1").unwrap();
+        assert!(!p.declaration_win(), "27 points are not enough for Black");
+        // White needs only 27.
+        let p = Position::from_sfen("4K4/9/9/9/9/9/s8/s3k4/1ggggbbrr w p 1").unwrap();
+        assert!(p.declaration_win());
+        // Fewer than ten pieces in the zone.
+        let p = Position::from_sfen("RRBBGGGG1/4K4/9/9/9/9/9/9/4k4 b 2S4P 1").unwrap();
+        assert!(!p.declaration_win());
+        // King outside the zone.
+        let p = Position::from_sfen("RRBBGGGG1/8S/8S/4K4/9/9/9/9/4k4 b 2P 1").unwrap();
+        assert!(!p.declaration_win());
+    }
+
+    #[test]
+    fn null_move_and_undo() {
+        let mut p = Position::startpos();
+        let k = p.key();
+        p.do_null_move();
+        assert_ne!(p.key(), k);
+        assert_eq!(p.side_to_move(), Color::White);
+        p.undo_null_move();
+        assert_eq!(p.key(), k);
+        assert_eq!(p, Position::startpos());
+    }
+}

@@ -72,3 +72,25 @@ fn non_promotions_are_generated() {
     assert!(v.contains(&"7d7c".to_string()));
     assert!(v.contains(&"7d7c+".to_string()));
 }
+
+#[test]
+fn discovered_and_line_checks() {
+    // Black rook 5i behind a black silver 5e, white king 5a: every silver move off the file
+    // is a discovered check; 5e5d stays on the file and does not check.
+    let p = pos("4k4/9/9/9/4S4/9/9/9/4R3K b - 1");
+    let mut c = MoveList::new();
+    generate_checks(&p, &mut c);
+    let v = usi(&c);
+    for m in ["5e4f", "5e6f", "5e4d", "5e6d"] {
+        assert!(v.contains(&m.to_string()), "{m} missing from {v:?}");
+    }
+    assert!(!v.contains(&"5e5d".to_string()));
+    // Drops: a rook anywhere on the file or rank with a clear line; no pawn drop mate.
+    let p = pos("4k4/9/9/9/9/9/9/9/8K b R 1");
+    let mut c = MoveList::new();
+    generate_checks(&p, &mut c);
+    assert!(usi(&c).contains(&"R*5e".to_string()));
+    assert!(usi(&c).contains(&"R*1a".to_string()));
+    assert!(!usi(&c).contains(&"R*4b".to_string()));
+    assert_eq!(c.len(), 8 + 8);
+}

@@ -118,7 +118,9 @@ impl Game {
         for m in moves {
             match board.parse_usi_move(m.as_str()) {
                 Ok(mv) => {
-                    names.push(notation::kif_move(&board, mv, last_to).unwrap_or_else(|| m.to_string()));
+                    names.push(
+                        notation::kif_move(&board, mv, last_to).unwrap_or_else(|| m.to_string()),
+                    );
                     board.do_move(mv);
                     last_to = Some(mv.to());
                 }

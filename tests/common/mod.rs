@@ -99,7 +99,12 @@ impl Gougi {
     }
 
     pub fn start_in(args: &[&str], dir: Option<&Path>) -> Gougi {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gougi"));
+        Self::program(Path::new(env!("CARGO_BIN_EXE_gougi")), args, dir)
+    }
+
+    /// Any USI engine program (the harness is not specific to gougi).
+    pub fn program(program: &Path, args: &[&str], dir: Option<&Path>) -> Gougi {
+        let mut cmd = Command::new(program);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -600,6 +600,7 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name G_Margin type spin default 120 min 0 max 60000",
             "option name G_InfoRelay type combo default leader var leader var all var none",
             "option name G_Resign type combo default chosen var chosen var all",
+            "option name G_EarlyAgreement type spin default 0 min 0 max 100",
         ]
     );
     g.send("setoption name E1_OwnBook value false");
@@ -714,4 +715,48 @@ fn quit_and_end_of_input_end_every_member() {
     let mut g = start("optimistic", &scripts, None, "");
     g.close();
     assert_eq!(g.wait_exit(Duration::from_secs(5)), Some(0));
+}
+
+#[test]
+fn majority_decides_once_the_vote_is_settled_and_stops_the_rest() {
+    let scripts = [
+        "id name e1\ngo: info score cp 50 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e2\ngo: sleep 50 ; info score cp 30 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e3\ngo: sleep 4000 ; info score cp 10 pv 2g2f ; bestmove 2g2f\n".to_string(),
+    ];
+    let mut g = start("majority", &scripts, None, "");
+    g.send("position startpos");
+    let t0 = Instant::now();
+    g.send(BYO);
+    let lines = g.until_prefix("bestmove");
+    assert!(
+        t0.elapsed() < Duration::from_millis(2000),
+        "waited {:?} for a settled vote",
+        t0.elapsed()
+    );
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 30 （前回 差分 ）] [e2]",
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 50 （前回 差分 ）] [e1]",
+            "info time T multipv 1 score cp 50 pv 7g7f",
+            "bestmove 7g7f",
+        ]
+    );
+}
+
+#[test]
+fn early_agreement_decides_optimistic_rounds_before_the_slowest() {
+    let scripts = [
+        "id name e1\ngo: info score cp 50 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e2\ngo: sleep 50 ; info score cp 30 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e3\ngo: sleep 4000 ; info score cp 900 pv 2g2f ; bestmove 2g2f\n".to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    g.send("setoption name G_EarlyAgreement value 60");
+    g.send("position startpos");
+    let t0 = Instant::now();
+    g.send(BYO);
+    assert_eq!(g.until_prefix("bestmove").last().unwrap(), "bestmove 7g7f");
+    assert!(t0.elapsed() < Duration::from_millis(2000));
 }

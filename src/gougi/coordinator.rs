@@ -1334,7 +1334,7 @@ impl<W: std::io::Write> Coordinator<W> {
         if waiting_by_kind && !hard_passed {
             return; // analysis and ponder end only with stop (or ponderhit)
         }
-        if !(all_in || hard_passed || tsume_mate) {
+        if !(all_in || hard_passed || tsume_mate || self.settled_early()) {
             return;
         }
         let round = self.round.take().expect("checked above");
@@ -1354,6 +1354,47 @@ impl<W: std::io::Write> Coordinator<W> {
             Family::Mate => self.finish_mate(round),
             _ => self.finish_all(round),
         }
+    }
+
+    /// Whether an all-members round can be decided before every member answered: for
+    /// `majority` when the leading move can no longer be caught (exact: the result is the one
+    /// waiting would give), and for every type when answers holding `G_EarlyAgreement` percent
+    /// of the members' weight agree on one move. The members still thinking are then stopped,
+    /// which banks their time in sudden death and Fischer games.
+    fn settled_early(&self) -> bool {
+        let Some(round) = &self.round else {
+            return false;
+        };
+        if round.kind != RoundKind::Play
+            || family(self.config.policy) != Family::All
+            || round.answers.is_empty()
+        {
+            return false;
+        }
+        let weight = |i: &usize| self.slots[*i].spec.weight;
+        let total: f64 = round.participants.iter().map(weight).sum();
+        let waiting: f64 = round
+            .participants
+            .iter()
+            .filter(|p| !round.answers.contains_key(p))
+            .map(weight)
+            .sum();
+        let mut by_move: Vec<(String, f64)> = Vec::new();
+        for (i, got) in &round.answers {
+            let mv = best_text(&got.best);
+            match by_move.iter_mut().find(|(m, _)| *m == mv) {
+                Some((_, w)) => *w += weight(i),
+                None => by_move.push((mv, weight(i))),
+            }
+        }
+        by_move.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let top = by_move[0].1;
+        let second = by_move.get(1).map_or(0.0, |m| m.1);
+        if self.config.policy == PolicyKind::Majority && top > second + waiting + 1e-9 {
+            return true;
+        }
+        let share = self.options.int("G_EarlyAgreement") as f64 / 100.0;
+        share > 0.0 && top + 1e-9 >= share * total
     }
 
     fn decide_all(&self, answers: &[Answer]) -> Decision {

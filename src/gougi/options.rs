@@ -60,6 +60,9 @@ pub const SPECS: &[Spec] = &[
     combo("G_InfoRelay", "leader", &["leader", "all", "none"], &[]),
     // Resign when the chosen member resigns (the reference), or only when every member does.
     combo("G_Resign", "chosen", &["chosen", "all"], &[]),
+    // Decide as soon as answers holding this percentage of the members' weight agree, and stop
+    // the rest (0 = wait for every member; majority always decides once the vote is settled).
+    spin("G_EarlyAgreement", 0, 0, 100, &[]),
 ];
 
 const fn spin(
@@ -259,6 +262,7 @@ mod tests {
                 "option name G_Margin type spin default 120 min 0 max 60000",
                 "option name G_InfoRelay type combo default leader var leader var all var none",
                 "option name G_Resign type combo default chosen var chosen var all",
+                "option name G_EarlyAgreement type spin default 0 min 0 max 100",
             ]
         );
         assert_eq!(
@@ -266,7 +270,7 @@ mod tests {
                 .iter()
                 .filter(|s| s.advertised_for("majority"))
                 .count(),
-            3
+            4
         );
     }
 

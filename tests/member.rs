@@ -2,10 +2,11 @@
 //! garbage, kill and kill-on-drop. Members are `examples/mock_engine` (scripted) or `/bin/sh`
 //! one-liners. Timing checks are generous bounds; nothing measures speed.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
+
+use common::mock_engine_path;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use gougi::member::{
@@ -16,37 +17,6 @@ use tokio::sync::mpsc;
 
 /// Long enough for a loaded 2-core machine; only failing tests wait this long.
 const PATIENCE: Duration = Duration::from_secs(10);
-
-/// Path of the mock engine binary, built once per test process (copied from
-/// `tests/mock_engine.rs`: `cargo test --test member` does not build examples).
-fn mock_engine_path() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test binary path");
-        let profile_dir = exe
-            .parent()
-            .and_then(|deps| deps.parent())
-            .expect("target/<profile>/deps layout")
-            .to_path_buf();
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "--quiet", "--example", "mock_engine"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile_dir.ends_with("release") {
-            build.arg("--release");
-        }
-        let status = build
-            .status()
-            .expect("run cargo build --example mock_engine");
-        assert!(status.success(), "building the mock engine failed");
-        let path = profile_dir
-            .join("examples")
-            .join(format!("mock_engine{}", std::env::consts::EXE_SUFFIX));
-        assert!(path.exists(), "no mock engine at {}", path.display());
-        path
-    })
-    .clone()
-}
 
 /// A mock member `number` running `script` (written to a scratch file).
 fn mock(number: u32, script: &str) -> MemberSpec {

@@ -6,12 +6,15 @@
 //! with the same cargo and profile (a no-op when up to date) and returns
 //! `target/<profile>/examples/mock_engine`.
 
+mod common;
+
+use common::mock_engine_path;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
-use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -19,40 +22,6 @@ use std::time::{Duration, Instant};
 const PATIENCE: Duration = Duration::from_secs(10);
 /// How long "no answer" is watched for.
 const SILENCE: Duration = Duration::from_millis(300);
-
-/// Path of the mock engine binary, built once per test process. `cargo test --test <name>`
-/// does not build examples, so this runs `cargo build --example mock_engine` for the profile
-/// the test binary was built with (nested cargo does not deadlock: the outer build lock is
-/// released while tests run).
-fn mock_engine_path() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        // The test binary is target/<profile>/deps/<name>-<hash>.
-        let exe = std::env::current_exe().expect("test binary path");
-        let profile_dir = exe
-            .parent()
-            .and_then(|deps| deps.parent())
-            .expect("target/<profile>/deps layout")
-            .to_path_buf();
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "--quiet", "--example", "mock_engine"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile_dir.ends_with("release") {
-            build.arg("--release");
-        }
-        let status = build
-            .status()
-            .expect("run cargo build --example mock_engine");
-        assert!(status.success(), "building the mock engine failed");
-        let path = profile_dir
-            .join("examples")
-            .join(format!("mock_engine{}", std::env::consts::EXE_SUFFIX));
-        assert!(path.exists(), "no mock engine at {}", path.display());
-        path
-    })
-    .clone()
-}
 
 /// A unique scratch file path for this test process.
 fn temp_path(tag: &str) -> PathBuf {

@@ -11,5 +11,6 @@
 //! usi ──> shogi
 //! ```
 
+pub mod search;
 pub mod shogi;
 pub mod usi;

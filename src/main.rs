@@ -17,11 +17,42 @@ struct Cli {
 enum Command {
     /// Run the consultation proxy as a USI engine (what a GUI starts; the default).
     Proxy,
+    /// Run the built-in alpha-beta search as a USI engine on stdin/stdout.
+    Search,
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Fixed-depth search of fixed positions on one thread: node signature and nps.
+    Search {
+        /// Search depth.
+        depth: Option<i32>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Proxy) {
         Command::Proxy => Ok(()),
+        Command::Search => gougi::search::engine::run_usi(),
+        Command::Bench {
+            what: BenchCommand::Search { depth },
+        } => {
+            let depth = depth
+                .unwrap_or(gougi::search::bench::DEFAULT_DEPTH)
+                .clamp(1, 60);
+            let r = gougi::search::bench::run(depth, |l| println!("{l}"))
+                .map_err(anyhow::Error::msg)?;
+            println!("===========================");
+            println!("Total time (ms) : {}", r.millis);
+            println!("Nodes searched  : {}", r.nodes);
+            println!("Nodes/second    : {}", r.nps());
+            Ok(())
+        }
     }
 }

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::board::{self, Repetition};
+use super::board::{self, MoveBuf, Repetition};
 use super::board::{Move, Position};
 use super::eval::{Evaluator, PIECE_VALUE};
 use super::history::{
@@ -209,9 +209,23 @@ pub struct Worker<E: Evaluator> {
     nodes: u64,
     best_move_changes: f64,
     info: Option<InfoSink>,
+    /// Spare move buffers, so that nodes neither allocate nor clear 5 KB arrays.
+    buf_pool: Vec<Box<MoveBuf>>,
 }
 
 impl<E: Evaluator> Worker<E> {
+    fn take_buffers(&mut self) -> (Box<MoveBuf>, Box<MoveBuf>) {
+        let a = self.buf_pool.pop().unwrap_or_default();
+        let b = self.buf_pool.pop().unwrap_or_default();
+        (a, b)
+    }
+
+    fn give_back(&mut self, picker: MovePicker) {
+        let (a, b) = picker.into_buffers();
+        self.buf_pool.push(a);
+        self.buf_pool.push(b);
+    }
+
     pub fn new(
         id: usize,
         tt: Arc<TranspositionTable>,
@@ -241,6 +255,7 @@ impl<E: Evaluator> Worker<E> {
             nodes: 0,
             best_move_changes: 0.0,
             info: None,
+            buf_pool: Vec::new(),
         }
     }
 
@@ -723,7 +738,8 @@ impl<E: Evaluator> Worker<E> {
 
         // Step 12. Loop through the moves.
         let killers = self.frame(ply).killers;
-        let mut picker = MovePicker::new_main(&self.pos, tt_move, killers);
+        let bufs = self.take_buffers();
+        let mut picker = MovePicker::new_main(&self.pos, tt_move, killers, bufs);
         let mut best_value = -Value::INFINITE;
         let mut best_move: Option<Move> = None;
         let mut move_count = 0;
@@ -858,6 +874,7 @@ impl<E: Evaluator> Worker<E> {
             self.eval.pop();
 
             if self.ctl.is_stopped() {
+                self.give_back(picker);
                 return Value::ZERO;
             }
 
@@ -917,6 +934,8 @@ impl<E: Evaluator> Worker<E> {
                 }
             }
         }
+
+        self.give_back(picker);
 
         // Step 19. No legal move: in shogi that is a loss whether in check or not (there is
         // no stalemate).
@@ -1066,7 +1085,8 @@ impl<E: Evaluator> Worker<E> {
         }
 
         // Step Q5. Captures (and quiet checks at the first quiescence ply), or evasions.
-        let mut picker = MovePicker::new_qsearch(&self.pos, tt_move, with_checks);
+        let bufs = self.take_buffers();
+        let mut picker = MovePicker::new_qsearch(&self.pos, tt_move, with_checks, bufs);
         let mut best_move = None;
         let mut move_count = 0;
         loop {
@@ -1140,6 +1160,8 @@ impl<E: Evaluator> Worker<E> {
                 }
             }
         }
+
+        self.give_back(picker);
 
         // Step Q8. In check with no legal evasion: mated.
         if in_check && best_value == -Value::INFINITE {

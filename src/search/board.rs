@@ -17,6 +17,7 @@
 //! [`legal_moves_all`] (used to accept any legal USI move from a GUI).
 
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::num::NonZeroU16;
 use std::sync::OnceLock;
 
@@ -251,9 +252,12 @@ fn slide_dirs(kind: Kind) -> &'static [usize] {
 /// Precomputed geometry.
 pub struct Tables {
     /// `rays[sq][dir]`: squares from `sq` outward in `dir` (absolute direction), nearest first.
-    rays: Vec<[Vec<u8>; 8]>,
+    rays: [[SqList; 8]; 81],
     /// `steps[color][kind][sq]`: non-sliding destinations (knight included).
-    steps: Vec<Vec<Vec<Vec<u8>>>>,
+    steps: [[[SqList; 81]; KINDS]; 2],
+    /// The same as bit masks, to skip pieces and rays that cannot reach a target set.
+    step_mask: [[[u128; 81]; KINDS]; 2],
+    ray_mask: [[u128; 8]; 81],
     /// `adjacent_attack[color][kind][dir]`: a piece of `color`/`kind` one step away in
     /// absolute direction `dir` *from the target* attacks the target.
     adjacent_attack: [[[bool; 8]; KINDS]; 2],
@@ -264,6 +268,38 @@ pub struct Tables {
     z_board: Vec<[u64; 81]>,
     z_hand: [[u64; 7]; 2],
     z_side: u64,
+}
+
+/// Up to 8 squares, inline (rays and step targets), so lookups chase no pointers.
+#[derive(Clone, Copy, Default)]
+struct SqList {
+    sq: [u8; 8],
+    len: u8,
+}
+
+impl SqList {
+    fn from_slice(v: &[u8]) -> SqList {
+        let mut l = SqList::default();
+        for (i, &s) in v.iter().enumerate() {
+            l.sq[i] = s;
+        }
+        l.len = v.len() as u8;
+        l
+    }
+}
+
+impl Tables {
+    #[inline]
+    fn ray(&self, sq: usize, d: usize) -> &[u8] {
+        let l = &self.rays[sq][d];
+        &l.sq[..l.len as usize]
+    }
+
+    #[inline]
+    fn step(&self, color: usize, kind: Kind, sq: usize) -> &[u8] {
+        let l = &self.steps[color][kind][sq];
+        &l.sq[..l.len as usize]
+    }
 }
 
 fn sq_of(file: i32, rank: i32) -> Option<usize> {
@@ -279,7 +315,7 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 fn build_tables() -> Tables {
-    let mut rays = Vec::with_capacity(81);
+    let mut rays = [[SqList::default(); 8]; 81];
     for sq in 0..81i32 {
         let (f, r) = (sq / 9, sq % 9);
         let mut per_dir: [Vec<u8>; 8] = Default::default();
@@ -290,9 +326,11 @@ fn build_tables() -> Tables {
                 k += 1;
             }
         }
-        rays.push(per_dir);
+        for (d, v) in per_dir.iter().enumerate() {
+            rays[sq as usize][d] = SqList::from_slice(v);
+        }
     }
-    let mut steps = vec![vec![vec![Vec::new(); 81]; KINDS]; 2];
+    let mut steps = [[[SqList::default(); 81]; KINDS]; 2];
     let mut adjacent_attack = [[[false; 8]; KINDS]; 2];
     let mut slider_attack = [[[false; 8]; KINDS]; 2];
     for color in 0..2 {
@@ -314,7 +352,7 @@ fn build_tables() -> Tables {
                         }
                     }
                 }
-                *slot = v;
+                *slot = SqList::from_slice(&v);
             }
             // A piece moving in absolute direction a attacks a target that lies in direction a
             // from it, i.e. the piece lies in direction opposite(a) from the target.
@@ -341,9 +379,31 @@ fn build_tables() -> Tables {
             *k = splitmix(&mut seed) & !1;
         }
     }
+    let mut step_mask = [[[0u128; 81]; KINDS]; 2];
+    for c in 0..2 {
+        for k in 0..KINDS {
+            for sq in 0..81 {
+                let l = &steps[c][k][sq];
+                step_mask[c][k][sq] = l.sq[..l.len as usize]
+                    .iter()
+                    .fold(0, |m, &s| m | 1u128 << s);
+            }
+        }
+    }
+    let mut ray_mask = [[0u128; 8]; 81];
+    for sq in 0..81 {
+        for d in 0..8 {
+            let l = &rays[sq][d];
+            ray_mask[sq][d] = l.sq[..l.len as usize]
+                .iter()
+                .fold(0, |m, &s| m | 1u128 << s);
+        }
+    }
     Tables {
         rays,
         steps,
+        step_mask,
+        ray_mask,
         adjacent_attack,
         slider_attack,
         z_board,
@@ -446,6 +506,8 @@ pub struct Position {
     kings: [Option<usize>; 2],
     /// Bit `file` set when `color` has an unpromoted pawn on that file (二歩 test).
     pawn_files: [u16; 2],
+    /// Squares occupied by each colour (bit = square index), for iterating pieces.
+    occ: [u128; 2],
     board_key: u64,
     hand_key: u64,
     ply: u32,
@@ -483,6 +545,7 @@ impl Position {
             stm: 0,
             kings: [None, None],
             pawn_files: [0; 2],
+            occ: [0; 2],
             board_key: 0,
             hand_key: 0,
             ply: 1,
@@ -540,6 +603,7 @@ impl Position {
                     p.pawn_files[color] |= 1 << file;
                 }
                 p.squares[sq] = cell(color, kind);
+                p.occ[color] |= 1u128 << sq;
                 file -= 1;
             }
             if file != -1 || promote {
@@ -733,7 +797,7 @@ impl Position {
     fn attacked_ov(&self, sq: usize, by: usize, ov: Overlay) -> bool {
         let t = tables();
         for d in 0..8 {
-            let ray = &t.rays[sq][d];
+            let ray = t.ray(sq, d);
             for (i, &s) in ray.iter().enumerate() {
                 let c = ov.cell(&self.squares, s as usize);
                 if c == 0 {
@@ -761,6 +825,50 @@ impl Position {
             }
         }
         false
+    }
+
+    /// Pieces of the opponent attacking our king on `ksq`: how many, the square of one of
+    /// them, and the squares between the king and that checker (empty unless it is a slider
+    /// at a distance).
+    fn checkers(&self, ksq: usize) -> (u32, usize, u128) {
+        let t = tables();
+        let them = 1 - self.stm;
+        let mut count = 0;
+        let mut checker = NO_SQ;
+        let mut between = 0u128;
+        for d in 0..8 {
+            let mut path = 0u128;
+            for (i, &s) in t.ray(ksq, d).iter().enumerate() {
+                let c = self.squares[s as usize];
+                if c == 0 {
+                    path |= 1u128 << s;
+                    continue;
+                }
+                if cell_color(c) == them {
+                    let k = cell_kind(c);
+                    if (i == 0 && t.adjacent_attack[them][k][d])
+                        || (i > 0 && t.slider_attack[them][k][d])
+                    {
+                        count += 1;
+                        checker = s as usize;
+                        between = path;
+                    }
+                }
+                break;
+            }
+        }
+        let (f, r) = (file_of(ksq) as i32, rank_of(ksq) as i32);
+        let dr = if them == 0 { 2 } else { -2 };
+        for df in [-1, 1] {
+            if let Some(s) = sq_of(f + df, r + dr) {
+                if self.squares[s] == cell(them, KNIGHT) {
+                    count += 1;
+                    checker = s;
+                    between = 0;
+                }
+            }
+        }
+        (count, checker, between)
     }
 
     /// The overlay describing the board after `m` (moved piece placed, origin emptied).
@@ -824,12 +932,12 @@ impl Position {
     /// Whether a piece of `us`/`k` on `from` can move to `to` on the current board.
     fn piece_reaches(&self, us: usize, k: Kind, from: usize, to: usize) -> bool {
         let t = tables();
-        if t.steps[us][k][from].contains(&(to as u8)) {
+        if t.step(us, k, from).contains(&(to as u8)) {
             return true;
         }
         for &d in slide_dirs(k) {
             let d = rel_dir(us, d);
-            for &s in &t.rays[from][d] {
+            for &s in t.ray(from, d) {
                 if s as usize == to {
                     return true;
                 }
@@ -904,6 +1012,7 @@ impl Position {
                 self.hand_key = self.hand_key.wrapping_sub(t.z_hand[us][k]);
                 let c = cell(us, k);
                 self.squares[to] = c;
+                self.occ[us] |= 1u128 << to;
                 self.board_key ^= t.z_board[c as usize][to];
                 if k == PAWN {
                     self.pawn_files[us] |= 1 << file_of(to);
@@ -934,6 +1043,10 @@ impl Position {
                 let nc = cell(us, nk);
                 self.squares[from] = 0;
                 self.squares[to] = nc;
+                self.occ[us] ^= (1u128 << from) | (1u128 << to);
+                if captured != 0 {
+                    self.occ[1 - us] ^= 1u128 << to;
+                }
                 self.board_key ^= t.z_board[c as usize][from] ^ t.z_board[nc as usize][to];
                 if k == PAWN && nk != PAWN {
                     self.pawn_files[us] &= !(1 << file_of(from));
@@ -976,6 +1089,7 @@ impl Position {
                 let c = self.squares[to];
                 self.board_key ^= t.z_board[c as usize][to];
                 self.squares[to] = 0;
+                self.occ[us] ^= 1u128 << to;
                 self.hands[us][k] += 1;
                 self.hand_key = self.hand_key.wrapping_add(t.z_hand[us][k]);
                 if k == PAWN {
@@ -989,6 +1103,10 @@ impl Position {
                 let c = cell(us, k);
                 self.squares[from] = c;
                 self.squares[to] = st.captured;
+                self.occ[us] ^= (1u128 << from) | (1u128 << to);
+                if st.captured != 0 {
+                    self.occ[1 - us] ^= 1u128 << to;
+                }
                 self.board_key ^= t.z_board[c as usize][from] ^ t.z_board[nc as usize][to];
                 if k == PAWN && nk != PAWN {
                     self.pawn_files[us] |= 1 << file_of(from);
@@ -1112,9 +1230,15 @@ impl Position {
     /// Whether the side to move has any legal move.
     pub fn has_legal_move(&mut self) -> bool {
         let mut buf = MoveBuf::new();
-        generate(self, &mut buf, GenKind::All);
-        for i in 0..buf.len {
-            if self.is_legal(buf.moves[i].m) {
+        if self.in_check() {
+            gen_evasions(self, &mut buf);
+        } else {
+            generate(self, &mut buf, GenKind::All, ALL_SQUARES, true);
+            generate_drops(self, &mut buf, None);
+        }
+        for i in 0..buf.len() {
+            let m = buf.as_slice()[i].m;
+            if self.is_legal(m) {
                 return true;
             }
         }
@@ -1214,21 +1338,17 @@ pub struct ExtMove {
     pub score: i32,
 }
 
-/// A fixed-capacity move buffer (no heap).
+/// A fixed-capacity move buffer (no heap). Its storage is left uninitialised so that
+/// creating one costs nothing: only the first `len` entries are ever read.
 pub struct MoveBuf {
-    pub moves: [ExtMove; MAX_MOVES],
-    pub len: usize,
+    moves: [MaybeUninit<ExtMove>; MAX_MOVES],
+    len: usize,
 }
-
-const FILLER: ExtMove = ExtMove {
-    m: Move(NonZeroU16::MIN),
-    score: 0,
-};
 
 impl MoveBuf {
     pub fn new() -> MoveBuf {
         MoveBuf {
-            moves: [FILLER; MAX_MOVES],
+            moves: [const { MaybeUninit::uninit() }; MAX_MOVES],
             len: 0,
         }
     }
@@ -1236,13 +1356,40 @@ impl MoveBuf {
     #[inline]
     pub fn push(&mut self, m: Move, score: i32) {
         if self.len < MAX_MOVES {
-            self.moves[self.len] = ExtMove { m, score };
+            self.moves[self.len] = MaybeUninit::new(ExtMove { m, score });
             self.len += 1;
         }
     }
 
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     pub fn clear(&mut self) {
         self.len = 0;
+    }
+
+    /// The moves pushed so far.
+    #[inline]
+    pub fn as_slice(&self) -> &[ExtMove] {
+        // SAFETY: entries `0..len` were all written by `push` (and `len <= MAX_MOVES`);
+        // `MaybeUninit<T>` has the layout of `T`.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<ExtMove>(), self.len) }
+    }
+
+    /// The moves pushed so far, mutable (for scoring and sorting).
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [ExtMove] {
+        // SAFETY: as in `as_slice`.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<ExtMove>(), self.len)
+        }
     }
 }
 
@@ -1284,19 +1431,31 @@ fn push_board_move(
     }
 }
 
-fn generate(pos: &Position, buf: &mut MoveBuf, kind: GenKind) {
+const ALL_SQUARES: u128 = (1u128 << 81) - 1;
+
+/// Board moves (no drops) of the side to move onto squares in `targets`; the king's moves
+/// only if `with_king`.
+fn generate(pos: &Position, buf: &mut MoveBuf, kind: GenKind, targets: u128, with_king: bool) {
     let t = tables();
     let us = pos.stm;
     let want_captures = kind != GenKind::Quiets;
     let want_quiets = kind != GenKind::Captures;
     let everything = kind == GenKind::AllWithUnpromoted;
-    for from in 0..81 {
+    let mut pieces = pos.occ[us];
+    while pieces != 0 {
+        let from = pieces.trailing_zeros() as usize;
+        pieces &= pieces - 1;
         let c = pos.squares[from];
-        if c == 0 || cell_color(c) != us {
+        let k = cell_kind(c);
+        if k == KING && !with_king {
             continue;
         }
-        let k = cell_kind(c);
-        for &to in &t.steps[us][k][from] {
+        let steps_useful = t.step_mask[us][k][from] & targets != 0;
+        for &to in if steps_useful {
+            t.step(us, k, from)
+        } else {
+            &[]
+        } {
             let to = to as usize;
             let tc = pos.squares[to];
             let ok = if tc == 0 {
@@ -1304,30 +1463,31 @@ fn generate(pos: &Position, buf: &mut MoveBuf, kind: GenKind) {
             } else {
                 cell_color(tc) != us && want_captures
             };
-            if ok {
+            if ok && targets & (1u128 << to) != 0 {
                 push_board_move(buf, us, k, from, to, everything);
             }
         }
         for &d in slide_dirs(k) {
             let d = rel_dir(us, d);
-            for &to in &t.rays[from][d] {
+            if t.ray_mask[from][d] & targets == 0 {
+                continue;
+            }
+            for &to in t.ray(from, d) {
                 let to = to as usize;
                 let tc = pos.squares[to];
+                let wanted = targets & (1u128 << to) != 0;
                 if tc == 0 {
-                    if want_quiets {
+                    if want_quiets && wanted {
                         push_board_move(buf, us, k, from, to, everything);
                     }
                     continue;
                 }
-                if cell_color(tc) != us && want_captures {
+                if cell_color(tc) != us && want_captures && wanted {
                     push_board_move(buf, us, k, from, to, everything);
                 }
                 break;
             }
         }
-    }
-    if want_quiets {
-        generate_drops(pos, buf, None);
     }
 }
 
@@ -1482,131 +1642,136 @@ pub fn declaration_win(pos: &Position) -> bool {
 /// Captures (board moves onto enemy pieces, with promotions); returns the count.
 pub fn gen_captures(pos: &Position, buf: &mut MoveBuf) -> usize {
     buf.clear();
-    generate(pos, buf, GenKind::Captures);
-    buf.len
+    generate(pos, buf, GenKind::Captures, ALL_SQUARES, true);
+    buf.len()
 }
 
 /// Non-captures, drops included; returns the count.
 pub fn gen_quiets(pos: &Position, buf: &mut MoveBuf) -> usize {
     buf.clear();
-    generate(pos, buf, GenKind::Quiets);
-    buf.len
+    generate(pos, buf, GenKind::Quiets, ALL_SQUARES, true);
+    generate_drops(pos, buf, None);
+    buf.len()
 }
 
-/// Every pseudo-legal move (the picker filters legality); returns the count.
+/// Check evasions (pseudo-legal; the caller filters legality): king moves, and against a
+/// single checker its capture and interpositions (moves and drops). Returns the count.
 pub fn gen_evasions(pos: &Position, buf: &mut MoveBuf) -> usize {
     buf.clear();
-    generate(pos, buf, GenKind::All);
-    buf.len
-}
-
-/// Quiet moves that give check (for the first quiescence ply); returns the count.
-/// Only moves and drops that land next to the enemy king or on a knight-check square, plus
-/// their legality-free check test — long-range quiet checks are left out (cheap, not complete).
-pub fn gen_quiet_checks(pos: &Position, buf: &mut MoveBuf) -> usize {
-    buf.clear();
-    let Some(tk) = pos.kings[1 - pos.stm] else {
-        return 0;
+    let us = pos.stm;
+    let Some(ksq) = pos.kings[us] else {
+        generate(pos, buf, GenKind::All, ALL_SQUARES, true);
+        generate_drops(pos, buf, None);
+        return buf.len();
     };
-    let mut all = MoveBuf::new();
-    generate(pos, &mut all, GenKind::Quiets);
-    for i in 0..all.len {
-        let m = all.moves[i].m;
-        if near_king(m.to(), tk) && pos.gives_check(m) {
-            buf.push(m, 0);
+    let t = tables();
+    for &to in t.step(us, KING, ksq) {
+        let to = to as usize;
+        let c = pos.squares[to];
+        if c == 0 || cell_color(c) != us {
+            buf.push(Move::new(ksq, to, false), 0);
         }
     }
-    buf.len
+    let (count, checker, between) = pos.checkers(ksq);
+    if count != 1 {
+        return buf.len();
+    }
+    generate(pos, buf, GenKind::All, between | 1u128 << checker, false);
+    if between != 0 {
+        let mut squares = [0usize; 8];
+        let mut n = 0;
+        let mut b = between;
+        while b != 0 {
+            squares[n] = b.trailing_zeros() as usize;
+            n += 1;
+            b &= b - 1;
+        }
+        generate_drops(pos, buf, Some(&squares[..n]));
+    }
+    buf.len()
 }
 
-#[inline]
-fn near_king(sq: usize, king: usize) -> bool {
-    let df = file_of(sq).abs_diff(file_of(king));
-    let dr = rank_of(sq).abs_diff(rank_of(king));
-    df <= 1 && dr <= 2
-}
-
-/// Every legal move of the search set (root moves).
-pub fn legal_moves(pos: &Position) -> Vec<Move> {
-    let mut p = pos.clone();
-    let mut buf = MoveBuf::new();
-    generate(&p, &mut buf, GenKind::All);
-    (0..buf.len)
-        .map(|i| buf.moves[i].m)
-        .filter(|&m| p.is_legal(m))
-        .collect()
-}
-
-/// Every legal move, non-promotions of pawns, bishops and rooks included.
-pub fn legal_moves_all(pos: &Position) -> Vec<Move> {
-    let mut p = pos.clone();
-    let mut buf = MoveBuf::new();
-    generate(&p, &mut buf, GenKind::AllWithUnpromoted);
-    (0..buf.len)
-        .map(|i| buf.moves[i].m)
-        .filter(|&m| p.is_legal(m))
-        .collect()
-}
-
-/// A mate in one (一手詰め) for the side to move, if there is one among the moves that land
-/// next to the enemy king or on a knight-check square (YaneuraOu's `mate1ply` considers the
-/// same neighbourhood; long-range checks are left to the search).
-pub fn mate_in_one(pos: &mut Position) -> Option<Move> {
-    let tk = pos.kings[1 - pos.stm]?;
-    let mut buf = MoveBuf::new();
-    // Candidate drops: the squares around the king (two ranks for knights).
-    let (f, r) = (file_of(tk) as i32, rank_of(tk) as i32);
+/// Squares within one file and two ranks of `king` (where non-sliding checks land).
+fn near_squares(king: usize) -> ([usize; 15], usize) {
+    let (f, r) = (file_of(king) as i32, rank_of(king) as i32);
     let mut near = [0usize; 15];
     let mut n = 0;
     for df in -1..=1 {
         for dr in -2..=2 {
             if let Some(s) = sq_of(f + df, r + dr) {
-                if s != tk {
+                if s != king {
                     near[n] = s;
                     n += 1;
                 }
             }
         }
     }
-    generate_drops(pos, &mut buf, Some(&near[..n]));
-    // Candidate board moves onto the same squares.
-    let t = tables();
-    let us = pos.stm;
-    for from in 0..81 {
-        let c = pos.squares[from];
-        if c == 0 || cell_color(c) != us {
-            continue;
-        }
-        let k = cell_kind(c);
-        if k == KING {
-            continue;
-        }
-        for &to in &t.steps[us][k][from] {
-            let to = to as usize;
-            let tc = pos.squares[to];
-            if near_king(to, tk) && (tc == 0 || cell_color(tc) != us) {
-                push_board_move(&mut buf, us, k, from, to, false);
-            }
-        }
-        for &d in slide_dirs(k) {
-            let d = rel_dir(us, d);
-            for &to in &t.rays[from][d] {
-                let to = to as usize;
-                let tc = pos.squares[to];
-                if tc != 0 && cell_color(tc) == us {
-                    break;
-                }
-                if near_king(to, tk) {
-                    push_board_move(&mut buf, us, k, from, to, false);
-                }
-                if tc != 0 {
-                    break;
-                }
-            }
+    (near, n)
+}
+
+/// Moves and drops of the side to move that land near the enemy king `tk` (captures
+/// included unless `quiet_only`).
+fn gen_near_king(pos: &Position, buf: &mut MoveBuf, tk: usize, quiet_only: bool) {
+    let (near, n) = near_squares(tk);
+    let mut mask = 0u128;
+    for &s in &near[..n] {
+        mask |= 1u128 << s;
+    }
+    generate_drops(pos, buf, Some(&near[..n]));
+    let kind = if quiet_only {
+        GenKind::Quiets
+    } else {
+        GenKind::All
+    };
+    generate(pos, buf, kind, mask, false);
+}
+
+/// Quiet moves that give check (for the first quiescence ply); returns the count.
+/// Only moves and drops that land near the enemy king — long-range quiet checks are left out
+/// (cheap, not complete).
+pub fn gen_quiet_checks(pos: &Position, buf: &mut MoveBuf) -> usize {
+    buf.clear();
+    let Some(tk) = pos.kings[1 - pos.stm] else {
+        return 0;
+    };
+    let mut all = MoveBuf::new();
+    gen_near_king(pos, &mut all, tk, true);
+    for em in all.as_slice() {
+        if pos.gives_check(em.m) {
+            buf.push(em.m, 0);
         }
     }
-    for i in 0..buf.len {
-        let m = buf.moves[i].m;
+    buf.len()
+}
+
+fn legal_of(pos: &Position, kind: GenKind) -> Vec<Move> {
+    let mut p = pos.clone();
+    let mut buf = MoveBuf::new();
+    generate(&p, &mut buf, kind, ALL_SQUARES, true);
+    generate_drops(&p, &mut buf, None);
+    let moves: Vec<Move> = buf.as_slice().iter().map(|em| em.m).collect();
+    moves.into_iter().filter(|&m| p.is_legal(m)).collect()
+}
+
+/// Every legal move of the search set (root moves).
+pub fn legal_moves(pos: &Position) -> Vec<Move> {
+    legal_of(pos, GenKind::All)
+}
+
+/// Every legal move, non-promotions of pawns, bishops and rooks included.
+pub fn legal_moves_all(pos: &Position) -> Vec<Move> {
+    legal_of(pos, GenKind::AllWithUnpromoted)
+}
+
+/// A mate in one (一手詰め) for the side to move, if there is one among the moves that land
+/// near the enemy king (YaneuraOu's `mate1ply` considers the same neighbourhood; long-range
+/// checks are left to the search).
+pub fn mate_in_one(pos: &mut Position) -> Option<Move> {
+    let tk = pos.kings[1 - pos.stm]?;
+    let mut buf = MoveBuf::new();
+    gen_near_king(pos, &mut buf, tk, false);
+    for i in 0..buf.len() {
+        let m = buf.as_slice()[i].m;
         if !pos.gives_check(m) || !pos.is_legal(m) {
             continue;
         }
@@ -1657,7 +1822,7 @@ fn least_attacker(pos: &Position, sq: usize, side: usize, gone: u128) -> Option<
         }
     };
     for d in 0..8 {
-        for (i, &s) in t.rays[sq][d].iter().enumerate() {
+        for (i, &s) in t.ray(sq, d).iter().enumerate() {
             let s = s as usize;
             if gone & (1u128 << s) != 0 {
                 continue;

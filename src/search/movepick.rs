@@ -50,10 +50,10 @@ pub struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
     killers: [Option<Move>; 2],
-    buf: MoveBuf,
+    buf: Box<MoveBuf>,
     cur: usize,
     end: usize,
-    bad: MoveBuf,
+    bad: Box<MoveBuf>,
     bad_cur: usize,
     /// Quiet moves below this score are skipped when `skip_quiets` is set by the caller.
     see_threshold: i32,
@@ -62,7 +62,14 @@ pub struct MovePicker {
 
 impl MovePicker {
     /// A picker for the main search.
-    pub fn new_main(pos: &Position, tt_move: Option<Move>, killers: [Option<Move>; 2]) -> Self {
+    pub fn new_main(
+        pos: &Position,
+        tt_move: Option<Move>,
+        killers: [Option<Move>; 2],
+        (mut buf, mut bad): (Box<MoveBuf>, Box<MoveBuf>),
+    ) -> Self {
+        buf.clear();
+        bad.clear();
         let in_check = board::in_check(pos);
         let tt_move = tt_move.filter(|&m| board::is_pseudo_legal(pos, m));
         MovePicker {
@@ -73,10 +80,10 @@ impl MovePicker {
             },
             tt_move,
             killers,
-            buf: MoveBuf::new(),
+            buf,
             cur: 0,
             end: 0,
-            bad: MoveBuf::new(),
+            bad,
             bad_cur: 0,
             see_threshold: 0,
             with_checks: false,
@@ -84,7 +91,14 @@ impl MovePicker {
     }
 
     /// A picker for quiescence search; `with_checks` adds quiet checking moves.
-    pub fn new_qsearch(pos: &Position, tt_move: Option<Move>, with_checks: bool) -> Self {
+    pub fn new_qsearch(
+        pos: &Position,
+        tt_move: Option<Move>,
+        with_checks: bool,
+        (mut buf, mut bad): (Box<MoveBuf>, Box<MoveBuf>),
+    ) -> Self {
+        buf.clear();
+        bad.clear();
         let in_check = board::in_check(pos);
         // In quiescence only a capturing TT move is taken (or any move when in check).
         let tt_move = tt_move
@@ -97,10 +111,10 @@ impl MovePicker {
             },
             tt_move,
             killers: [None, None],
-            buf: MoveBuf::new(),
+            buf,
             cur: 0,
             end: 0,
-            bad: MoveBuf::new(),
+            bad,
             bad_cur: 0,
             see_threshold: 0,
             with_checks,
@@ -108,7 +122,7 @@ impl MovePicker {
     }
 
     fn score_captures(&mut self, pos: &Position, h: &Histories) {
-        for em in &mut self.buf.moves[..self.end] {
+        for em in self.buf.as_mut_slice()[..self.end].iter_mut() {
             let captured = board::captured_kind(pos, em.m).map_or(0, board::unpromoted);
             let victim = board::captured_kind(pos, em.m).map_or(0, |k| super::eval::PIECE_VALUE[k]);
             let promo = if em.m.is_promotion() {
@@ -128,7 +142,7 @@ impl MovePicker {
 
     fn score_quiets(&mut self, pos: &Position, h: &Histories) {
         let us = board::stm(pos);
-        for em in &mut self.buf.moves[..self.end] {
+        for em in self.buf.as_mut_slice()[..self.end].iter_mut() {
             let pc = board::moved_piece_index(pos, em.m);
             let to = board::to_sq(em.m);
             em.score = 2 * h.main.get(us, board::move_index(em.m))
@@ -140,7 +154,7 @@ impl MovePicker {
 
     fn score_evasions(&mut self, pos: &Position, h: &Histories) {
         let us = board::stm(pos);
-        for em in &mut self.buf.moves[..self.end] {
+        for em in self.buf.as_mut_slice()[..self.end].iter_mut() {
             em.score = match board::captured_kind(pos, em.m) {
                 Some(k) => {
                     1 << 28
@@ -161,7 +175,7 @@ impl MovePicker {
         if self.cur >= self.end {
             return None;
         }
-        let moves = &mut self.buf.moves;
+        let moves = self.buf.as_mut_slice();
         let mut best = self.cur;
         for i in self.cur + 1..self.end {
             if moves[i].score > moves[best].score {
@@ -176,6 +190,11 @@ impl MovePicker {
 
     fn is_special(&self, m: Move) -> bool {
         Some(m) == self.tt_move || Some(m) == self.killers[0] || Some(m) == self.killers[1]
+    }
+
+    /// Gives the move buffers back (for reuse by the next node).
+    pub fn into_buffers(self) -> (Box<MoveBuf>, Box<MoveBuf>) {
+        (self.buf, self.bad)
     }
 
     /// The next move, or `None` when the node is exhausted. With `skip_quiets`, quiet moves
@@ -248,22 +267,23 @@ impl MovePicker {
                     self.cur = 0;
                     self.score_quiets(pos, h);
                     // Sort once, best first (a full sort: quiets are few enough).
-                    self.buf.moves[..self.end].sort_by_key(|em| std::cmp::Reverse(em.score));
+                    self.buf.as_mut_slice()[..self.end]
+                        .sort_by_key(|em| std::cmp::Reverse(em.score));
                 }
                 Stage::Quiet => {
                     if skip_quiets || self.cur >= self.end {
                         self.stage = Stage::BadCapture;
                         continue;
                     }
-                    let m = self.buf.moves[self.cur].m;
+                    let m = self.buf.as_slice()[self.cur].m;
                     self.cur += 1;
                     if !self.is_special(m) {
                         return Some(m);
                     }
                 }
                 Stage::BadCapture => {
-                    if self.bad_cur < self.bad.len {
-                        let m = self.bad.moves[self.bad_cur].m;
+                    if self.bad_cur < self.bad.len() {
+                        let m = self.bad.as_slice()[self.bad_cur].m;
                         self.bad_cur += 1;
                         return Some(m);
                     }
@@ -301,7 +321,7 @@ impl MovePicker {
                         self.stage = Stage::Done;
                         continue;
                     }
-                    let m = self.buf.moves[self.cur].m;
+                    let m = self.buf.as_slice()[self.cur].m;
                     self.cur += 1;
                     if Some(m) != self.tt_move {
                         return Some(m);

@@ -450,7 +450,14 @@ impl<E: Evaluator> Worker<E> {
             let mate_done = best.score.mate_plies().is_some_and(|p| p.abs() <= depth)
                 && self.limits.depth.is_none()
                 && self.limits.nodes.is_none();
-            if let Some(opt) = self.ctl.optimum() {
+            // A fixed time (`movetime`, or living on byoyomi) is used to the end: only the hard
+            // limit in `check_time` stops the search then.
+            let fixed_time = self.ctl.optimum() == self.ctl.maximum();
+            if let Some(opt) = self
+                .ctl
+                .optimum()
+                .filter(|_| !fixed_time || single_or_mate(self, depth))
+            {
                 // Stockfish-like scaling: a stable best move stops earlier, an unstable one
                 // later (factors from Stockfish 11's `bestMoveInstability`, simplified).
                 let instability = 1.0 + 1.5 * self.best_move_changes;
@@ -584,7 +591,9 @@ impl<E: Evaluator> Worker<E> {
                 return alpha;
             }
         }
-        self.frame_mut(ply + 1).killers = [None, None];
+        // Grandchildren start with fresh killers; children share them with their cousins
+        // (Stockfish clears `(ss+2)->killers`).
+        self.frame_mut(ply + 2).killers = [None, None];
         self.frame_mut(ply).in_check = in_check;
 
         // Step 5. Transposition table lookup.
@@ -1264,6 +1273,16 @@ const HISTORY_BONUS_MARGIN: i32 = 70;
 /// Quiescence futility margin (Stockfish 15: 118 → 55) and SEE floor (90 → 40).
 const QS_FUTILITY_MARGIN: i32 = 55;
 const QS_SEE_MARGIN: i32 = 40;
+
+/// True when the main worker may stop early even on a fixed time: a single legal move, or a
+/// mate already found within the searched depth.
+fn single_or_mate<E: Evaluator>(w: &Worker<E>, depth: i32) -> bool {
+    w.root_moves.len() == 1
+        || w.root_moves[0]
+            .score
+            .mate_plies()
+            .is_some_and(|p| p.abs() <= depth)
+}
 
 /// Move-count pruning: quiets after this many moves are skipped (Stockfish:
 /// `(3 + d²) / (2 - improving)`).

@@ -258,6 +258,9 @@ pub struct Tables {
     /// The same as bit masks, to skip pieces and rays that cannot reach a target set.
     step_mask: [[[u128; 81]; KINDS]; 2],
     ray_mask: [[u128; 8]; 81],
+    /// `attack_span[color][kind][sq]`: every square the piece could attack from `sq` on an
+    /// empty board (a cheap "can this possibly give check" filter).
+    attack_span: [[[u128; 81]; KINDS]; 2],
     /// `adjacent_attack[color][kind][dir]`: a piece of `color`/`kind` one step away in
     /// absolute direction `dir` *from the target* attacks the target.
     adjacent_attack: [[[bool; 8]; KINDS]; 2],
@@ -293,6 +296,21 @@ impl Tables {
     fn ray(&self, sq: usize, d: usize) -> &[u8] {
         let l = &self.rays[sq][d];
         &l.sq[..l.len as usize]
+    }
+
+    /// The nearest occupied square from `sq` in direction `d` (square indices grow along
+    /// S, W, SW and NW, and shrink along the others, so the nearest is the lowest or highest
+    /// bit of the ray's occupancy).
+    #[inline]
+    fn first_on_ray(&self, sq: usize, d: usize, occ: u128) -> Option<usize> {
+        let b = self.ray_mask[sq][d] & occ;
+        if b == 0 {
+            None
+        } else if matches!(d, S | W | SW | NW) {
+            Some(b.trailing_zeros() as usize)
+        } else {
+            Some(127 - b.leading_zeros() as usize)
+        }
     }
 
     #[inline]
@@ -399,11 +417,24 @@ fn build_tables() -> Tables {
                 .fold(0, |m, &s| m | 1u128 << s);
         }
     }
+    let mut attack_span = [[[0u128; 81]; KINDS]; 2];
+    for c in 0..2 {
+        for k in 0..KINDS {
+            for sq in 0..81 {
+                let mut m = step_mask[c][k][sq];
+                for &d in slide_dirs(k) {
+                    m |= ray_mask[sq][rel_dir(c, d)];
+                }
+                attack_span[c][k][sq] = m;
+            }
+        }
+    }
     Tables {
         rays,
         steps,
         step_mask,
         ray_mask,
+        attack_span,
         adjacent_attack,
         slider_attack,
         z_board,
@@ -796,22 +827,26 @@ impl Position {
     /// True if `by` attacks `sq` on the board changed by `ov`.
     fn attacked_ov(&self, sq: usize, by: usize, ov: Overlay) -> bool {
         let t = tables();
+        let mut occ = self.occ[0] | self.occ[1];
+        if ov.vacated != NO_SQ {
+            occ &= !(1u128 << ov.vacated);
+        }
+        if ov.placed_sq != NO_SQ {
+            occ |= 1u128 << ov.placed_sq;
+        }
         for d in 0..8 {
-            let ray = t.ray(sq, d);
-            for (i, &s) in ray.iter().enumerate() {
-                let c = ov.cell(&self.squares, s as usize);
-                if c == 0 {
-                    continue;
+            let Some(s) = t.first_on_ray(sq, d, occ) else {
+                continue;
+            };
+            let c = ov.cell(&self.squares, s);
+            if cell_color(c) == by {
+                let k = cell_kind(c);
+                let adjacent = s == t.ray(sq, d)[0] as usize;
+                if (adjacent && t.adjacent_attack[by][k][d])
+                    || (!adjacent && t.slider_attack[by][k][d])
+                {
+                    return true;
                 }
-                if cell_color(c) == by {
-                    let k = cell_kind(c);
-                    if (i == 0 && t.adjacent_attack[by][k][d])
-                        || (i > 0 && t.slider_attack[by][k][d])
-                    {
-                        return true;
-                    }
-                }
-                break;
             }
         }
         // Knights: a knight of `by` two ranks "behind" the target (from its point of view).
@@ -992,11 +1027,16 @@ impl Position {
 
     /// Whether the move gives check.
     pub fn gives_check(&self, m: Move) -> bool {
-        let them = 1 - self.stm;
-        let Some(tk) = self.kings[them] else {
+        let us = self.stm;
+        let Some(tk) = self.kings[1 - us] else {
             return false;
         };
-        self.attacked_ov(tk, self.stm, self.overlay(m))
+        let ov = self.overlay(m);
+        // Cheap filter first: a direct check needs the king in the moved piece's span, a
+        // discovered one needs the origin on a line with the king.
+        let direct = tables().attack_span[us][cell_kind(ov.placed)][m.to()] & (1u128 << tk) != 0;
+        let discovered = m.from().is_some_and(|f| aligned(f, tk));
+        (direct || discovered) && self.attacked_ov(tk, us, ov)
     }
 
     /// Plays a (legal) move.
@@ -1059,7 +1099,13 @@ impl Position {
         self.stm = 1 - us;
         self.board_key ^= t.z_side;
         self.ply += 1;
-        let in_check = self.compute_in_check();
+        // Only the moved piece (directly) or a piece behind its origin can give check.
+        let in_check = self.kings[1 - us].is_some_and(|tk| {
+            let placed = cell_kind(self.squares[to]);
+            let direct = t.attack_span[us][placed][to] & (1u128 << tk) != 0;
+            let discovered = m.from().is_some_and(|f| aligned(f, tk));
+            (direct || discovered) && self.attacked(tk, us)
+        });
         let prev = self.states.last().copied().expect("state");
         let mut cont_check = prev.cont_check;
         cont_check[us] = if in_check { cont_check[us] + 1 } else { 0 };
@@ -1821,25 +1867,20 @@ fn least_attacker(pos: &Position, sq: usize, side: usize, gone: u128) -> Option<
             *best = Some((s, k));
         }
     };
+    let occ = (pos.occ[0] | pos.occ[1]) & !gone;
     for d in 0..8 {
-        for (i, &s) in t.ray(sq, d).iter().enumerate() {
-            let s = s as usize;
-            if gone & (1u128 << s) != 0 {
-                continue;
+        let Some(s) = t.first_on_ray(sq, d, occ) else {
+            continue;
+        };
+        let c = pos.squares[s];
+        if cell_color(c) == side {
+            let k = cell_kind(c);
+            let adjacent = s == t.ray(sq, d)[0] as usize;
+            if (adjacent && t.adjacent_attack[side][k][d])
+                || (!adjacent && t.slider_attack[side][k][d])
+            {
+                consider(s, k, &mut best);
             }
-            let c = pos.squares[s];
-            if c == 0 {
-                continue;
-            }
-            if cell_color(c) == side {
-                let k = cell_kind(c);
-                if (i == 0 && t.adjacent_attack[side][k][d])
-                    || (i > 0 && t.slider_attack[side][k][d])
-                {
-                    consider(s, k, &mut best);
-                }
-            }
-            break;
         }
     }
     let (f, r) = (file_of(sq) as i32, rank_of(sq) as i32);
@@ -1939,6 +1980,52 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 8);
+    }
+
+    /// In random games, evasions (filtered by legality) are exactly the legal moves, and the
+    /// incremental check flag matches a fresh attack test.
+    #[test]
+    fn evasions_and_check_flags_agree_with_full_generation() {
+        let mut seed = 99u64;
+        let mut checks_seen = 0;
+        for _ in 0..40 {
+            let mut p = Position::startpos();
+            for _ in 0..160 {
+                assert_eq!(p.in_check(), p.compute_in_check(), "{}", p.to_sfen());
+                let all = legal_moves(&p);
+                if p.in_check() {
+                    checks_seen += 1;
+                    let mut buf = MoveBuf::new();
+                    gen_evasions(&p, &mut buf);
+                    let mut ev: Vec<Move> = buf.as_slice().iter().map(|e| e.m).collect();
+                    ev.retain(|&m| p.clone().is_legal(m));
+                    let mut a = all.clone();
+                    a.sort_by_key(|m| m.raw());
+                    ev.sort_by_key(|m| m.raw());
+                    assert_eq!(a, ev, "{}", p.to_sfen());
+                }
+                for &m in &all {
+                    let mut q = p.clone();
+                    let gc = q.gives_check(m);
+                    q.do_move(m);
+                    assert_eq!(gc, q.in_check(), "{m} in {}", p.to_sfen());
+                }
+                if all.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Prefer checks and captures so that checks happen often.
+                let pick = all
+                    .iter()
+                    .copied()
+                    .find(|&m| (seed >> 60) < 6 && (p.gives_check(m) || is_capture(&p, m)))
+                    .unwrap_or(all[(seed >> 33) as usize % all.len()]);
+                p.do_move(pick);
+            }
+        }
+        assert!(checks_seen > 50, "{checks_seen}");
     }
 
     #[test]

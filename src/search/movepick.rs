@@ -268,7 +268,7 @@ impl MovePicker {
                     self.score_quiets(pos, h);
                     // Sort once, best first (a full sort: quiets are few enough).
                     self.buf.as_mut_slice()[..self.end]
-                        .sort_by_key(|em| std::cmp::Reverse(em.score));
+                        .sort_unstable_by_key(|em| std::cmp::Reverse(em.score));
                 }
                 Stage::Quiet => {
                     if skip_quiets || self.cur >= self.end {

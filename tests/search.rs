@@ -365,6 +365,11 @@ fn mate_declaration_and_resign() {
     e.send(&format!("position {DECLARATION}"));
     e.send("go btime 1000 wtime 1000 byoyomi 1000");
     e.until("bestmove win");
+    // While pondering, even a decided answer waits for `ponderhit` (or `stop`).
+    e.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    e.silent("bestmove", 300);
+    e.send("ponderhit");
+    e.until("bestmove win");
     // Mated: no legal move for White.
     let mated = "sfen 4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1";
     e.send(&format!("position {mated}"));

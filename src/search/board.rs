@@ -1688,14 +1688,15 @@ pub fn declaration_win(pos: &Position) -> bool {
 /// Captures (board moves onto enemy pieces, with promotions); returns the count.
 pub fn gen_captures(pos: &Position, buf: &mut MoveBuf) -> usize {
     buf.clear();
-    generate(pos, buf, GenKind::Captures, ALL_SQUARES, true);
+    generate(pos, buf, GenKind::Captures, pos.occ[1 - pos.stm], true);
     buf.len()
 }
 
 /// Non-captures, drops included; returns the count.
 pub fn gen_quiets(pos: &Position, buf: &mut MoveBuf) -> usize {
     buf.clear();
-    generate(pos, buf, GenKind::Quiets, ALL_SQUARES, true);
+    let empty = ALL_SQUARES & !(pos.occ[0] | pos.occ[1]);
+    generate(pos, buf, GenKind::Quiets, empty, true);
     generate_drops(pos, buf, None);
     buf.len()
 }

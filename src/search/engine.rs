@@ -198,6 +198,9 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     workers: Option<Workers>,
     running: Option<Running>,
+    /// A `bestmove` decided without searching (`win`, `resign`) during `go ponder` or
+    /// `go infinite`: USI lets it out only at `stop` or `ponderhit`.
+    pending: Option<String>,
 }
 
 impl Default for Engine {
@@ -215,6 +218,22 @@ impl Engine {
             options,
             workers: None,
             running: None,
+            pending: None,
+        }
+    }
+
+    /// Answers a `go` without searching: at once, or at `stop`/`ponderhit` when pondering.
+    fn answer_now(&mut self, line: &str, params: &GoParams) {
+        if params.ponder || params.infinite {
+            self.pending = Some(line.to_string());
+        } else {
+            emit(line);
+        }
+    }
+
+    fn flush_pending(&mut self) {
+        if let Some(line) = self.pending.take() {
+            emit(&line);
         }
     }
 
@@ -246,6 +265,7 @@ impl Engine {
     }
 
     fn stop(&mut self) {
+        self.flush_pending();
         if let Some(r) = &self.running {
             r.ctl.ponder.store(false, Ordering::Relaxed);
             r.ctl.stop.store(true, Ordering::Relaxed);
@@ -323,6 +343,7 @@ impl Engine {
     }
 
     fn ponderhit(&mut self, args: &str) {
+        self.flush_pending();
         let Some(r) = &self.running else { return };
         // `ponderhit` may carry fresh clock fields (ShogiHome); then re-plan from them.
         let mut params = r.params.clone();
@@ -378,12 +399,12 @@ impl Engine {
             return;
         }
         if board::declaration_win(&self.pos) {
-            emit("bestmove win");
+            self.answer_now("bestmove win", &params);
             return;
         }
         let legal = board::legal_moves(&self.pos);
         if legal.is_empty() {
-            emit("bestmove resign");
+            self.answer_now("bestmove resign", &params);
             return;
         }
         let black = board::stm(&self.pos) == 0;

@@ -32,6 +32,9 @@ enum BenchCommand {
     Search {
         /// Search depth.
         depth: Option<i32>,
+        /// A file of positions (`sfen …` or `startpos moves …`, one a line) instead of the
+        /// built-in set.
+        file: Option<std::path::PathBuf>,
     },
 }
 
@@ -41,13 +44,16 @@ fn main() -> anyhow::Result<()> {
         Command::Proxy => Ok(()),
         Command::Search => gougi::search::engine::run_usi(),
         Command::Bench {
-            what: BenchCommand::Search { depth },
+            what: BenchCommand::Search { depth, file },
         } => {
-            let depth = depth
-                .unwrap_or(gougi::search::bench::DEFAULT_DEPTH)
-                .clamp(1, 60);
-            let r = gougi::search::bench::run(depth, |l| println!("{l}"))
-                .map_err(anyhow::Error::msg)?;
+            use gougi::search::bench;
+            let depth = depth.unwrap_or(bench::DEFAULT_DEPTH).clamp(1, 60);
+            let positions = match file {
+                Some(f) => bench::positions_from_file(&f).map_err(anyhow::Error::msg)?,
+                None => bench::positions(),
+            };
+            let r =
+                bench::run_on(positions, depth, |l| println!("{l}")).map_err(anyhow::Error::msg)?;
             println!("===========================");
             println!("Total time (ms) : {}", r.millis);
             println!("Nodes searched  : {}", r.nodes);

@@ -65,9 +65,30 @@ impl BenchResult {
     }
 }
 
+/// Reads positions for a custom bench: one a line, `sfen …`, `startpos [moves …]` or a bare
+/// SFEN; blank lines and `#` comments are skipped.
+pub fn positions_from_file(path: &std::path::Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect())
+}
+
 /// Searches every bench position to `depth`; `report` receives one line per position.
-pub fn run(depth: i32, mut report: impl FnMut(&str)) -> Result<BenchResult, String> {
-    let positions: Vec<(String, Position)> = positions()
+pub fn run(depth: i32, report: impl FnMut(&str)) -> Result<BenchResult, String> {
+    run_on(positions(), depth, report)
+}
+
+/// Searches the given positions to `depth` (see [`run`]).
+pub fn run_on(
+    texts: Vec<String>,
+    depth: i32,
+    mut report: impl FnMut(&str),
+) -> Result<BenchResult, String> {
+    let positions: Vec<(String, Position)> = texts
         .into_iter()
         .map(|p| parse_position(&p).map(|pos| (p, pos)))
         .collect::<Result<_, _>>()?;

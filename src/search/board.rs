@@ -624,13 +624,10 @@ impl Position {
                     }
                     p.kings[color] = Some(sq);
                 }
-                if !has_future(color, kind, sq) {
-                    return Err(bad("piece with no move"));
-                }
+                // A piece with no further move or a second pawn on a file cannot arise in a
+                // game, but GUIs and problem collections send such positions; like YaneuraOu we
+                // accept them (the piece simply has no moves; the file counts as occupied).
                 if kind == PAWN {
-                    if p.pawn_files[color] & (1 << file) != 0 {
-                        return Err(bad("two pawns on a file"));
-                    }
                     p.pawn_files[color] |= 1 << file;
                 }
                 p.squares[sq] = cell(color, kind);
@@ -1068,9 +1065,6 @@ impl Position {
                     let hk = unpromoted(ck);
                     self.hands[us][hk] += 1;
                     self.hand_key = self.hand_key.wrapping_add(t.z_hand[us][hk]);
-                    if ck == PAWN {
-                        self.pawn_files[1 - us] &= !(1 << file_of(to));
-                    }
                     if ck == KING {
                         self.kings[1 - us] = None;
                     }
@@ -1088,8 +1082,11 @@ impl Position {
                     self.occ[1 - us] ^= 1u128 << to;
                 }
                 self.board_key ^= t.z_board[c as usize][from] ^ t.z_board[nc as usize][to];
+                if captured != 0 && cell_kind(captured) == PAWN {
+                    self.refresh_pawn_file(1 - us, file_of(to));
+                }
                 if k == PAWN && nk != PAWN {
-                    self.pawn_files[us] &= !(1 << file_of(from));
+                    self.refresh_pawn_file(us, file_of(from));
                 }
                 if k == KING {
                     self.kings[us] = Some(to);
@@ -1120,6 +1117,17 @@ impl Position {
         });
     }
 
+    /// Recomputes the 二歩 bit of one file (a file may hold two pawns in a position given by
+    /// SFEN, so removing one pawn does not always free it).
+    fn refresh_pawn_file(&mut self, color: usize, file: usize) {
+        let pawn = cell(color, PAWN);
+        if (0..9).any(|r| self.squares[file * 9 + r] == pawn) {
+            self.pawn_files[color] |= 1 << file;
+        } else {
+            self.pawn_files[color] &= !(1 << file);
+        }
+    }
+
     /// Takes back the last move, which must be `m`.
     pub fn undo_move(&mut self, m: Move) {
         let t = tables();
@@ -1139,7 +1147,7 @@ impl Position {
                 self.hands[us][k] += 1;
                 self.hand_key = self.hand_key.wrapping_add(t.z_hand[us][k]);
                 if k == PAWN {
-                    self.pawn_files[us] &= !(1 << file_of(to));
+                    self.refresh_pawn_file(us, file_of(to));
                 }
             }
             Some(from) => {
@@ -2040,7 +2048,11 @@ mod tests {
         assert!(p.parse_usi_move("7g7e").is_err());
         assert!(p.parse_usi_move("P*5e").is_err());
         assert!(Position::from_sfen("lnsgkgsnl/9 b - 1").is_err());
-        assert!(Position::from_sfen("P8/9/9/9/9/9/9/9/9 b - 1").is_err()); // dead pawn
+        assert!(Position::from_sfen("P8/9/9/9/9/9/9/9/9 b - 1").is_ok()); // accepted, no moves
+        assert!(Position::from_sfen("9/9/9/9/9/9/9/9/PP7 x - 1").is_err());
+        assert!(Position::from_sfen("9/9/9/9/9/9/9/9/9K b - 1").is_err());
+        assert!(Position::from_sfen("9/9/9/9/9/9/9/9/k7K w - 1").is_ok());
+        assert!(Position::from_sfen("9/9/9/9/9/9/9/9/9 b 19P 1").is_err());
         assert!(Position::from_sfen("9/9/9/9/9/9/9/9/P8 b - 1").is_ok());
     }
 

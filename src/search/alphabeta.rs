@@ -569,7 +569,7 @@ impl<E: Evaluator> Worker<E> {
                     self.evaluate()
                 };
             }
-            match board::repetition(&self.pos) {
+            match board::repetition(&self.pos, ply) {
                 Repetition::None => {}
                 Repetition::Draw => return Value::DRAW,
                 // The opponent's perpetual check (連続王手の千日手) loses for them.
@@ -692,8 +692,11 @@ impl<E: Evaluator> Worker<E> {
 
         if !PV && !in_check {
             // Step 8. Razoring: far below alpha at low depth, trust quiescence
-            // (Stockfish 15: alpha - 426 - 252 d², scaled to our pawn).
-            if eval.0 < alpha.0 - RAZOR_BASE - RAZOR_PER_DEPTH2 * depth * depth {
+            // (Stockfish 15: alpha - 426 - 252 d², scaled to our pawn). Not while a mate is
+            // the bound: quiescence cannot find the quiet mates a shorter proof needs.
+            if alpha.0.abs() < Value::MATE_IN_MAX_PLY.0
+                && eval.0 < alpha.0 - RAZOR_BASE - RAZOR_PER_DEPTH2 * depth * depth
+            {
                 let v = self.qsearch::<false>(ply, alpha - 1, alpha, 0);
                 if v < alpha {
                     return v;
@@ -713,6 +716,7 @@ impl<E: Evaluator> Worker<E> {
                 && eval >= beta
                 && static_eval.0 >= beta.0 - NULL_MOVE_STATIC_MARGIN * depth + NULL_MOVE_STATIC_BASE
                 && beta.0 > Value::MATED_IN_MAX_PLY.0
+                && beta.0 < Value::MATE_IN_MAX_PLY.0
                 && depth >= 2
             {
                 let r = NULL_MOVE_R_BASE
@@ -1016,7 +1020,7 @@ impl<E: Evaluator> Worker<E> {
         }
 
         // Step Q2. Repetition and declaration, as in the main search.
-        match board::repetition(&self.pos) {
+        match board::repetition(&self.pos, ply) {
             Repetition::None => {}
             Repetition::Draw => return Value::DRAW,
             Repetition::Win => return Value::mate_in(ply),
@@ -1235,10 +1239,11 @@ impl<E: Evaluator> Worker<E> {
     }
 }
 
-/// Score of a superior position (優等局面: same board, more in hand) reached by repetition.
-/// YaneuraOu scores it near mate; we stay outside the mate range so it never poisons mate
-/// scores in the TT, and high enough to dominate ordinary evaluations.
-const SUPERIOR_VALUE: i32 = 2000;
+/// Score of a superior position (優等局面: same board, more in hand) reached by repetition:
+/// YaneuraOu's `VALUE_SUPERIOR`, the largest non-mate value (equal to the evaluation's
+/// maximum), so it dominates every evaluation yet never enters the mate range, where scores
+/// are re-based by ply in the TT.
+const SUPERIOR_VALUE: i32 = Value::MATE_IN_MAX_PLY.0 - 1;
 
 /// Razoring (Stockfish 15: 426 + 252 d², ×0.45).
 const RAZOR_BASE: i32 = 190;

@@ -1211,7 +1211,9 @@ impl Position {
 
     /// Repetition status of the current position, looking back at most
     /// [`MAX_REPETITION_PLY`] plies (YaneuraOu's default window) and never across a null move.
-    pub fn repetition(&self) -> Repetition {
+    /// Superior and inferior positions count only within the last `within` plies (the
+    /// plies searched since the root); draws and perpetual checks use the game history too.
+    pub fn repetition(&self, within: usize) -> Repetition {
         let n = self.states.len();
         let cur = &self.states[n - 1];
         let limit = (cur.plies_from_null as usize)
@@ -1233,11 +1235,15 @@ impl Position {
                     }
                     return Repetition::Draw;
                 }
-                if hand_ge(&cur.hands[us], &st.hands[us]) {
-                    return Repetition::Superior;
-                }
-                if hand_ge(&st.hands[us], &cur.hands[us]) {
-                    return Repetition::Inferior;
+                // Superior/inferior only inside the search (YaneuraOu does not look before
+                // the root for them: the root score should not become a superiority value).
+                if i <= within {
+                    if hand_ge(&cur.hands[us], &st.hands[us]) {
+                        return Repetition::Superior;
+                    }
+                    if hand_ge(&st.hands[us], &cur.hands[us]) {
+                        return Repetition::Inferior;
+                    }
                 }
             }
             i += 2;
@@ -1685,8 +1691,8 @@ pub fn undo_null_move(pos: &mut Position) {
     pos.undo_null_move()
 }
 #[inline]
-pub fn repetition(pos: &Position) -> Repetition {
-    pos.repetition()
+pub fn repetition(pos: &Position, ply: i32) -> Repetition {
+    pos.repetition(ply.max(0) as usize)
 }
 #[inline]
 pub fn declaration_win(pos: &Position) -> bool {
@@ -2072,11 +2078,11 @@ mod tests {
         // Rook shuffles: the fourth ply returns to the start position.
         let mut p = Position::startpos();
         for t in ["2h3h", "8b7b", "3h2h", "7b8b"] {
-            assert_eq!(p.repetition(), Repetition::None);
+            assert_eq!(p.repetition(usize::MAX), Repetition::None);
             let m = p.parse_usi_move(t).unwrap();
             p.do_move(m);
         }
-        assert_eq!(p.repetition(), Repetition::Draw);
+        assert_eq!(p.repetition(usize::MAX), Repetition::Draw);
 
         // Perpetual check: Black's rook checks along files 1 and 2, White's king shuffles.
         let mut p = Position::from_sfen("8k/9/9/9/9/9/9/9/K6R1 b - 1").unwrap();
@@ -2085,11 +2091,11 @@ mod tests {
             p.do_move(m);
         }
         // Black to move and Black checked with every move of the cycle: Black loses.
-        assert_eq!(p.repetition(), Repetition::Loss);
+        assert_eq!(p.repetition(usize::MAX), Repetition::Loss);
         let m = p.parse_usi_move("2i1i").unwrap();
         p.do_move(m);
         // White to move: the checker is the opponent, White wins.
-        assert_eq!(p.repetition(), Repetition::Win);
+        assert_eq!(p.repetition(usize::MAX), Repetition::Win);
     }
 
     #[test]
@@ -2100,21 +2106,21 @@ mod tests {
         for t in [
             "P*5e", "5f5e", "1a2a", "5e5f", "2a2b", "9i9h", "2b1a", "9h9i",
         ] {
-            assert_eq!(p.repetition(), Repetition::None, "before {t}");
+            assert_eq!(p.repetition(usize::MAX), Repetition::None, "before {t}");
             let m = p.parse_usi_move(t).unwrap_or_else(|e| panic!("{t}: {e}"));
             p.do_move(m);
         }
-        assert_eq!(p.repetition(), Repetition::Inferior);
+        assert_eq!(p.repetition(usize::MAX), Repetition::Inferior);
         // The same cycle with Black to move at the repeated position: Black holds more.
         let mut p = Position::from_sfen("8k/9/9/9/9/4G4/9/9/K8 b p 1").unwrap();
         for t in [
             "9i9h", "P*5e", "5f5e", "1a2a", "5e5f", "2a2b", "9h9i", "2b1a",
         ] {
-            assert_eq!(p.repetition(), Repetition::None, "before {t}");
+            assert_eq!(p.repetition(usize::MAX), Repetition::None, "before {t}");
             let m = p.parse_usi_move(t).unwrap_or_else(|e| panic!("{t}: {e}"));
             p.do_move(m);
         }
-        assert_eq!(p.repetition(), Repetition::Superior);
+        assert_eq!(p.repetition(usize::MAX), Repetition::Superior);
     }
 
     #[test]

@@ -133,6 +133,42 @@ fn wins_material_when_offered() {
     assert!(best.score.0 > 500);
 }
 
+#[test]
+fn perpetual_check_loses_and_repetition_draws() {
+    // Black's rook has checked on every move of two cycles; checking again repeats the
+    // position with a perpetual check (連続王手の千日手): that move is lost for Black.
+    let p = "sfen 8k/9/9/9/9/9/9/9/K6R1 b - 1 moves 2i1i 1a2a 1i2i 2a1a 2i1i 1a2a 1i2i 2a1a";
+    let pos = parse_position(p).unwrap();
+    let n = gougi::search::board::legal_moves(&pos).len();
+    let mut s = Searcher::new(16, 1);
+    let out = s.search(
+        &pos,
+        SearchLimits {
+            depth: Some(4),
+            nodes: None,
+            multipv: n,
+        },
+        None,
+        None,
+    );
+    let check = out
+        .lines
+        .iter()
+        .find(|rm| rm.mv.to_string() == "2i1i")
+        .expect("2i1i searched");
+    assert!(check.score.is_loss(), "{}", check.score);
+    assert_ne!(out.best.unwrap().mv.to_string(), "2i1i");
+
+    // White, a rook down, can repeat the position instead: a draw (0) beats the material.
+    let p = "sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1 moves 5i4i 5a4a 4i5i";
+    let out = search_depth(p, 4);
+    let best = out.best.unwrap();
+    assert_eq!(
+        (best.mv.to_string(), best.score),
+        ("4a5a".to_string(), Value::DRAW)
+    );
+}
+
 /// A position where Black can declare (入玉宣言, CSA 27-point rule): king on 9a, eleven
 /// pieces in the enemy camp, 54 points.
 const DECLARATION: &str = "sfen K8/RBGGSSL2/NNLP5/9/9/9/9/9/4k4 b RB2G2S2N2L17P 1";

@@ -1299,6 +1299,8 @@ fn futility_move_count(improving: bool, depth: i32) -> i32 {
 #[derive(Clone, Debug)]
 pub struct SearchOutcome {
     pub best: Option<RootMove>,
+    /// The first `MultiPV` root moves, best first (`lines[0]` is `best`).
+    pub lines: Vec<RootMove>,
     pub nodes: u64,
     pub depth: i32,
 }
@@ -1323,8 +1325,10 @@ pub fn run_workers<E: Evaluator>(workers: &mut [Worker<E>], ctl: &Arc<Control>) 
         ctl.stop.store(true, Ordering::Relaxed);
     });
     let nodes = ctl.total_nodes().max(main.nodes());
+    let multipv = main.limits.multipv.clamp(1, main.root_moves.len().max(1));
     SearchOutcome {
         best: main.root_moves.first().cloned(),
+        lines: main.root_moves.iter().take(multipv).cloned().collect(),
         nodes,
         depth: main.completed_depth,
     }

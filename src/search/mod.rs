@@ -86,6 +86,7 @@ impl Searcher {
         if legal.is_empty() {
             return SearchOutcome {
                 best: None,
+                lines: Vec::new(),
                 nodes: 0,
                 depth: 0,
             };

@@ -20,7 +20,7 @@ const OPENINGS_DATA: &str = include_str!("../../tests/data/openings/balanced-16.
 /// How many opening lines join the perft positions.
 pub const OPENING_LINES: usize = 6;
 /// Default bench depth.
-pub const DEFAULT_DEPTH: i32 = 11;
+pub const DEFAULT_DEPTH: i32 = 13;
 /// Table size for the bench, MiB (fixed so the signature does not depend on options).
 pub const BENCH_HASH_MB: usize = 64;
 

@@ -1290,11 +1290,40 @@ impl Position {
     /// Whether the side to move has any legal move.
     pub fn has_legal_move(&mut self) -> bool {
         let mut buf = MoveBuf::new();
-        if self.in_check() {
-            gen_evasions(self, &mut buf);
-        } else {
-            generate(self, &mut buf, GenKind::All, ALL_SQUARES, true);
-            generate_drops(self, &mut buf, None);
+        match self.kings[self.stm].filter(|_| self.in_check()) {
+            Some(ksq) => {
+                // In check (the one-ply mate test's case): try the king's flights first, which
+                // settle most positions without generating anything else.
+                let us = self.stm;
+                let t = tables();
+                for &to in t.step(us, KING, ksq) {
+                    let to = to as usize;
+                    let c = self.squares[to];
+                    if (c == 0 || cell_color(c) != us) && self.is_legal(Move::new(ksq, to, false)) {
+                        return true;
+                    }
+                }
+                let (count, checker, between) = self.checkers(ksq);
+                if count != 1 {
+                    return false;
+                }
+                generate(self, &mut buf, GenKind::All, between | 1u128 << checker, false);
+                if between != 0 {
+                    let mut squares = [0usize; 8];
+                    let mut n = 0;
+                    let mut b = between;
+                    while b != 0 {
+                        squares[n] = b.trailing_zeros() as usize;
+                        n += 1;
+                        b &= b - 1;
+                    }
+                    generate_drops(self, &mut buf, Some(&squares[..n]));
+                }
+            }
+            None => {
+                generate(self, &mut buf, GenKind::All, ALL_SQUARES, true);
+                generate_drops(self, &mut buf, None);
+            }
         }
         for i in 0..buf.len() {
             let m = buf.as_slice()[i].m;

@@ -1307,7 +1307,13 @@ impl Position {
                 if count != 1 {
                     return false;
                 }
-                generate(self, &mut buf, GenKind::All, between | 1u128 << checker, false);
+                generate(
+                    self,
+                    &mut buf,
+                    GenKind::All,
+                    between | 1u128 << checker,
+                    false,
+                );
                 if between != 0 {
                     let mut squares = [0usize; 8];
                     let mut n = 0;

@@ -2078,6 +2078,42 @@ mod tests {
         assert!(checks_seen > 50, "{checks_seen}");
     }
 
+    /// The shogi core (`crate::shogi`) is an independent implementation of the rules: in random
+    /// games, both must agree on every legal move (as USI text) and on check.
+    #[test]
+    fn agrees_with_the_core_move_generator() {
+        let mut seed = 7u64;
+        let mut positions = 0;
+        for start in [
+            "startpos",
+            "sfen l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "sfen l4S2l/4g1gs1/5p1p1/pr2N1pkp/4Gn3/PP3PPPP/2GPP4/1K7/L3r+s2L w BS2N5Pb 1",
+        ] {
+            for _ in 0..15 {
+                let mut p = Position::from_sfen(start).unwrap();
+                for _ in 0..120 {
+                    let sfen = p.to_sfen();
+                    let core = crate::shogi::Position::from_sfen(&sfen).expect("core parses our SFEN");
+                    let mut theirs: Vec<String> =
+                        core.legal_moves().as_slice().iter().map(|m| m.to_string()).collect();
+                    let mine_moves = legal_moves_all(&p);
+                    let mut mine: Vec<String> = mine_moves.iter().map(|m| m.to_string()).collect();
+                    theirs.sort();
+                    mine.sort();
+                    assert_eq!(mine, theirs, "{sfen}");
+                    assert_eq!(p.in_check(), core.in_check(), "{sfen}");
+                    positions += 1;
+                    if mine_moves.is_empty() {
+                        break;
+                    }
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    p.do_move(mine_moves[(seed >> 33) as usize % mine_moves.len()]);
+                }
+            }
+        }
+        assert!(positions > 1000);
+    }
+
     #[test]
     fn sfen_round_trip_and_move_text() {
         let s = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1";

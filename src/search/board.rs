@@ -2093,9 +2093,14 @@ mod tests {
                 let mut p = Position::from_sfen(start).unwrap();
                 for _ in 0..120 {
                     let sfen = p.to_sfen();
-                    let core = crate::shogi::Position::from_sfen(&sfen).expect("core parses our SFEN");
-                    let mut theirs: Vec<String> =
-                        core.legal_moves().as_slice().iter().map(|m| m.to_string()).collect();
+                    let core =
+                        crate::shogi::Position::from_sfen(&sfen).expect("core parses our SFEN");
+                    let mut theirs: Vec<String> = core
+                        .legal_moves()
+                        .as_slice()
+                        .iter()
+                        .map(|m| m.to_string())
+                        .collect();
                     let mine_moves = legal_moves_all(&p);
                     let mut mine: Vec<String> = mine_moves.iter().map(|m| m.to_string()).collect();
                     theirs.sort();
@@ -2106,7 +2111,9 @@ mod tests {
                     if mine_moves.is_empty() {
                         break;
                     }
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     p.do_move(mine_moves[(seed >> 33) as usize % mine_moves.len()]);
                 }
             }

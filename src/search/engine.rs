@@ -195,7 +195,9 @@ struct Running {
 pub struct Engine {
     pos: Position,
     options: Options,
-    tt: Arc<TranspositionTable>,
+    /// Allocated at the first `isready` or `go` (USI's time for heavy set-up), so that a
+    /// `setoption name USI_Hash` before it does not allocate twice.
+    tt: Option<Arc<TranspositionTable>>,
     workers: Option<Workers>,
     running: Option<Running>,
     /// A `bestmove` decided without searching (`win`, `resign`) during `go ponder` or
@@ -214,7 +216,7 @@ impl Engine {
         let options = Options::default();
         Engine {
             pos: Position::startpos(),
-            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
+            tt: None,
             options,
             workers: None,
             running: None,
@@ -237,15 +239,24 @@ impl Engine {
         }
     }
 
+    /// The transposition table, allocated on first use.
+    fn table(&mut self) -> Arc<TranspositionTable> {
+        let mb = self.options.hash_mb;
+        self.tt
+            .get_or_insert_with(|| Arc::new(TranspositionTable::new(mb)))
+            .clone()
+    }
+
     fn workers(&mut self) -> Workers {
         let n = self.options.threads;
+        let tt = self.table();
         let mut ws = self.workers.take().unwrap_or_default();
         let ctl = Arc::new(Control::new(n));
         ws.truncate(n);
         while ws.len() < n {
             ws.push(Worker::new(
                 ws.len(),
-                self.tt.clone(),
+                tt.clone(),
                 ctl.clone(),
                 MaterialEval::default(),
                 self.pos.clone(),
@@ -287,11 +298,16 @@ impl Engine {
                 }
                 emit("usiok");
             }
-            "isready" => emit("readyok"),
+            "isready" => {
+                let _ = self.table();
+                emit("readyok");
+            }
             "setoption" => self.setoption(args),
             "usinewgame" => {
                 self.stop();
-                self.tt.clear();
+                if let Some(tt) = &self.tt {
+                    tt.clear();
+                }
                 if let Some(ws) = &mut self.workers {
                     for w in ws {
                         w.clear_history();
@@ -338,7 +354,7 @@ impl Engine {
         if self.options.hash_mb != old_hash {
             self.stop();
             self.workers = None; // workers hold the old table
-            self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb));
+            self.tt = None; // reallocated at the next `isready` or `go`
         }
     }
 
@@ -428,7 +444,8 @@ impl Engine {
             ctl.ponder.store(true, Ordering::Relaxed);
         }
         ctl.restart_clock();
-        self.tt.new_search();
+        let tt = self.table();
+        tt.new_search();
         let limits = SearchLimits {
             depth: params.depth.map(|d| d.min(i32::MAX as u32) as i32),
             nodes: params.nodes,
@@ -445,7 +462,6 @@ impl Engine {
                 (i == 0).then(|| info.clone()),
             );
         }
-        let tt = self.tt.clone();
         let pos = self.pos.clone();
         let thread_ctl = ctl.clone();
         let handle = std::thread::Builder::new()

@@ -1863,12 +1863,38 @@ pub fn legal_moves_all(pos: &Position) -> Vec<Move> {
 /// near the enemy king (YaneuraOu's `mate1ply` considers the same neighbourhood; long-range
 /// checks are left to the search).
 pub fn mate_in_one(pos: &mut Position) -> Option<Move> {
-    let tk = pos.kings[1 - pos.stm]?;
+    let us = pos.stm;
+    let tk = pos.kings[1 - us]?;
+    let t = tables();
+    // The king's flights that we do not attack now. A checking move can only take away the
+    // ones its piece attacks from its new square, so a candidate that leaves one uncovered
+    // is skipped before it is played. (Sliders uncovered by the move could cover more, so this
+    // may skip a rare mate; it never reports a false one.)
+    let mut free = 0u128;
+    for &f in t.step(1 - us, KING, tk) {
+        let f = f as usize;
+        let c = pos.squares[f];
+        if (c == 0 || cell_color(c) == us) && !pos.attacked(f, us) {
+            free |= 1u128 << f;
+        }
+    }
     let mut buf = MoveBuf::new();
     gen_near_king(pos, &mut buf, tk, false);
     for i in 0..buf.len() {
         let m = buf.as_slice()[i].m;
-        if !pos.gives_check(m) || !pos.is_legal(m) {
+        let kind = match m.from() {
+            None => m.drop_kind(),
+            Some(f) => {
+                let k = cell_kind(pos.squares[f]);
+                if m.is_promotion() {
+                    promoted(k).unwrap_or(k)
+                } else {
+                    k
+                }
+            }
+        };
+        let covered = t.attack_span[us][kind][m.to()] | 1u128 << m.to();
+        if free & !covered != 0 || !pos.gives_check(m) || !pos.is_legal(m) {
             continue;
         }
         pos.do_move(m);

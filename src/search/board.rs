@@ -1590,26 +1590,46 @@ fn generate(pos: &Position, buf: &mut MoveBuf, kind: GenKind, targets: u128, wit
 fn generate_drops(pos: &Position, buf: &mut MoveBuf, targets: Option<&[usize]>) {
     let us = pos.stm;
     let hand = &pos.hands[us];
-    if hand.iter().all(|&n| n == 0) {
+    // The kinds in hand, listed once: the square loop then touches only those.
+    let mut kinds = [0usize; 7];
+    let mut n = 0;
+    for k in HAND_KINDS {
+        if hand[k] != 0 {
+            kinds[n] = k;
+            n += 1;
+        }
+    }
+    if n == 0 {
         return;
     }
+    let kinds = &kinds[..n];
     let mut drop_one = |to: usize| {
         if pos.squares[to] != 0 {
             return;
         }
-        for k in HAND_KINDS {
-            if hand[k] == 0 || !has_future(us, k, to) {
-                continue;
+        let rel = rel_rank(us, to);
+        for &k in kinds {
+            let ok = match k {
+                PAWN => rel >= 1 && pos.pawn_files[us] & (1 << file_of(to)) == 0,
+                LANCE => rel >= 1,
+                KNIGHT => rel >= 2,
+                _ => true,
+            };
+            if ok {
+                buf.push(Move::drop(k, to), 0);
             }
-            if k == PAWN && pos.pawn_files[us] & (1 << file_of(to)) != 0 {
-                continue;
-            }
-            buf.push(Move::drop(k, to), 0);
         }
     };
     match targets {
         Some(ts) => ts.iter().for_each(|&s| drop_one(s)),
-        None => (0..81).for_each(drop_one),
+        None => {
+            let mut empty = ALL_SQUARES & !(pos.occ[0] | pos.occ[1]);
+            while empty != 0 {
+                let sq = empty.trailing_zeros() as usize;
+                empty &= empty - 1;
+                drop_one(sq);
+            }
+        }
     }
 }
 

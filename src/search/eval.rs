@@ -112,10 +112,26 @@ const ATTACK: [[i32; 9]; KINDS] = {
 
 #[inline]
 fn chebyshev(a: usize, b: usize) -> usize {
-    let (fa, ra) = (a / 9, a % 9);
-    let (fb, rb) = (b / 9, b % 9);
-    fa.abs_diff(fb).max(ra.abs_diff(rb))
+    DISTANCE[a][b] as usize
 }
+
+/// Chebyshev distance between two squares, precomputed (the king terms ask for it on every
+/// move).
+static DISTANCE: [[u8; 81]; 81] = {
+    let mut t = [[0u8; 81]; 81];
+    let mut a: usize = 0;
+    while a < 81 {
+        let mut b: usize = 0;
+        while b < 81 {
+            let df = (a / 9).abs_diff(b / 9);
+            let dr = (a % 9).abs_diff(b % 9);
+            t[a][b] = if df > dr { df as u8 } else { dr as u8 };
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
 
 /// Relative rank index of `sq` for `color` (0 = far rank, 8 = home rank).
 #[inline]

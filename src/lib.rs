@@ -7,17 +7,20 @@
 //! - [`gougi`]: consultation — the coordinator, rounds, deadlines, policies, annotated lines.
 //! - [`shogi`]: the rules — types, bitboards, positions, legal move generation, notation. No I/O.
 //! - [`usi`]: the USI protocol as types; parse and format round-trip. No processes.
+//! - [`search`]: the built-in alpha-beta engine (`gougi search`, `gougi bench search`).
 //!
 //! Dependency arrows (a module may use only what it points to):
 //!
 //! ```text
 //! gougi ──> member, usi, shogi, config
 //! member ──> usi, config
+//! search ──> shogi (its own board in `search::board` for now)
 //! usi, shogi, config: leaves
 //! ```
 
 pub mod config;
 pub mod gougi;
 pub mod member;
+pub mod search;
 pub mod shogi;
 pub mod usi;

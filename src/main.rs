@@ -35,6 +35,8 @@ enum Command {
         #[command(subcommand)]
         target: BenchTarget,
     },
+    /// Run the built-in alpha-beta search as a USI engine on stdin/stdout.
+    Search,
     /// An instant USI engine (first legal move at once), the member of `gougi bench proxy`.
     #[command(hide = true)]
     BenchMember {
@@ -49,6 +51,14 @@ enum BenchTarget {
     /// Perft on fixed positions (startpos d5, matsuri d4, bench1 d4, bench2 d4, bench3 d3,
     /// max593 d3), with bulk counting at the leaves.
     Perft,
+    /// Fixed-depth search of fixed positions on one thread: node signature and nps.
+    Search {
+        /// Search depth.
+        depth: Option<i32>,
+        /// A file of positions (`sfen …` or `startpos moves …`, one a line) instead of the
+        /// built-in set.
+        file: Option<std::path::PathBuf>,
+    },
     /// The latency gougi adds to a round and its info relay throughput, with instant members.
     Proxy {
         /// Latency rounds.
@@ -163,14 +173,32 @@ fn bench_perft() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `gougi bench search`: the node signature and speed of the built-in search.
+fn bench_search(depth: Option<i32>, file: Option<std::path::PathBuf>) -> anyhow::Result<()> {
+    use gougi::search::bench;
+    let depth = depth.unwrap_or(bench::DEFAULT_DEPTH).clamp(1, 60);
+    let positions = match file {
+        Some(f) => bench::positions_from_file(&f).map_err(anyhow::Error::msg)?,
+        None => bench::positions(),
+    };
+    let r = bench::run_on(positions, depth, |l| println!("{l}")).map_err(anyhow::Error::msg)?;
+    println!("===========================");
+    println!("Total time (ms) : {}", r.millis);
+    println!("Nodes searched  : {}", r.nodes);
+    println!("Nodes/second    : {}", r.nps());
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Proxy) {
         Command::Proxy => gougi::gougi::run_proxy(cli.config.as_deref()),
         Command::Perft { depth, position } => run_perft(depth, &position),
+        Command::Search => gougi::search::engine::run_usi(),
         Command::BenchMember { infos } => gougi::gougi::bench::instant_member(infos),
         Command::Bench { target } => match target {
             BenchTarget::Perft => bench_perft(),
+            BenchTarget::Search { depth, file } => bench_search(depth, file),
             BenchTarget::Proxy {
                 rounds,
                 infos,

@@ -1,0 +1,1341 @@
+//! The alpha-beta search proper: iterative deepening, aspiration windows, principal
+//! variation search (PVS) and quiescence, after Stockfish's `search.cpp` and YaneuraOu's
+//! `yaneuraou-search.cpp` (which adapts it to shogi: 1-ply mate detection at nodes,
+//! repetition (千日手) with perpetual check and superior/inferior positions, entering-king
+//! declaration (入玉宣言)).
+//!
+//! One [`Worker`] per thread. Threads share only the transposition table and the
+//! [`Control`] flags (lazy SMP: helpers run the same iterative deepening and cooperate
+//! through the table). The main worker (id 0) watches the clock and prints `info` lines.
+//!
+//! Node functions are written as `// Step N.` blocks in Stockfish's order; `const PV: bool`
+//! selects the PV-node variant at compile time. Each tuned constant is named next to the
+//! code that uses it, with its origin; Stockfish's figures are in units where a pawn is about
+//! 200, ours are where a pawn is 90 ([`super::eval::PIECE_VALUE`]), and they are scaled
+//! accordingly (×0.45) unless noted.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::board::{self, MoveBuf, Repetition};
+use super::board::{Move, Position};
+use super::eval::{Evaluator, PIECE_VALUE};
+use super::history::{
+    stat_bonus, stat_malus, ButterflyHistory, CaptureHistory, ContinuationHistory,
+};
+use super::movepick::{Histories, MovePicker};
+use super::timeman::TimeBudget;
+use super::tt::{Bound, TranspositionTable, DEPTH_OFFSET};
+use super::value::{Value, MAX_PLY};
+
+/// Flags and clock shared by every worker of one search and by the USI front end.
+pub struct Control {
+    /// Set to end the search (by `stop`, the clock, or a node/depth limit).
+    pub stop: AtomicBool,
+    /// True while pondering (or `go infinite`): the clock does not stop the search, and the
+    /// main worker holds its `bestmove` until `stop` or `ponderhit`.
+    pub ponder: AtomicBool,
+    /// Set by `ponderhit` when the search already wanted to stop while pondering.
+    pub stop_on_ponderhit: AtomicBool,
+    epoch: Instant,
+    /// Start of thinking, ms since `epoch` (reset by `ponderhit`).
+    start_ms: AtomicU64,
+    /// The time budget, `u64::MAX` when there is none.
+    optimum_ms: AtomicU64,
+    maximum_ms: AtomicU64,
+    /// Node counters, one per worker (published every few thousand nodes).
+    nodes: Vec<AtomicU64>,
+}
+
+impl Control {
+    pub fn new(threads: usize) -> Control {
+        Control {
+            stop: AtomicBool::new(false),
+            ponder: AtomicBool::new(false),
+            stop_on_ponderhit: AtomicBool::new(false),
+            epoch: Instant::now(),
+            start_ms: AtomicU64::new(0),
+            optimum_ms: AtomicU64::new(u64::MAX),
+            maximum_ms: AtomicU64::new(u64::MAX),
+            nodes: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// Restarts the thinking clock now (start of `go`, or `ponderhit`).
+    pub fn restart_clock(&self) {
+        self.start_ms.store(self.now_ms(), Ordering::Relaxed);
+    }
+
+    /// Milliseconds since the thinking clock started.
+    pub fn elapsed_ms(&self) -> u64 {
+        self.now_ms()
+            .saturating_sub(self.start_ms.load(Ordering::Relaxed))
+    }
+
+    /// Installs (or clears) the time budget.
+    pub fn set_budget(&self, b: Option<TimeBudget>) {
+        let (o, m) = b.map_or((u64::MAX, u64::MAX), |b| (b.optimum, b.maximum));
+        self.optimum_ms.store(o, Ordering::Relaxed);
+        self.maximum_ms.store(m, Ordering::Relaxed);
+    }
+
+    fn optimum(&self) -> Option<u64> {
+        Some(self.optimum_ms.load(Ordering::Relaxed)).filter(|&v| v != u64::MAX)
+    }
+
+    fn maximum(&self) -> Option<u64> {
+        Some(self.maximum_ms.load(Ordering::Relaxed)).filter(|&v| v != u64::MAX)
+    }
+
+    /// Total nodes searched by all workers (as last published).
+    pub fn total_nodes(&self) -> u64 {
+        self.nodes.iter().map(|n| n.load(Ordering::Relaxed)).sum()
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Limits that are not about the clock.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SearchLimits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    pub multipv: usize,
+}
+
+/// One root move with what the search learned about it.
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    pub mv: Move,
+    pub score: Value,
+    pub previous_score: Value,
+    /// The score as last reported (kept when a re-search leaves `score` at -INFINITE).
+    pub uci_score: Value,
+    pub lowerbound: bool,
+    pub upperbound: bool,
+    pub sel_depth: i32,
+    pub pv: Vec<Move>,
+}
+
+impl RootMove {
+    pub fn new(mv: Move) -> RootMove {
+        RootMove {
+            mv,
+            score: -Value::INFINITE,
+            previous_score: -Value::INFINITE,
+            uci_score: -Value::INFINITE,
+            lowerbound: false,
+            upperbound: false,
+            sel_depth: 0,
+            pv: vec![mv],
+        }
+    }
+}
+
+/// Where the main worker sends its `info` lines (the USI front end prints them).
+pub type InfoSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+#[derive(Clone, Copy)]
+struct Frame {
+    current_move: Option<Move>,
+    /// Continuation-history block of `current_move` (or the "none" block).
+    cont_block: usize,
+    killers: [Option<Move>; 2],
+    static_eval: Value,
+    move_count: i32,
+    in_check: bool,
+}
+
+impl Default for Frame {
+    fn default() -> Self {
+        Frame {
+            current_move: None,
+            cont_block: ContinuationHistory::NONE_BLOCK,
+            killers: [None, None],
+            static_eval: Value::NONE,
+            move_count: 0,
+            in_check: false,
+        }
+    }
+}
+
+/// Frames before ply 0 so that `ply - 4` is always a valid index.
+const FRAME_OFFSET: usize = 4;
+const PLY_CAP: usize = MAX_PLY as usize + 2;
+
+/// How often (in nodes) the main worker looks at the clock and publishes its node count.
+const CHECK_INTERVAL: u64 = 1024;
+
+/// Late-move-reduction table: `reductions[i] = 20.81 * ln(i)` (Stockfish 15).
+fn reduction_table() -> Vec<i32> {
+    (0..256)
+        .map(|i: i32| {
+            if i == 0 {
+                0
+            } else {
+                (20.81 * (i as f64).ln()) as i32
+            }
+        })
+        .collect()
+}
+
+/// One search thread.
+pub struct Worker<E: Evaluator> {
+    pub id: usize,
+    pos: Position,
+    eval: E,
+    tt: Arc<TranspositionTable>,
+    ctl: Arc<Control>,
+    limits: SearchLimits,
+    main_history: ButterflyHistory,
+    capture_history: CaptureHistory,
+    cont_history: ContinuationHistory,
+    frames: Vec<Frame>,
+    pv: Vec<[Option<Move>; PLY_CAP]>,
+    pv_len: Vec<usize>,
+    reductions: Vec<i32>,
+    pub root_moves: Vec<RootMove>,
+    pv_idx: usize,
+    root_depth: i32,
+    pub completed_depth: i32,
+    sel_depth: i32,
+    nodes: u64,
+    best_move_changes: f64,
+    info: Option<InfoSink>,
+    /// Spare move buffers, so that nodes neither allocate nor clear 5 KB arrays.
+    buf_pool: Vec<Box<MoveBuf>>,
+}
+
+impl<E: Evaluator> Worker<E> {
+    fn take_buffers(&mut self) -> (Box<MoveBuf>, Box<MoveBuf>) {
+        let a = self.buf_pool.pop().unwrap_or_default();
+        let b = self.buf_pool.pop().unwrap_or_default();
+        (a, b)
+    }
+
+    fn give_back(&mut self, picker: MovePicker) {
+        let (a, b) = picker.into_buffers();
+        self.buf_pool.push(a);
+        self.buf_pool.push(b);
+    }
+
+    pub fn new(
+        id: usize,
+        tt: Arc<TranspositionTable>,
+        ctl: Arc<Control>,
+        eval: E,
+        pos: Position,
+    ) -> Worker<E> {
+        Worker {
+            id,
+            pos,
+            eval,
+            tt,
+            ctl,
+            limits: SearchLimits::default(),
+            main_history: ButterflyHistory::new(),
+            capture_history: CaptureHistory::new(),
+            cont_history: ContinuationHistory::new(),
+            frames: vec![Frame::default(); PLY_CAP + FRAME_OFFSET + 2],
+            pv: vec![[None; PLY_CAP]; PLY_CAP + 1],
+            pv_len: vec![0; PLY_CAP + 1],
+            reductions: reduction_table(),
+            root_moves: Vec::new(),
+            pv_idx: 0,
+            root_depth: 0,
+            completed_depth: 0,
+            sel_depth: 0,
+            nodes: 0,
+            best_move_changes: 0.0,
+            info: None,
+            buf_pool: Vec::new(),
+        }
+    }
+
+    /// Clears the move-ordering statistics (`usinewgame`).
+    pub fn clear_history(&mut self) {
+        self.main_history.clear();
+        self.capture_history.clear();
+        self.cont_history.clear();
+    }
+
+    /// Prepares a new search of `pos` with the given root moves.
+    pub fn prepare(
+        &mut self,
+        pos: &Position,
+        root_moves: Vec<RootMove>,
+        limits: SearchLimits,
+        ctl: Arc<Control>,
+        info: Option<InfoSink>,
+    ) {
+        self.pos = pos.clone();
+        self.eval.reset(&self.pos);
+        self.root_moves = root_moves;
+        self.limits = limits;
+        self.ctl = ctl;
+        self.info = info;
+        self.nodes = 0;
+        self.completed_depth = 0;
+        self.sel_depth = 0;
+        self.best_move_changes = 0.0;
+        for f in &mut self.frames {
+            *f = Frame::default();
+        }
+    }
+
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    #[inline]
+    fn frame(&self, ply: i32) -> &Frame {
+        &self.frames[(ply + FRAME_OFFSET as i32) as usize]
+    }
+
+    #[inline]
+    fn frame_mut(&mut self, ply: i32) -> &mut Frame {
+        &mut self.frames[(ply + FRAME_OFFSET as i32) as usize]
+    }
+
+    fn reduction(&self, improving: bool, depth: i32, move_count: i32) -> i32 {
+        let r = self.reductions[depth.clamp(0, 255) as usize]
+            * self.reductions[move_count.clamp(0, 255) as usize];
+        // Stockfish 15: (r + 1463) / 1024, one more when not improving and r is large.
+        (r + 1463) / 1024 + (!improving && r > 1010) as i32
+    }
+
+    fn publish_nodes(&self) {
+        if let Some(n) = self.ctl.nodes.get(self.id) {
+            n.store(self.nodes, Ordering::Relaxed);
+        }
+    }
+
+    /// Looks at the clock and the node limit (main worker only).
+    fn check_time(&mut self) {
+        self.publish_nodes();
+        if self.id != 0 {
+            return;
+        }
+        if let Some(n) = self.limits.nodes {
+            if self.ctl.total_nodes() >= n {
+                self.ctl.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        if self.ctl.ponder.load(Ordering::Relaxed) {
+            return;
+        }
+        // Never stop before depth 1 is complete: a move must always be available.
+        if self.completed_depth >= 1 {
+            if let Some(max) = self.ctl.maximum() {
+                if self.ctl.elapsed_ms() >= max {
+                    self.ctl.stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    fn histories(&self, ply: i32) -> Histories<'_> {
+        Histories {
+            main: &self.main_history,
+            capture: &self.capture_history,
+            cont: &self.cont_history,
+            cont_blocks: [
+                self.frame(ply - 1).cont_block,
+                self.frame(ply - 2).cont_block,
+                self.frame(ply - 4).cont_block,
+            ],
+        }
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        self.pv[ply][ply] = Some(m);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    /// Runs iterative deepening until a limit or `stop`. Returns when done; the best move is
+    /// `root_moves[0]`.
+    pub fn iterative_deepening(&mut self) {
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY - 1)
+            .clamp(1, MAX_PLY - 1);
+        let multipv = self.limits.multipv.clamp(1, self.root_moves.len().max(1));
+        let mut last_best: Option<Move> = None;
+        let mut best_stable_iterations = 0;
+
+        // Lazy SMP: odd helpers start one ply deeper so the threads do not march in lockstep.
+        let mut depth = 1 + (self.id % 2) as i32;
+        while depth <= max_depth && !self.ctl.is_stopped() {
+            self.root_depth = depth;
+            self.best_move_changes *= 0.5;
+            for rm in &mut self.root_moves {
+                rm.previous_score = rm.score;
+            }
+
+            for pv_idx in 0..multipv {
+                self.pv_idx = pv_idx;
+                self.sel_depth = 0;
+                // Step A. Aspiration window around the previous score (Stockfish: delta 10
+                // with pawn ≈ 200 → ours 12, widened by a third on every failure).
+                let prev = self.root_moves[pv_idx].previous_score;
+                let (mut alpha, mut beta, mut delta) =
+                    if depth >= 4 && prev.0.abs() < Value::MATE_IN_MAX_PLY.0 {
+                        let d = 12 + prev.0.abs() / 64;
+                        (
+                            Value((prev.0 - d).max(-Value::INFINITE.0)),
+                            Value((prev.0 + d).min(Value::INFINITE.0)),
+                            d,
+                        )
+                    } else {
+                        (-Value::INFINITE, Value::INFINITE, 0)
+                    };
+                loop {
+                    let v = self.search::<true>(0, alpha, beta, depth, false);
+                    // Stable sort keeps the previous order among equal scores.
+                    self.root_moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                    if self.ctl.is_stopped() {
+                        break;
+                    }
+                    if self.id == 0 && (v <= alpha || v >= beta) && self.ctl.elapsed_ms() > 3000 {
+                        self.report(depth, multipv);
+                    }
+                    if v <= alpha {
+                        beta = Value((alpha.0 + beta.0) / 2);
+                        alpha = Value((v.0 - delta).max(-Value::INFINITE.0));
+                    } else if v >= beta {
+                        beta = Value((v.0 + delta).min(Value::INFINITE.0));
+                    } else {
+                        break;
+                    }
+                    delta += delta / 3 + 4;
+                }
+                self.root_moves[..=pv_idx].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                if self.id == 0 && (self.ctl.is_stopped() || pv_idx + 1 == multipv) {
+                    // A stopped iteration still reports what it has (its first move was
+                    // searched fully or it is the previous best).
+                    if !(self.ctl.is_stopped() && depth == 1) || self.completed_depth == 0 {
+                        self.report(depth, multipv);
+                    }
+                }
+            }
+            if !self.ctl.is_stopped() {
+                self.completed_depth = depth;
+            }
+            if self.id != 0 {
+                depth += 1;
+                continue;
+            }
+
+            // Step B. Stop conditions of the main worker.
+            let best = &self.root_moves[0];
+            if Some(best.mv) == last_best {
+                best_stable_iterations += 1;
+            } else {
+                best_stable_iterations = 0;
+            }
+            last_best = Some(best.mv);
+            // A mate found within the depth searched cannot get shorter.
+            let mate_done = best.score.mate_plies().is_some_and(|p| p.abs() <= depth)
+                && self.limits.depth.is_none()
+                && self.limits.nodes.is_none();
+            // A fixed time (`movetime`, or living on byoyomi) is used to the end: only the hard
+            // limit in `check_time` stops the search then.
+            let fixed_time = self.ctl.optimum() == self.ctl.maximum();
+            if let Some(opt) = self
+                .ctl
+                .optimum()
+                .filter(|_| !fixed_time || single_or_mate(self, depth))
+            {
+                // Stockfish-like scaling: a stable best move stops earlier, an unstable one
+                // later (factors from Stockfish 11's `bestMoveInstability`, simplified).
+                let instability = 1.0 + 1.5 * self.best_move_changes;
+                let stability = if best_stable_iterations >= 4 {
+                    0.6
+                } else {
+                    1.0
+                };
+                let planned = (opt as f64 * instability * stability).min(u64::MAX as f64) as u64;
+                let single = self.root_moves.len() == 1;
+                if self.ctl.elapsed_ms() >= planned || single || mate_done {
+                    if self.ctl.ponder.load(Ordering::Relaxed) {
+                        self.ctl.stop_on_ponderhit.store(true, Ordering::Relaxed);
+                    } else {
+                        self.ctl.stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            } else if mate_done && !self.ctl.ponder.load(Ordering::Relaxed) {
+                break;
+            }
+            depth += 1;
+        }
+        self.publish_nodes();
+    }
+
+    /// Prints one `info` line per PV line (main worker).
+    fn report(&self, depth: i32, multipv: usize) {
+        let Some(sink) = &self.info else { return };
+        let elapsed = self.ctl.elapsed_ms().max(1);
+        let nodes = self.ctl.total_nodes().max(self.nodes);
+        let nps = nodes * 1000 / elapsed;
+        let hashfull = self.tt.hashfull();
+        for (i, rm) in self.root_moves.iter().take(multipv).enumerate() {
+            let updated = rm.score != -Value::INFINITE;
+            if depth == 1 && !updated && i > 0 {
+                continue;
+            }
+            let d = if updated { depth } else { (depth - 1).max(1) };
+            let v = if updated { rm.score } else { rm.previous_score };
+            let v = if v == -Value::INFINITE {
+                Value::ZERO
+            } else {
+                v
+            };
+            let bound = if i == self.pv_idx && updated {
+                if rm.lowerbound {
+                    " lowerbound"
+                } else if rm.upperbound {
+                    " upperbound"
+                } else {
+                    ""
+                }
+            } else {
+                ""
+            };
+            let mut line = format!(
+                "info depth {d} seldepth {} multipv {} score {v}{bound} nodes {nodes} nps {nps} hashfull {hashfull} time {elapsed} pv",
+                rm.sel_depth.max(d),
+                i + 1
+            );
+            for m in &rm.pv {
+                line.push(' ');
+                line.push_str(&m.to_string());
+            }
+            sink(&line);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------
+    // The node searches.
+    // ------------------------------------------------------------------------------------
+
+    fn search<const PV: bool>(
+        &mut self,
+        ply: i32,
+        mut alpha: Value,
+        mut beta: Value,
+        mut depth: i32,
+        cut_node: bool,
+    ) -> Value {
+        let root = PV && ply == 0;
+
+        // Step 1. At the horizon, resolve captures in quiescence.
+        if depth <= 0 {
+            return self.qsearch::<PV>(ply, alpha, beta, 0);
+        }
+
+        // Step 2. Initialize the node.
+        let in_check = board::in_check(&self.pos);
+        self.nodes += 1;
+        if self.nodes % CHECK_INTERVAL == 0 {
+            self.check_time();
+        }
+        if PV {
+            self.pv_len[ply as usize] = ply as usize;
+            self.sel_depth = self.sel_depth.max(ply + 1);
+        }
+        let us = board::stm(&self.pos);
+
+        if !root {
+            // Step 3. Aborted search, maximum ply, repetition and declaration.
+            if self.ctl.is_stopped() {
+                return Value::ZERO;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if in_check {
+                    Value::DRAW
+                } else {
+                    self.evaluate()
+                };
+            }
+            match board::repetition(&self.pos, ply) {
+                Repetition::None => {}
+                Repetition::Draw => return Value::DRAW,
+                // The opponent's perpetual check (連続王手の千日手) loses for them.
+                Repetition::Win => return Value::mate_in(ply),
+                Repetition::Loss => return Value::mated_in(ply),
+                Repetition::Superior => return Value(SUPERIOR_VALUE),
+                Repetition::Inferior => return Value(-SUPERIOR_VALUE),
+            }
+            // Entering-king declaration (入玉宣言): the side to move wins by declaring.
+            if board::declaration_win(&self.pos) {
+                return Value::mate_in(ply + 1);
+            }
+
+            // Step 4. Mate distance pruning: no line from here beats a shorter mate already
+            // known above.
+            alpha = alpha.max(Value::mated_in(ply));
+            beta = beta.min(Value::mate_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        // Grandchildren start with fresh killers; children share them with their cousins
+        // (Stockfish clears `(ss+2)->killers`).
+        self.frame_mut(ply + 2).killers = [None, None];
+        self.frame_mut(ply).in_check = in_check;
+
+        // Step 5. Transposition table lookup.
+        let key = board::key(&self.pos);
+        let (tt_hit, tte, writer) = self.tt.probe(key);
+        let tt_value = if tt_hit {
+            tte.value.from_tt(ply)
+        } else {
+            Value::NONE
+        };
+        let tt_move = if root {
+            Some(self.root_moves[self.pv_idx].mv)
+        } else if tt_hit {
+            board::move_from_u16(tte.mv)
+        } else {
+            None
+        };
+        let tt_pv = PV || (tt_hit && tte.is_pv);
+        let tt_capture = tt_move.is_some_and(|m| board::is_capture(&self.pos, m));
+
+        if !PV
+            && tt_hit
+            && tte.depth >= depth
+            && tt_value != Value::NONE
+            && tte.bound.includes(tt_value >= beta)
+        {
+            // A quiet TT move that fails high gets the cutoff bonuses (Stockfish step 4).
+            if let Some(m) = tt_move {
+                if tt_value >= beta && !tt_capture && board::is_pseudo_legal(&self.pos, m) {
+                    self.update_quiet_stats(ply, m, stat_bonus(depth));
+                }
+            }
+            return tt_value;
+        }
+
+        // Step 6. One-ply mate (一手詰め) detection: cheap compared with a search, and a mate
+        // found here is exact. YaneuraOu runs its `mate1ply` at every node not in check
+        // without a TT hit.
+        if !root && !in_check && !tt_hit {
+            if let Some(m) = board::mate_in_one(&mut self.pos) {
+                let v = Value::mate_in(ply + 1);
+                self.tt.save(
+                    writer,
+                    key,
+                    v.to_tt(ply),
+                    tt_pv,
+                    Bound::Exact,
+                    (depth + 6).min(MAX_PLY),
+                    board::move_to_u16(m),
+                    Value::NONE,
+                );
+                return v;
+            }
+        }
+
+        // Step 7. Static evaluation.
+        let (static_eval, eval) = if in_check {
+            (Value::NONE, Value::NONE)
+        } else if tt_hit {
+            let se = if tte.eval != Value::NONE {
+                tte.eval
+            } else {
+                self.evaluate()
+            };
+            // The TT value is a better estimate when its bound points the right way.
+            let e = if tt_value != Value::NONE && tte.bound.includes(tt_value > se) {
+                tt_value
+            } else {
+                se
+            };
+            (se, e)
+        } else {
+            let se = self.evaluate();
+            self.tt.save(
+                writer,
+                key,
+                Value::NONE,
+                tt_pv,
+                Bound::None,
+                DEPTH_OFFSET + 1,
+                0,
+                se,
+            );
+            (se, se)
+        };
+        self.frame_mut(ply).static_eval = static_eval;
+        let improving = !in_check && {
+            let two = self.frame(ply - 2).static_eval;
+            let four = self.frame(ply - 4).static_eval;
+            if two != Value::NONE {
+                static_eval > two
+            } else {
+                four != Value::NONE && static_eval > four
+            }
+        };
+
+        if !PV && !in_check {
+            // Step 8. Razoring: far below alpha at low depth, trust quiescence
+            // (Stockfish 15: alpha - 426 - 252 d², scaled to our pawn). Not while a mate is
+            // the bound: quiescence cannot find the quiet mates a shorter proof needs.
+            if alpha.0.abs() < Value::MATE_IN_MAX_PLY.0
+                && eval.0 < alpha.0 - RAZOR_BASE - RAZOR_PER_DEPTH2 * depth * depth
+            {
+                let v = self.qsearch::<false>(ply, alpha - 1, alpha, 0);
+                if v < alpha {
+                    return v;
+                }
+            }
+
+            // Step 9. Futility pruning (child node): far above beta near the leaves.
+            if depth < FUTILITY_MAX_DEPTH
+                && eval.0 - FUTILITY_MARGIN * (depth - improving as i32) >= beta.0
+                && eval.0 < Value::MATE_IN_MAX_PLY.0
+            {
+                return eval;
+            }
+
+            // Step 10. Null move pruning: if passing still fails high, the node is good enough.
+            if self.frame(ply - 1).current_move.is_some()
+                && eval >= beta
+                && static_eval.0 >= beta.0 - NULL_MOVE_STATIC_MARGIN * depth + NULL_MOVE_STATIC_BASE
+                && beta.0 > Value::MATED_IN_MAX_PLY.0
+                && beta.0 < Value::MATE_IN_MAX_PLY.0
+                && depth >= 2
+            {
+                let r = NULL_MOVE_R_BASE
+                    + depth / NULL_MOVE_R_DEPTH_DIV
+                    + ((eval.0 - beta.0) / NULL_MOVE_R_EVAL_DIV).min(3);
+                self.frame_mut(ply).current_move = None;
+                self.frame_mut(ply).cont_block = ContinuationHistory::NONE_BLOCK;
+                self.eval.push_null();
+                board::do_null_move(&mut self.pos);
+                let v = -self.search::<false>(ply + 1, -beta, -beta + 1, depth - r, !cut_node);
+                board::undo_null_move(&mut self.pos);
+                self.eval.pop();
+                if v >= beta && !self.ctl.is_stopped() {
+                    // A null-move mate is not a proof: return beta instead.
+                    return if v.0 >= Value::MATE_IN_MAX_PLY.0 {
+                        beta
+                    } else {
+                        v
+                    };
+                }
+            }
+        }
+
+        // Step 11. Internal iterative reduction: a PV or cut node without a TT move is
+        // probably badly ordered; search it shallower (Stockfish 15's IIR).
+        if (PV || cut_node) && tt_move.is_none() && depth >= IIR_MIN_DEPTH {
+            depth -= if PV { 2 } else { 1 };
+            if depth <= 0 {
+                return self.qsearch::<PV>(ply, alpha, beta, 0);
+            }
+        }
+
+        // Step 12. Loop through the moves.
+        let killers = self.frame(ply).killers;
+        let bufs = self.take_buffers();
+        let mut picker = MovePicker::new_main(&self.pos, tt_move, killers, bufs);
+        let mut best_value = -Value::INFINITE;
+        let mut best_move: Option<Move> = None;
+        let mut move_count = 0;
+        let mut quiets_tried: [Option<Move>; 64] = [None; 64];
+        let mut quiet_n = 0;
+        let mut captures_tried: [Option<Move>; 32] = [None; 32];
+        let mut capture_n = 0;
+        let mut skip_quiets = false;
+
+        loop {
+            let m = {
+                let h = self.histories(ply);
+                match picker.next(&self.pos, &h, skip_quiets) {
+                    Some(m) => m,
+                    None => break,
+                }
+            };
+            if root {
+                // Only the root moves not already reported in an earlier MultiPV line.
+                if !self.root_moves[self.pv_idx..].iter().any(|rm| rm.mv == m) {
+                    continue;
+                }
+            } else if !board::is_legal(&mut self.pos, m) {
+                continue;
+            }
+            move_count += 1;
+            self.frame_mut(ply).move_count = move_count;
+
+            let capture = board::is_capture(&self.pos, m);
+            let promotion = m.is_promotion();
+            let gives_check = board::gives_check(&self.pos, m);
+            let mut new_depth = depth - 1;
+
+            // Step 13. Pruning at shallow depth, once a non-losing move is known.
+            if !root && best_value.0 > Value::MATED_IN_MAX_PLY.0 {
+                if move_count >= futility_move_count(improving, depth) {
+                    skip_quiets = true;
+                }
+                let lmr_depth = (new_depth - self.reduction(improving, depth, move_count)).max(0);
+                if capture || gives_check || promotion {
+                    // SEE pruning of captures and checks (Stockfish: -185 d → ours -80 d).
+                    if !gives_check && !board::see_ge(&self.pos, m, -CAPTURE_SEE_MARGIN * depth) {
+                        continue;
+                    }
+                } else {
+                    let pc = board::moved_piece_index(&self.pos, m);
+                    let to = board::to_sq(m);
+                    let h = self.histories(ply);
+                    let hist =
+                        h.cont.get(h.cont_blocks[0], pc, to) + h.cont.get(h.cont_blocks[1], pc, to);
+                    // Continuation-history pruning (Stockfish: < -3875 d at lmrDepth < 6).
+                    if lmr_depth < 6 && hist < -CONT_HISTORY_PRUNE * depth {
+                        continue;
+                    }
+                    // Futility pruning of quiet moves (parent node).
+                    if !in_check
+                        && lmr_depth < 10
+                        && static_eval.0
+                            + QUIET_FUTILITY_BASE
+                            + QUIET_FUTILITY_PER_DEPTH * lmr_depth
+                            <= alpha.0
+                    {
+                        continue;
+                    }
+                    // SEE pruning of quiets (Stockfish: -27 lmrDepth² → ours -12).
+                    if !board::see_ge(&self.pos, m, -QUIET_SEE_MARGIN * lmr_depth * lmr_depth) {
+                        continue;
+                    }
+                }
+            }
+
+            // Step 14. Extensions: checks that do not lose material get one more ply, capped
+            // so that check sequences cannot run the search away (YaneuraOu keeps a check
+            // extension; Stockfish dropped it with singular extensions in place).
+            if gives_check && ply < 2 * self.root_depth && board::see_ge(&self.pos, m, 0) {
+                new_depth += 1;
+            }
+
+            // Step 15. Make the move.
+            let moved_piece = board::moved_piece_index(&self.pos, m);
+            {
+                let f = self.frame_mut(ply);
+                f.current_move = Some(m);
+                f.cont_block = ContinuationHistory::block(moved_piece, board::to_sq(m));
+            }
+            self.eval.push(&self.pos, m);
+            board::do_move(&mut self.pos, m);
+            self.tt.prefetch(board::key(&self.pos));
+
+            // Step 16. Late move reductions, then PVS re-searches.
+            let mut value;
+            if depth >= 2 && move_count > 1 + root as i32 && (!capture || !tt_pv) {
+                let mut r = self.reduction(improving, depth, move_count);
+                if tt_pv {
+                    r -= 1;
+                }
+                if cut_node {
+                    r += 2;
+                }
+                if tt_capture {
+                    r += 1;
+                }
+                if in_check || gives_check {
+                    r -= 1;
+                }
+                if !capture {
+                    let h = self.histories(ply);
+                    let stat = 2 * h.main.get(us, board::move_index(m))
+                        + h.cont.get(h.cont_blocks[0], moved_piece, board::to_sq(m))
+                        + h.cont.get(h.cont_blocks[1], moved_piece, board::to_sq(m))
+                        - LMR_STAT_OFFSET;
+                    r -= stat / LMR_STAT_DIV;
+                }
+                let d = (new_depth - r).clamp(1, new_depth + 1);
+                value = -self.search::<false>(ply + 1, -(alpha + 1), -alpha, d, true);
+                if value > alpha && d < new_depth {
+                    value =
+                        -self.search::<false>(ply + 1, -(alpha + 1), -alpha, new_depth, !cut_node);
+                }
+            } else if !PV || move_count > 1 {
+                value = -self.search::<false>(ply + 1, -(alpha + 1), -alpha, new_depth, !cut_node);
+            } else {
+                value = -Value::INFINITE; // replaced by the full-window search below
+            }
+            if PV && (move_count == 1 || (value > alpha && (root || value < beta))) {
+                self.pv_len[ply as usize + 1] = ply as usize + 1;
+                value = -self.search::<true>(ply + 1, -beta, -alpha, new_depth, false);
+            }
+
+            // Step 17. Undo the move.
+            board::undo_move(&mut self.pos, m);
+            self.eval.pop();
+
+            if self.ctl.is_stopped() {
+                self.give_back(picker);
+                return Value::ZERO;
+            }
+
+            // Step 18. Root bookkeeping: scores and PVs of root moves.
+            if root {
+                let sel = self.sel_depth;
+                let child_pv: Vec<Move> = (ply as usize + 1..self.pv_len[ply as usize + 1])
+                    .filter_map(|i| self.pv[ply as usize + 1][i])
+                    .collect();
+                let idx = self
+                    .root_moves
+                    .iter()
+                    .position(|rm| rm.mv == m)
+                    .expect("root move");
+                let rm = &mut self.root_moves[idx];
+                if move_count == 1 || value > alpha {
+                    rm.score = value;
+                    rm.uci_score = value;
+                    rm.sel_depth = sel;
+                    rm.lowerbound = value >= beta;
+                    rm.upperbound = value <= alpha;
+                    rm.pv.clear();
+                    rm.pv.push(m);
+                    rm.pv.extend(child_pv);
+                    if move_count > 1 && self.pv_idx == 0 {
+                        self.best_move_changes += 1.0;
+                    }
+                } else {
+                    // Not a PV move: sort it behind the others.
+                    rm.score = -Value::INFINITE;
+                }
+            }
+
+            if value > best_value {
+                best_value = value;
+                if value > alpha {
+                    best_move = Some(m);
+                    if PV && !root {
+                        self.update_pv(ply as usize, m);
+                    }
+                    if value >= beta {
+                        break; // fail high
+                    }
+                    alpha = value;
+                }
+            }
+
+            if Some(m) != best_move {
+                if capture {
+                    if capture_n < captures_tried.len() {
+                        captures_tried[capture_n] = Some(m);
+                        capture_n += 1;
+                    }
+                } else if quiet_n < quiets_tried.len() {
+                    quiets_tried[quiet_n] = Some(m);
+                    quiet_n += 1;
+                }
+            }
+        }
+
+        self.give_back(picker);
+
+        // Step 19. No legal move: in shogi that is a loss whether in check or not (there is
+        // no stalemate).
+        if move_count == 0 {
+            best_value = Value::mated_in(ply);
+        } else if let Some(bm) = best_move {
+            // Step 20. Update the move-ordering statistics.
+            let bonus = stat_bonus(depth + (best_value.0 > beta.0 + HISTORY_BONUS_MARGIN) as i32);
+            if !board::is_capture(&self.pos, bm) {
+                self.update_quiet_stats(ply, bm, bonus);
+                let malus = stat_malus(depth);
+                for &q in quiets_tried[..quiet_n].iter().flatten() {
+                    self.update_quiet_histories(ply, q, -malus);
+                }
+            } else {
+                self.update_capture_history(bm, bonus);
+            }
+            for &c in captures_tried[..capture_n].iter().flatten() {
+                self.update_capture_history(c, -stat_malus(depth));
+            }
+        }
+
+        // Step 21. Store the result.
+        if !self.ctl.is_stopped() {
+            let bound = if best_value >= beta {
+                Bound::Lower
+            } else if PV && best_move.is_some() {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt.save(
+                writer,
+                key,
+                best_value.to_tt(ply),
+                tt_pv,
+                bound,
+                depth,
+                best_move.map_or(0, board::move_to_u16),
+                static_eval,
+            );
+        }
+        best_value
+    }
+
+    fn qsearch<const PV: bool>(
+        &mut self,
+        ply: i32,
+        mut alpha: Value,
+        beta: Value,
+        depth: i32,
+    ) -> Value {
+        // Step Q1. Initialize the node.
+        self.nodes += 1;
+        if self.nodes % CHECK_INTERVAL == 0 {
+            self.check_time();
+        }
+        if PV {
+            self.pv_len[ply as usize] = ply as usize;
+            self.sel_depth = self.sel_depth.max(ply + 1);
+        }
+        let in_check = board::in_check(&self.pos);
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                Value::DRAW
+            } else {
+                self.evaluate()
+            };
+        }
+
+        // Step Q2. Repetition and declaration, as in the main search.
+        match board::repetition(&self.pos, ply) {
+            Repetition::None => {}
+            Repetition::Draw => return Value::DRAW,
+            Repetition::Win => return Value::mate_in(ply),
+            Repetition::Loss => return Value::mated_in(ply),
+            Repetition::Superior => return Value(SUPERIOR_VALUE),
+            Repetition::Inferior => return Value(-SUPERIOR_VALUE),
+        }
+        if board::declaration_win(&self.pos) {
+            return Value::mate_in(ply + 1);
+        }
+
+        // Step Q3. Transposition table lookup. Quiescence entries with checks count as depth
+        // 0, capture-only ones as -1 (Stockfish's DEPTH_QS_CHECKS / DEPTH_QS_NO_CHECKS).
+        let with_checks = depth == 0 && !in_check;
+        let tt_depth = if in_check || with_checks { 0 } else { -1 };
+        let key = board::key(&self.pos);
+        let (tt_hit, tte, writer) = self.tt.probe(key);
+        let tt_value = if tt_hit {
+            tte.value.from_tt(ply)
+        } else {
+            Value::NONE
+        };
+        let tt_move = if tt_hit {
+            board::move_from_u16(tte.mv)
+        } else {
+            None
+        };
+        let tt_pv = tt_hit && tte.is_pv;
+        if !PV
+            && tt_hit
+            && tte.depth >= tt_depth
+            && tt_value != Value::NONE
+            && tte.bound.includes(tt_value >= beta)
+        {
+            return tt_value;
+        }
+
+        // Step Q4. Stand pat on the static evaluation.
+        let static_eval;
+        let mut best_value;
+        let futility_base;
+        if in_check {
+            static_eval = Value::NONE;
+            best_value = -Value::INFINITE;
+            futility_base = -Value::INFINITE;
+        } else {
+            static_eval = if tt_hit && tte.eval != Value::NONE {
+                tte.eval
+            } else {
+                self.evaluate()
+            };
+            best_value = static_eval;
+            if tt_value != Value::NONE && tte.bound.includes(tt_value > best_value) {
+                best_value = tt_value;
+            }
+            if best_value >= beta {
+                if !tt_hit {
+                    self.tt.save(
+                        writer,
+                        key,
+                        best_value.to_tt(ply),
+                        false,
+                        Bound::Lower,
+                        DEPTH_OFFSET + 1,
+                        0,
+                        static_eval,
+                    );
+                }
+                return best_value;
+            }
+            if PV && best_value > alpha {
+                alpha = best_value;
+            }
+            futility_base = best_value + QS_FUTILITY_MARGIN;
+        }
+
+        // Step Q5. Captures (and quiet checks at the first quiescence ply), or evasions.
+        let bufs = self.take_buffers();
+        let mut picker = MovePicker::new_qsearch(&self.pos, tt_move, with_checks, bufs);
+        let mut best_move = None;
+        let mut move_count = 0;
+        loop {
+            let m = {
+                let h = self.histories(ply);
+                match picker.next(&self.pos, &h, false) {
+                    Some(m) => m,
+                    None => break,
+                }
+            };
+            if !board::is_legal(&mut self.pos, m) {
+                continue;
+            }
+            move_count += 1;
+            let gives_check = board::gives_check(&self.pos, m);
+            let capture = board::is_capture(&self.pos, m);
+
+            // Step Q6. Pruning, once we are not being mated.
+            if best_value.0 > Value::MATED_IN_MAX_PLY.0 {
+                if !gives_check && !m.is_promotion() && futility_base.0 > -Value::MATE_IN_MAX_PLY.0
+                {
+                    if move_count > 2 && !capture {
+                        continue;
+                    }
+                    let gain = board::captured_kind(&self.pos, m).map_or(0, |k| PIECE_VALUE[k]);
+                    let futility_value = futility_base + gain;
+                    if futility_value <= alpha {
+                        best_value = best_value.max(futility_value);
+                        continue;
+                    }
+                    if futility_base <= alpha && !board::see_ge(&self.pos, m, 1) {
+                        best_value = best_value.max(futility_base);
+                        continue;
+                    }
+                }
+                // Do not search moves that lose material (Stockfish: SEE < -90 → ours -40).
+                if !board::see_ge(&self.pos, m, -QS_SEE_MARGIN) {
+                    continue;
+                }
+                // Quiet checks must at least be safe.
+                if !capture && !in_check && !board::see_ge(&self.pos, m, 0) {
+                    continue;
+                }
+            }
+
+            // Step Q7. Make, search, undo.
+            let moved_piece = board::moved_piece_index(&self.pos, m);
+            {
+                let f = self.frame_mut(ply);
+                f.current_move = Some(m);
+                f.cont_block = ContinuationHistory::block(moved_piece, board::to_sq(m));
+            }
+            self.eval.push(&self.pos, m);
+            board::do_move(&mut self.pos, m);
+            self.tt.prefetch(board::key(&self.pos));
+            let value = -self.qsearch::<PV>(ply + 1, -beta, -alpha, depth - 1);
+            board::undo_move(&mut self.pos, m);
+            self.eval.pop();
+
+            if value > best_value {
+                best_value = value;
+                if value > alpha {
+                    best_move = Some(m);
+                    if PV {
+                        self.update_pv(ply as usize, m);
+                    }
+                    if value >= beta {
+                        break;
+                    }
+                    alpha = value;
+                }
+            }
+        }
+
+        self.give_back(picker);
+
+        // Step Q8. In check with no legal evasion: mated.
+        if in_check && best_value == -Value::INFINITE {
+            return Value::mated_in(ply);
+        }
+
+        let bound = if best_value >= beta {
+            Bound::Lower
+        } else if PV && best_move.is_some() {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.save(
+            writer,
+            key,
+            best_value.to_tt(ply),
+            tt_pv,
+            bound,
+            tt_depth,
+            best_move.map_or(0, board::move_to_u16),
+            static_eval,
+        );
+        best_value
+    }
+
+    fn evaluate(&mut self) -> Value {
+        let v = self.eval.evaluate(&self.pos);
+        Value(v.0.clamp(Value::MATED_IN_MAX_PLY.0 + 1, Value::MATE_IN_MAX_PLY.0 - 1))
+    }
+
+    fn update_quiet_histories(&mut self, ply: i32, m: Move, bonus: i32) {
+        let us = board::stm(&self.pos);
+        self.main_history.update(us, board::move_index(m), bonus);
+        let pc = board::moved_piece_index(&self.pos, m);
+        let to = board::to_sq(m);
+        for back in [1, 2, 4] {
+            if back > 2 && self.frame(ply).in_check {
+                break;
+            }
+            let block = self.frame(ply - back).cont_block;
+            if self.frame(ply - back).current_move.is_some() {
+                self.cont_history.update(block, pc, to, bonus);
+            }
+        }
+    }
+
+    fn update_quiet_stats(&mut self, ply: i32, m: Move, bonus: i32) {
+        let f = self.frame_mut(ply);
+        if f.killers[0] != Some(m) {
+            f.killers[1] = f.killers[0];
+            f.killers[0] = Some(m);
+        }
+        self.update_quiet_histories(ply, m, bonus);
+    }
+
+    fn update_capture_history(&mut self, m: Move, bonus: i32) {
+        let pc = board::moved_piece_index(&self.pos, m);
+        let captured = board::captured_kind(&self.pos, m).map_or(0, board::unpromoted);
+        self.capture_history
+            .update(pc, board::to_sq(m), captured, bonus);
+    }
+}
+
+/// Score of a superior position (優等局面: same board, more in hand) reached by repetition:
+/// YaneuraOu's `VALUE_SUPERIOR`, the largest non-mate value (equal to the evaluation's
+/// maximum), so it dominates every evaluation yet never enters the mate range, where scores
+/// are re-based by ply in the TT.
+const SUPERIOR_VALUE: i32 = Value::MATE_IN_MAX_PLY.0 - 1;
+
+/// Razoring (Stockfish 15: 426 + 252 d², ×0.45).
+const RAZOR_BASE: i32 = 190;
+const RAZOR_PER_DEPTH2: i32 = 115;
+/// Child-node futility (Stockfish 15: 165 per depth below 9, ×0.45 → 75; raised to 90
+/// because shogi evaluations swing more with drops).
+const FUTILITY_MARGIN: i32 = 90;
+const FUTILITY_MAX_DEPTH: i32 = 9;
+/// Null move (Stockfish 15: static eval ≥ beta - 20 d + 168 when improving, R = 4 + d/3 +
+/// min((eval-beta)/183, 3); our base R is 3 as in Stockfish 11, divisor ×0.45).
+const NULL_MOVE_STATIC_MARGIN: i32 = 10;
+const NULL_MOVE_STATIC_BASE: i32 = 75;
+const NULL_MOVE_R_BASE: i32 = 3;
+const NULL_MOVE_R_DEPTH_DIV: i32 = 3;
+const NULL_MOVE_R_EVAL_DIV: i32 = 85;
+/// Internal iterative reduction from this depth on (Stockfish 15: 3 for PV, 8 for cut nodes;
+/// one threshold here).
+const IIR_MIN_DEPTH: i32 = 4;
+/// SEE thresholds (Stockfish 15: captures -185 d → 80 d; quiets -27 lmr² → 12 lmr²).
+const CAPTURE_SEE_MARGIN: i32 = 80;
+const QUIET_SEE_MARGIN: i32 = 12;
+/// Continuation-history pruning threshold per depth (Stockfish 15: 3875 with i16 tables).
+const CONT_HISTORY_PRUNE: i32 = 3875;
+/// Parent-node futility of quiets (Stockfish 15: 144 + 164 lmrDepth → ×0.45).
+const QUIET_FUTILITY_BASE: i32 = 65;
+const QUIET_FUTILITY_PER_DEPTH: i32 = 75;
+/// LMR history adjustment (Stockfish 15: (statScore - 4433) / 13628 plies).
+const LMR_STAT_OFFSET: i32 = 4433;
+const LMR_STAT_DIV: i32 = 13628;
+/// Extra history bonus when the best move beat beta by this much (Stockfish: 153 → 70).
+const HISTORY_BONUS_MARGIN: i32 = 70;
+/// Quiescence futility margin (Stockfish 15: 118 → 55) and SEE floor (90 → 40).
+const QS_FUTILITY_MARGIN: i32 = 55;
+const QS_SEE_MARGIN: i32 = 40;
+
+/// True when the main worker may stop early even on a fixed time: a single legal move, or a
+/// mate already found within the searched depth.
+fn single_or_mate<E: Evaluator>(w: &Worker<E>, depth: i32) -> bool {
+    w.root_moves.len() == 1
+        || w.root_moves[0]
+            .score
+            .mate_plies()
+            .is_some_and(|p| p.abs() <= depth)
+}
+
+/// Move-count pruning: quiets after this many moves are skipped (Stockfish:
+/// `(3 + d²) / (2 - improving)`).
+fn futility_move_count(improving: bool, depth: i32) -> i32 {
+    (3 + depth * depth) / (2 - improving as i32)
+}
+
+/// The result of a whole search, for the front end.
+#[derive(Clone, Debug)]
+pub struct SearchOutcome {
+    pub best: Option<RootMove>,
+    /// The first `MultiPV` root moves, best first (`lines[0]` is `best`).
+    pub lines: Vec<RootMove>,
+    pub nodes: u64,
+    pub depth: i32,
+}
+
+/// Runs a search on `workers` (worker 0 is the main one): helpers on scoped threads, the
+/// main worker on the calling thread. Returns when all are done.
+pub fn run_workers<E: Evaluator>(workers: &mut [Worker<E>], ctl: &Arc<Control>) -> SearchOutcome {
+    let (main, helpers) = workers.split_first_mut().expect("at least one worker");
+    std::thread::scope(|s| {
+        for h in helpers.iter_mut() {
+            // 16 MB stacks: deep recursion with per-node move buffers.
+            std::thread::Builder::new()
+                .stack_size(SEARCH_STACK_BYTES)
+                .spawn_scoped(s, move || h.iterative_deepening())
+                .expect("spawn search helper");
+        }
+        main.iterative_deepening();
+        // While pondering or in `go infinite`, the bestmove waits for `stop`/`ponderhit`.
+        while main.ctl.ponder.load(Ordering::Relaxed) && !main.ctl.is_stopped() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        ctl.stop.store(true, Ordering::Relaxed);
+    });
+    let nodes = ctl.total_nodes().max(main.nodes());
+    let multipv = main.limits.multipv.clamp(1, main.root_moves.len().max(1));
+    SearchOutcome {
+        best: main.root_moves.first().cloned(),
+        lines: main.root_moves.iter().take(multipv).cloned().collect(),
+        nodes,
+        depth: main.completed_depth,
+    }
+}
+
+/// Stack size of every search thread.
+pub const SEARCH_STACK_BYTES: usize = 64 << 20;
+
+/// Shared slot for a pending ponder-hit re-plan (set by the front end).
+pub type Shared<T> = Arc<Mutex<T>>;

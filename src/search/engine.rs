@@ -1,0 +1,534 @@
+//! The USI front end of the built-in search (`gougi search`): a thin command loop in the
+//! manner of Stockfish's `UCIEngine`.
+//!
+//! Threads: one reads stdin and forwards lines on a channel, so `stop`, `ponderhit` and
+//! `isready` are answered while a search runs; the loop thread owns the game state; each
+//! `go` runs on a search thread (plus `Threads - 1` helpers) that prints `info` lines and the
+//! final `bestmove`. stdout is written only through [`emit`], one whole line at a time.
+//!
+//! USI rules kept here: every `go` gets exactly one `bestmove` (also after `stop`); during
+//! `go ponder` and `go infinite` the `bestmove` waits for `stop` or `ponderhit`; `go mate` is
+//! answered `checkmate notimplemented` (the df-pn solver is `gougi mate`); `bestmove win`
+//! when the side to move can declare (入玉宣言); `bestmove resign` only when no legal move
+//! exists.
+
+use std::io::{BufRead, Write};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
+use super::board;
+use super::board::Position;
+use super::eval::MaterialEval;
+use super::timeman::{self, Clock, TimeOptions};
+use super::tt::TranspositionTable;
+
+/// Writes one protocol line to stdout and flushes it.
+pub fn emit(line: &str) {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    // A closed stdout means the GUI is gone; there is nobody left to tell.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// Engine options (`setoption`), with USI/YaneuraOu names.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub time: TimeOptions,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: DEFAULT_HASH_MB,
+            threads: 1,
+            multipv: 1,
+            time: TimeOptions::default(),
+        }
+    }
+}
+
+/// Default `USI_Hash` in MiB: several engines usually share the machine in a consultation.
+pub const DEFAULT_HASH_MB: usize = 256;
+
+/// The option declarations printed after `usi`.
+pub const OPTION_LINES: &[&str] = &[
+    "option name USI_Hash type spin default 256 min 1 max 65536",
+    "option name USI_Ponder type check default false",
+    "option name Threads type spin default 1 min 1 max 256",
+    "option name MultiPV type spin default 1 min 1 max 600",
+    "option name NetworkDelay type spin default 120 min 0 max 10000",
+    "option name NetworkDelay2 type spin default 1120 min 0 max 10000",
+    "option name MinimumThinkingTime type spin default 1000 min 0 max 100000",
+    "option name SlowMover type spin default 100 min 1 max 1000",
+];
+
+impl Options {
+    /// Applies `setoption name <name> value <value>`; unknown names and bad values are errors.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let num = |lo: u64, hi: u64| -> Result<u64, String> {
+            let v: u64 = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("{name}: not a number: {value}"))?;
+            Ok(v.clamp(lo, hi))
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "usi_hash" | "hash" => self.hash_mb = num(1, 65536)? as usize,
+            "threads" => self.threads = num(1, 256)? as usize,
+            "multipv" => self.multipv = num(1, 600)? as usize,
+            "networkdelay" => self.time.network_delay = num(0, 10_000)?,
+            "networkdelay2" => self.time.network_delay2 = num(0, 10_000)?,
+            "minimumthinkingtime" => self.time.minimum_thinking_time = num(0, 100_000)?,
+            "slowmover" => self.time.slow_mover = num(1, 1000)?,
+            "usi_ponder" => {}
+            _ => return Err(format!("unknown option {name}")),
+        }
+        Ok(())
+    }
+}
+
+/// The parameters of `go` (and the time fields of `ponderhit`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoParams {
+    pub ponder: bool,
+    pub infinite: bool,
+    pub mate: bool,
+    pub btime: Option<u64>,
+    pub wtime: Option<u64>,
+    pub binc: Option<u64>,
+    pub winc: Option<u64>,
+    pub byoyomi: Option<u64>,
+    pub movetime: Option<u64>,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+}
+
+impl GoParams {
+    /// Parses the tokens after `go`/`ponderhit`. Unknown tokens are skipped (lenient, as GUIs
+    /// add their own); a keyword with a missing or bad number is an error.
+    pub fn parse(text: &str) -> Result<GoParams, String> {
+        let mut g = GoParams::default();
+        let mut it = text.split_whitespace();
+        while let Some(tok) = it.next() {
+            let mut num = |name: &str| -> Result<u64, String> {
+                let v = it.next().ok_or_else(|| format!("{name} needs a number"))?;
+                // Some GUIs send negative times when a clock ran out; treat them as 0.
+                v.parse::<i64>()
+                    .map(|x| x.max(0) as u64)
+                    .map_err(|_| format!("{name}: bad number {v}"))
+            };
+            match tok {
+                "ponder" => g.ponder = true,
+                "infinite" => g.infinite = true,
+                "mate" => {
+                    g.mate = true;
+                    let _ = it.next(); // a time or `infinite`; we answer at once either way
+                }
+                "btime" => g.btime = Some(num(tok)?),
+                "wtime" => g.wtime = Some(num(tok)?),
+                "binc" => g.binc = Some(num(tok)?),
+                "winc" => g.winc = Some(num(tok)?),
+                "byoyomi" => g.byoyomi = Some(num(tok)?),
+                "movetime" => g.movetime = Some(num(tok)?),
+                "depth" => g.depth = Some(num(tok)?.min(u32::MAX as u64) as u32),
+                "nodes" => g.nodes = Some(num(tok)?),
+                _ => {}
+            }
+        }
+        Ok(g)
+    }
+
+    fn has_clock(&self) -> bool {
+        self.btime.is_some() || self.wtime.is_some() || self.byoyomi.is_some()
+    }
+
+    fn clock(&self, black: bool) -> Clock {
+        let (time, inc) = if black {
+            (self.btime, self.binc)
+        } else {
+            (self.wtime, self.winc)
+        };
+        Clock {
+            time: time.unwrap_or(0),
+            inc: inc.unwrap_or(0),
+            byoyomi: self.byoyomi.unwrap_or(0),
+        }
+    }
+}
+
+/// Parses `position` arguments (`startpos|sfen … [moves …]`) into a position.
+pub fn parse_position(args: &str) -> Result<Position, String> {
+    let (base, moves) = match args.find(" moves") {
+        Some(i) => (&args[..i], args[i + " moves".len()..].trim()),
+        None => (args.trim(), ""),
+    };
+    let base = base.trim();
+    let base = if base == "moves" { "startpos" } else { base };
+    let mut pos = Position::from_sfen(base).map_err(|e| format!("bad position {base}: {e}"))?;
+    for text in moves.split_whitespace() {
+        let m = pos.parse_usi_move(text).map_err(|e| e.to_string())?;
+        pos.do_move(m);
+    }
+    Ok(pos)
+}
+
+type Workers = Vec<Worker<MaterialEval>>;
+
+/// The running search, if any.
+struct Running {
+    ctl: Arc<Control>,
+    handle: JoinHandle<Workers>,
+    /// Whether the search was started with `go ponder` and the clock still needs a plan.
+    params: GoParams,
+    ply: u32,
+    black: bool,
+}
+
+/// The engine state owned by the command loop.
+pub struct Engine {
+    pos: Position,
+    options: Options,
+    /// Allocated at the first `isready` or `go` (USI's time for heavy set-up), so that a
+    /// `setoption name USI_Hash` before it does not allocate twice.
+    tt: Option<Arc<TranspositionTable>>,
+    workers: Option<Workers>,
+    running: Option<Running>,
+    /// A `bestmove` decided without searching (`win`, `resign`) during `go ponder` or
+    /// `go infinite`: USI lets it out only at `stop` or `ponderhit`.
+    pending: Option<String>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        let options = Options::default();
+        Engine {
+            pos: Position::startpos(),
+            tt: None,
+            options,
+            workers: None,
+            running: None,
+            pending: None,
+        }
+    }
+
+    /// Answers a `go` without searching: at once, or at `stop`/`ponderhit` when pondering.
+    fn answer_now(&mut self, line: &str, params: &GoParams) {
+        if params.ponder || params.infinite {
+            self.pending = Some(line.to_string());
+        } else {
+            emit(line);
+        }
+    }
+
+    fn flush_pending(&mut self) {
+        if let Some(line) = self.pending.take() {
+            emit(&line);
+        }
+    }
+
+    /// The transposition table, allocated on first use.
+    fn table(&mut self) -> Arc<TranspositionTable> {
+        let mb = self.options.hash_mb;
+        self.tt
+            .get_or_insert_with(|| Arc::new(TranspositionTable::new(mb)))
+            .clone()
+    }
+
+    fn workers(&mut self) -> Workers {
+        let n = self.options.threads;
+        let tt = self.table();
+        let mut ws = self.workers.take().unwrap_or_default();
+        let ctl = Arc::new(Control::new(n));
+        ws.truncate(n);
+        while ws.len() < n {
+            ws.push(Worker::new(
+                ws.len(),
+                tt.clone(),
+                ctl.clone(),
+                MaterialEval::default(),
+                self.pos.clone(),
+            ));
+        }
+        ws
+    }
+
+    /// Waits for the running search (after `stop`, or when a new command needs the state).
+    fn join(&mut self) {
+        if let Some(r) = self.running.take() {
+            match r.handle.join() {
+                Ok(ws) => self.workers = Some(ws),
+                Err(_) => tracing::error!("search thread panicked"),
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        self.flush_pending();
+        if let Some(r) = &self.running {
+            r.ctl.ponder.store(false, Ordering::Relaxed);
+            r.ctl.stop.store(true, Ordering::Relaxed);
+        }
+        self.join();
+    }
+
+    /// Handles one command line. Returns false on `quit`.
+    pub fn handle(&mut self, line: &str) -> bool {
+        let line = line.trim();
+        let (cmd, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let args = args.trim();
+        match cmd {
+            "usi" => {
+                emit("id name gougi-search");
+                emit("id author the gougi authors");
+                for l in OPTION_LINES {
+                    emit(l);
+                }
+                emit("usiok");
+            }
+            "isready" => {
+                let _ = self.table();
+                emit("readyok");
+            }
+            "setoption" => self.setoption(args),
+            "usinewgame" => {
+                self.stop();
+                if let Some(tt) = &self.tt {
+                    tt.clear();
+                }
+                if let Some(ws) = &mut self.workers {
+                    for w in ws {
+                        w.clear_history();
+                    }
+                }
+            }
+            "position" => {
+                self.stop();
+                match parse_position(args) {
+                    Ok(p) => self.pos = p,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "bad position command");
+                        emit(&format!("info string error: {e}"));
+                    }
+                }
+            }
+            "go" => self.go(args),
+            "stop" => self.stop(),
+            "ponderhit" => self.ponderhit(args),
+            "gameover" => self.stop(),
+            "quit" => {
+                self.stop();
+                return false;
+            }
+            "" => {}
+            _ => tracing::debug!(line, "ignored unknown command"),
+        }
+        true
+    }
+
+    fn setoption(&mut self, args: &str) {
+        // setoption name <name> [value <value>]
+        let rest = args.strip_prefix("name").unwrap_or(args).trim();
+        let (name, value) = match rest.find(" value") {
+            Some(i) => (rest[..i].trim(), rest[i + " value".len()..].trim()),
+            None => (rest, ""),
+        };
+        let old_hash = self.options.hash_mb;
+        if let Err(e) = self.options.set(name, value) {
+            tracing::warn!(error = %e, "setoption");
+            emit(&format!("info string error: {e}"));
+            return;
+        }
+        if self.options.hash_mb != old_hash {
+            self.stop();
+            self.workers = None; // workers hold the old table
+            self.tt = None; // reallocated at the next `isready` or `go`
+        }
+    }
+
+    fn ponderhit(&mut self, args: &str) {
+        self.flush_pending();
+        let Some(r) = &self.running else { return };
+        // `ponderhit` may carry fresh clock fields (ShogiHome); then re-plan from them.
+        let mut params = r.params.clone();
+        if let Ok(p) = GoParams::parse(args) {
+            if p.has_clock() {
+                params.btime = p.btime;
+                params.wtime = p.wtime;
+                params.binc = p.binc;
+                params.winc = p.winc;
+                params.byoyomi = p.byoyomi.or(params.byoyomi);
+            }
+        }
+        let budget = if params.infinite {
+            None
+        } else if let Some(mt) = params.movetime {
+            Some(timeman::fixed(mt))
+        } else if params.has_clock() {
+            Some(timeman::plan(
+                params.clock(r.black),
+                r.ply,
+                &self.options.time,
+            ))
+        } else {
+            None
+        };
+        r.ctl.set_budget(budget);
+        r.ctl.restart_clock();
+        if params.infinite {
+            return;
+        }
+        r.ctl.ponder.store(false, Ordering::Relaxed);
+        if r.ctl.stop_on_ponderhit.load(Ordering::Relaxed) {
+            r.ctl.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn go(&mut self, args: &str) {
+        self.stop();
+        let params = match GoParams::parse(args) {
+            Ok(p) => p,
+            Err(e) => {
+                // A malformed `go` still gets a `bestmove` (USI requires one): a depth-1 search.
+                tracing::warn!(error = %e, "bad go command");
+                emit(&format!("info string error: {e}"));
+                GoParams {
+                    depth: Some(1),
+                    ..GoParams::default()
+                }
+            }
+        };
+        if params.mate {
+            emit("checkmate notimplemented");
+            return;
+        }
+        if board::declaration_win(&self.pos) {
+            self.answer_now("bestmove win", &params);
+            return;
+        }
+        let legal = board::legal_moves(&self.pos);
+        if legal.is_empty() {
+            self.answer_now("bestmove resign", &params);
+            return;
+        }
+        let black = board::stm(&self.pos) == 0;
+        let ply = self.pos.ply();
+        let budget = if params.infinite || params.ponder {
+            None
+        } else if let Some(mt) = params.movetime {
+            Some(timeman::fixed(mt))
+        } else if params.has_clock() {
+            Some(timeman::plan(params.clock(black), ply, &self.options.time))
+        } else {
+            None
+        };
+        let mut workers = self.workers();
+        let ctl = Arc::new(Control::new(workers.len()));
+        ctl.set_budget(budget);
+        ctl.ponder
+            .store(params.ponder || params.infinite, Ordering::Relaxed);
+        // A bare `go` without any limit searches until `stop`, as `go infinite`.
+        if !params.ponder && budget.is_none() && params.depth.is_none() && params.nodes.is_none() {
+            ctl.ponder.store(true, Ordering::Relaxed);
+        }
+        ctl.restart_clock();
+        let tt = self.table();
+        tt.new_search();
+        let limits = SearchLimits {
+            depth: params.depth.map(|d| d.min(i32::MAX as u32) as i32),
+            nodes: params.nodes,
+            multipv: self.options.multipv,
+        };
+        let info: InfoSink = Arc::new(emit);
+        for (i, w) in workers.iter_mut().enumerate() {
+            let rms = legal.iter().map(|&m| RootMove::new(m)).collect();
+            w.prepare(
+                &self.pos,
+                rms,
+                limits,
+                ctl.clone(),
+                (i == 0).then(|| info.clone()),
+            );
+        }
+        let pos = self.pos.clone();
+        let thread_ctl = ctl.clone();
+        let handle = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(super::alphabeta::SEARCH_STACK_BYTES)
+            .spawn(move || {
+                let outcome = run_workers(&mut workers, &thread_ctl);
+                let line = match outcome.best {
+                    Some(rm) => {
+                        let ponder = rm
+                            .pv
+                            .get(1)
+                            .copied()
+                            .or_else(|| board::ponder_from_tt(&pos, rm.mv, &tt));
+                        match ponder {
+                            Some(p) => format!("bestmove {} ponder {p}", rm.mv),
+                            None => format!("bestmove {}", rm.mv),
+                        }
+                    }
+                    None => "bestmove resign".to_string(),
+                };
+                emit(&line);
+                workers
+            });
+        match handle {
+            Ok(handle) => {
+                self.running = Some(Running {
+                    ctl,
+                    handle,
+                    params,
+                    ply,
+                    black,
+                })
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot start the search thread");
+                emit(&format!("bestmove {}", legal[0]));
+            }
+        }
+    }
+}
+
+/// Runs the engine on stdin/stdout until `quit` or end of input.
+pub fn run_usi() -> anyhow::Result<()> {
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || {
+            let stdin = std::io::stdin();
+            for line in stdin.lock().lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(l).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+            let _ = tx.send("quit".to_string());
+        })?;
+    let mut engine = Engine::new();
+    for line in rx {
+        if !engine.handle(&line) {
+            break;
+        }
+    }
+    engine.stop();
+    Ok(())
+}

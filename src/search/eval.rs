@@ -1,0 +1,357 @@
+//! Static evaluation behind the [`Evaluator`] trait: material, piece-square and king-safety
+//! terms, updated incrementally by a delta per move.
+//!
+//! The search talks to evaluation only through [`Evaluator`] (`reset` at the root,
+//! `push`/`pop` around `do_move`/`undo_move`, `evaluate` at a node), so a learned evaluation
+//! (NNUE, KPPT) can replace [`MaterialEval`] later without touching the search.
+//!
+//! [`MaterialEval`] scores, from Black's point of view, the sum over pieces of
+//! - material: YaneuraOu's material-evaluation values (Bonanza's, scaled by 0.9; the same
+//!   figures appear in apery_rust's `evaluate.rs`), the same in hand and on the board;
+//! - a piece-square term by rank relative to the owner (hand-set: advanced pawns and silvers
+//!   good, golds and the king better at home);
+//! - king safety: golds and silvers near their own king defend, pieces near the enemy king
+//!   attack, by Chebyshev distance (a tiny "KP" table in the spirit of Bonanza's KPP, set by
+//!   hand).
+//!
+//! Incremental invariant: after `push(pos, m)` and `pos.do_move(m)`, the top of the stack
+//! equals what `reset` would compute on the new position, except when a king moved: then the
+//! king terms are recomputed lazily on the next `evaluate` (kings move rarely).
+
+use super::board::{self, Kind, KINDS};
+use super::board::{Move, Position};
+use super::value::Value;
+
+/// The evaluation interface the search uses.
+pub trait Evaluator: Clone + Send + 'static {
+    /// Recomputes everything from `pos` (root of a search).
+    fn reset(&mut self, pos: &Position);
+    /// Records the effect of `m`; `pos` is the position *before* `m` is played.
+    fn push(&mut self, pos: &Position, m: Move);
+    /// A null move: nothing on the board changes.
+    fn push_null(&mut self);
+    /// Undoes the last `push`/`push_null`.
+    fn pop(&mut self);
+    /// Score of `pos` (the position after every pushed move) for the side to move.
+    fn evaluate(&mut self, pos: &Position) -> Value;
+}
+
+/// Piece values, indexed by [`Kind`] (see `board.rs` for the order).
+/// YaneuraOu `evaluate.h` / apery_rust: Bonanza 6 values × 0.9.
+pub const PIECE_VALUE: [i32; KINDS] = [
+    90,   // pawn
+    315,  // lance
+    405,  // knight
+    495,  // silver
+    540,  // gold
+    855,  // bishop
+    990,  // rook
+    0,    // king (never captured in a legal game; 0 keeps SEE arithmetic simple)
+    540,  // promoted pawn (と)
+    540,  // promoted lance
+    540,  // promoted knight
+    540,  // promoted silver
+    945,  // horse (馬)
+    1395, // dragon (龍)
+];
+
+/// Value gained by promoting (promoted value − unpromoted value); 0 for kinds that cannot.
+pub fn promotion_gain(kind: Kind) -> i32 {
+    match board::promoted(kind) {
+        Some(p) => PIECE_VALUE[p] - PIECE_VALUE[kind],
+        None => 0,
+    }
+}
+
+/// Piece-square bonus by relative rank (index 0 = the far rank from the owner, 8 = home).
+/// Hand-set; only pawns, knights, silvers, golds and the king have terms.
+const PSQ_RANK: [[i32; 9]; KINDS] = {
+    let mut t = [[0; 9]; KINDS];
+    t[board::PAWN] = [0, 25, 20, 12, 6, 2, 0, 0, 0];
+    t[board::KNIGHT] = [0, 0, 10, 12, 8, 2, 0, -5, -10];
+    t[board::SILVER] = [-10, 0, 10, 15, 14, 10, 4, 0, -8];
+    t[board::GOLD] = [-25, -20, -12, -4, 2, 8, 12, 8, 0];
+    t[board::KING] = [-120, -100, -80, -60, -40, -20, 0, 15, 20];
+    t
+};
+
+/// Defence bonus by Chebyshev distance to the own king (index = distance, capped at 8).
+const DEFEND: [[i32; 9]; KINDS] = {
+    let mut t = [[0; 9]; KINDS];
+    let gold_like = [0, 36, 20, 8, 0, 0, 0, 0, 0];
+    t[board::GOLD] = gold_like;
+    t[board::PRO_PAWN] = gold_like;
+    t[board::PRO_LANCE] = gold_like;
+    t[board::PRO_KNIGHT] = gold_like;
+    t[board::PRO_SILVER] = gold_like;
+    t[board::SILVER] = [0, 28, 16, 6, 0, 0, 0, 0, 0];
+    t[board::KNIGHT] = [0, 6, 8, 2, 0, 0, 0, 0, 0];
+    t[board::HORSE] = [0, 30, 20, 10, 0, 0, 0, 0, 0];
+    t
+};
+
+/// Attack bonus by Chebyshev distance to the enemy king.
+const ATTACK: [[i32; 9]; KINDS] = {
+    let mut t = [[0; 9]; KINDS];
+    let gold_like = [0, 45, 28, 10, 2, 0, 0, 0, 0];
+    t[board::GOLD] = gold_like;
+    t[board::PRO_PAWN] = gold_like;
+    t[board::PRO_LANCE] = gold_like;
+    t[board::PRO_KNIGHT] = gold_like;
+    t[board::PRO_SILVER] = gold_like;
+    t[board::SILVER] = [0, 40, 24, 8, 2, 0, 0, 0, 0];
+    t[board::KNIGHT] = [0, 10, 24, 10, 0, 0, 0, 0, 0];
+    t[board::PAWN] = [0, 16, 6, 0, 0, 0, 0, 0, 0];
+    t[board::LANCE] = [0, 12, 8, 4, 0, 0, 0, 0, 0];
+    t[board::BISHOP] = [0, 20, 14, 8, 4, 0, 0, 0, 0];
+    t[board::ROOK] = [0, 22, 16, 10, 4, 0, 0, 0, 0];
+    t[board::HORSE] = [0, 50, 32, 16, 6, 0, 0, 0, 0];
+    t[board::DRAGON] = [0, 70, 45, 22, 8, 0, 0, 0, 0];
+    t
+};
+
+#[inline]
+fn chebyshev(a: usize, b: usize) -> usize {
+    DISTANCE[a][b] as usize
+}
+
+/// Chebyshev distance between two squares, precomputed (the king terms ask for it on every
+/// move).
+static DISTANCE: [[u8; 81]; 81] = {
+    let mut t = [[0u8; 81]; 81];
+    let mut a: usize = 0;
+    while a < 81 {
+        let mut b: usize = 0;
+        while b < 81 {
+            let df = (a / 9).abs_diff(b / 9);
+            let dr = (a % 9).abs_diff(b % 9);
+            t[a][b] = if df > dr { df as u8 } else { dr as u8 };
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
+/// Relative rank index of `sq` for `color` (0 = far rank, 8 = home rank).
+#[inline]
+fn rel_rank(color: usize, sq: usize) -> usize {
+    let rank = sq % 9; // 0 = rank 一 (White's home)
+    if color == 0 {
+        rank
+    } else {
+        8 - rank
+    }
+}
+
+/// Everything a piece of `color`/`kind` on `sq` contributes, from its owner's point of view,
+/// except the king terms (which depend on where the kings are).
+#[inline]
+fn placed_value(color: usize, kind: Kind, sq: usize) -> i32 {
+    PIECE_VALUE[kind] + PSQ_RANK[kind][rel_rank(color, sq)]
+}
+
+/// King-relative terms of one piece, from its owner's point of view.
+#[inline]
+fn king_terms(color: usize, kind: Kind, sq: usize, kings: [Option<usize>; 2]) -> i32 {
+    if kind == board::KING {
+        return 0;
+    }
+    let mut v = 0;
+    if let Some(k) = kings[color] {
+        v += DEFEND[kind][chebyshev(sq, k)];
+    }
+    if let Some(k) = kings[1 - color] {
+        v += ATTACK[kind][chebyshev(sq, k)];
+    }
+    v
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct EvalState {
+    /// Material and piece-square terms, Black minus White.
+    base: i32,
+    /// King-safety terms, Black minus White; stale if `king_dirty`.
+    king: i32,
+    kings: [Option<usize>; 2],
+    king_dirty: bool,
+}
+
+/// Material + piece-square + king-safety evaluation (see the module doc).
+#[derive(Clone, Debug)]
+pub struct MaterialEval {
+    stack: Vec<EvalState>,
+}
+
+impl Default for MaterialEval {
+    fn default() -> Self {
+        MaterialEval {
+            stack: Vec::with_capacity(super::value::MAX_PLY as usize + 16),
+        }
+    }
+}
+
+fn sign(color: usize) -> i32 {
+    if color == 0 {
+        1
+    } else {
+        -1
+    }
+}
+
+fn full_king_terms(pos: &Position, kings: [Option<usize>; 2]) -> i32 {
+    let mut v = 0;
+    for sq in 0..81 {
+        if let Some((c, k)) = board::piece_at(pos, sq) {
+            v += sign(c) * king_terms(c, k, sq, kings);
+        }
+    }
+    v
+}
+
+impl MaterialEval {
+    fn compute(pos: &Position) -> EvalState {
+        let kings = [board::king_sq(pos, 0), board::king_sq(pos, 1)];
+        let mut base = 0;
+        for sq in 0..81 {
+            if let Some((c, k)) = board::piece_at(pos, sq) {
+                base += sign(c) * placed_value(c, k, sq);
+            }
+        }
+        for c in 0..2 {
+            for k in board::HAND_KINDS {
+                base += sign(c) * PIECE_VALUE[k] * board::hand_count(pos, c, k) as i32;
+            }
+        }
+        EvalState {
+            base,
+            king: full_king_terms(pos, kings),
+            kings,
+            king_dirty: false,
+        }
+    }
+
+    /// The full score of `pos` from Black's point of view (used by tests to check the
+    /// incremental path).
+    pub fn black_score(pos: &Position) -> i32 {
+        let s = Self::compute(pos);
+        s.base + s.king
+    }
+}
+
+impl Evaluator for MaterialEval {
+    fn reset(&mut self, pos: &Position) {
+        self.stack.clear();
+        self.stack.push(Self::compute(pos));
+    }
+
+    fn push(&mut self, pos: &Position, m: Move) {
+        let mut s = *self.stack.last().expect("reset before push");
+        let us = board::stm(pos);
+        let to = board::to_sq(m);
+        let sg = sign(us);
+        match board::from_sq(m) {
+            None => {
+                let k = board::drop_kind(m);
+                s.base += sg * (placed_value(us, k, to) - PIECE_VALUE[k]);
+                if !s.king_dirty {
+                    s.king += sg * king_terms(us, k, to, s.kings);
+                }
+            }
+            Some(from) => {
+                let (_, k) = board::piece_at(pos, from).expect("a piece on the from square");
+                let nk = if m.is_promotion() {
+                    board::promoted(k).unwrap_or(k)
+                } else {
+                    k
+                };
+                s.base += sg * (placed_value(us, nk, to) - placed_value(us, k, from));
+                if let Some((them, ck)) = board::piece_at(pos, to) {
+                    s.base -= sign(them) * placed_value(them, ck, to);
+                    s.base += sg * PIECE_VALUE[board::unpromoted(ck)];
+                    if !s.king_dirty {
+                        s.king -= sign(them) * king_terms(them, ck, to, s.kings);
+                    }
+                }
+                if k == board::KING {
+                    s.kings[us] = Some(to);
+                    s.king_dirty = true;
+                } else if !s.king_dirty {
+                    s.king +=
+                        sg * (king_terms(us, nk, to, s.kings) - king_terms(us, k, from, s.kings));
+                }
+            }
+        }
+        self.stack.push(s);
+    }
+
+    fn push_null(&mut self) {
+        let s = *self.stack.last().expect("reset before push");
+        self.stack.push(s);
+    }
+
+    fn pop(&mut self) {
+        self.stack.pop();
+    }
+
+    fn evaluate(&mut self, pos: &Position) -> Value {
+        let s = self.stack.last_mut().expect("reset before evaluate");
+        if s.king_dirty {
+            s.king = full_king_terms(pos, s.kings);
+            s.king_dirty = false;
+        }
+        let v = s.base + s.king;
+        Value(if board::stm(pos) == 0 { v } else { -v })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::board::{legal_moves_all, Position};
+
+    /// Plays pseudo-random games and checks the incremental score against a full recompute
+    /// after every move and every undo.
+    #[test]
+    fn incremental_matches_full_recompute() {
+        let mut seed = 12345u64;
+        for start in [
+            "startpos",
+            "sfen l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+        ] {
+            let mut pos = Position::from_sfen(start).unwrap();
+            let mut ev = MaterialEval::default();
+            ev.reset(&pos);
+            let mut played = Vec::new();
+            for _ in 0..120 {
+                let moves = legal_moves_all(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let m = moves[(seed >> 33) as usize % moves.len()];
+                ev.push(&pos, m);
+                pos.do_move(m);
+                played.push(m);
+                let full = MaterialEval::black_score(&pos);
+                let inc = ev.evaluate(&pos).0 * if pos.side_to_move() == 0 { 1 } else { -1 };
+                assert_eq!(inc, full, "after {m} in {}", pos.to_sfen());
+            }
+            while let Some(m) = played.pop() {
+                pos.undo_move(m);
+                ev.pop();
+                let full = MaterialEval::black_score(&pos);
+                let inc = ev.evaluate(&pos).0 * if pos.side_to_move() == 0 { 1 } else { -1 };
+                assert_eq!(inc, full);
+            }
+        }
+    }
+
+    #[test]
+    fn start_position_is_balanced() {
+        let pos = Position::startpos();
+        assert_eq!(MaterialEval::black_score(&pos), 0);
+    }
+}

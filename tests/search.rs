@@ -1,0 +1,436 @@
+//! Tests of the built-in search: mates found, rules of repetition and declaration, every
+//! `go` variant through the real binary, `stop`/`ponderhit` answered, and deterministic node
+//! counts on one thread.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use gougi::search::alphabeta::SearchLimits;
+use gougi::search::board::legal_moves_all;
+use gougi::search::engine::parse_position;
+use gougi::search::value::Value;
+use gougi::search::Searcher;
+
+// ---------------------------------------------------------------------------------------------
+// Library-level tests.
+// ---------------------------------------------------------------------------------------------
+
+/// `(sfen, expected plies)` of the problems of `file` with the given length.
+fn tsume(file: &str, plies: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/tsume/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("tsume file");
+    text.lines()
+        .filter(|l| l.starts_with("sfen "))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() >= 6 && f[5] == plies).then(|| f[..5].join(" "))
+        })
+        .collect()
+}
+
+fn search_depth(pos_text: &str, depth: i32) -> gougi::search::alphabeta::SearchOutcome {
+    let pos = parse_position(pos_text).expect("test position");
+    let mut s = Searcher::new(16, 1);
+    s.search(
+        &pos,
+        SearchLimits {
+            depth: Some(depth),
+            nodes: None,
+            multipv: 1,
+        },
+        None,
+        None,
+    )
+}
+
+#[test]
+fn finds_mate_in_one() {
+    let mut problems = tsume("tanuki_generated_sample.txt", "1");
+    problems.extend(tsume("antma_edge_cases.txt", "1"));
+    assert!(problems.len() >= 20);
+    for p in &problems {
+        let out = search_depth(p, 2);
+        let best = out.best.expect("a move");
+        assert_eq!(
+            best.score,
+            Value::mate_in(1),
+            "{p}: {} {}",
+            best.mv,
+            best.score
+        );
+        // The move really mates: the reply position has no legal move.
+        let mut pos = parse_position(p).unwrap();
+        pos.do_move(best.mv);
+        assert!(pos.in_check(), "{p}");
+        assert!(legal_moves_all(&pos).is_empty(), "{p}: {}", best.mv);
+    }
+}
+
+#[test]
+fn finds_mate_in_three() {
+    let mut problems = tsume("tanuki_generated_sample.txt", "3");
+    problems.truncate(10);
+    problems.extend(
+        tsume("yaneuraou_mate_db_heads.txt", "3")
+            .into_iter()
+            .take(3),
+    );
+    assert!(problems.len() >= 10);
+    for p in &problems {
+        let out = search_depth(p, 6);
+        let best = out.best.expect("a move");
+        assert_eq!(
+            best.score,
+            Value::mate_in(3),
+            "{p}: {} {}",
+            best.mv,
+            best.score
+        );
+    }
+}
+
+#[test]
+fn mated_side_reports_mate_against_it() {
+    // After a mate-in-1 move, the defender (if not yet mated) or the position is lost:
+    // take a 3-ply problem, play the first mating-line move, the defender is mated in 2.
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/tsume/tanuki_generated_sample.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("sfen ") && l.split_whitespace().nth(5) == Some("3"))
+        .unwrap();
+    let f: Vec<&str> = line.split_whitespace().collect();
+    let pos = format!("{} moves {}", f[..5].join(" "), f[6]);
+    let out = search_depth(&pos, 5);
+    assert_eq!(out.best.unwrap().score, Value::mated_in(2), "{pos}");
+}
+
+#[test]
+fn node_count_is_deterministic_on_one_thread() {
+    let p = "startpos moves 7g7f 3c3d 2g2f";
+    let a = search_depth(p, 7);
+    let b = search_depth(p, 7);
+    assert!(a.nodes > 1000);
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(a.best.unwrap().mv, b.best.unwrap().mv);
+}
+
+#[test]
+fn wins_material_when_offered() {
+    // White's bishop on 5e hangs to Black's pawn-free rook file: the search must take it.
+    // Black: rook 5h, king 5i; White: king 5a, bishop 5e (undefended).
+    let out = search_depth("sfen 4k4/9/9/9/4b4/9/9/4R4/4K4 b - 1", 4);
+    let best = out.best.unwrap();
+    assert_eq!(best.mv.to_string(), "5h5e", "{}", best.score);
+    assert!(best.score.0 > 500);
+}
+
+#[test]
+fn perpetual_check_loses_and_repetition_draws() {
+    // Black's rook has checked on every move of two cycles; checking again repeats the
+    // position with a perpetual check (連続王手の千日手): that move is lost for Black.
+    let p = "sfen 8k/9/9/9/9/9/9/9/K6R1 b - 1 moves 2i1i 1a2a 1i2i 2a1a 2i1i 1a2a 1i2i 2a1a";
+    let pos = parse_position(p).unwrap();
+    let n = gougi::search::board::legal_moves(&pos).len();
+    let mut s = Searcher::new(16, 1);
+    let out = s.search(
+        &pos,
+        SearchLimits {
+            depth: Some(4),
+            nodes: None,
+            multipv: n,
+        },
+        None,
+        None,
+    );
+    let check = out
+        .lines
+        .iter()
+        .find(|rm| rm.mv.to_string() == "2i1i")
+        .expect("2i1i searched");
+    assert!(check.score.is_loss(), "{}", check.score);
+    assert_ne!(out.best.unwrap().mv.to_string(), "2i1i");
+
+    // White, a rook down, can repeat the position instead: a draw (0) beats the material.
+    let p = "sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1 moves 5i4i 5a4a 4i5i";
+    let out = search_depth(p, 4);
+    let best = out.best.unwrap();
+    assert_eq!(
+        (best.mv.to_string(), best.score),
+        ("4a5a".to_string(), Value::DRAW)
+    );
+}
+
+/// A position where Black can declare (入玉宣言, CSA 27-point rule): king on 9a, eleven
+/// pieces in the enemy camp, 54 points.
+const DECLARATION: &str = "sfen K8/RBGGSSL2/NNLP5/9/9/9/9/9/4k4 b RB2G2S2N2L17P 1";
+
+#[test]
+fn declaration_is_a_win_in_search() {
+    let pos = parse_position(DECLARATION).unwrap();
+    assert!(pos.declaration_win(), "test position must satisfy the rule");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Through the binary.
+// ---------------------------------------------------------------------------------------------
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
+            .arg("search")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start gougi search");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(stdout).lines() {
+                let Ok(l) = l else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut e = Engine {
+            child,
+            stdin,
+            lines,
+        };
+        e.send("usi");
+        let usi = e.until("usiok");
+        assert!(usi.iter().any(|l| l == "id name gougi-search"));
+        assert!(usi.iter().any(|l| l.starts_with("option name USI_Hash")));
+        e.send("setoption name USI_Hash value 16");
+        e.send("isready");
+        e.until("readyok");
+        e
+    }
+
+    fn send(&mut self, s: &str) {
+        writeln!(self.stdin, "{s}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Lines up to and including the first starting with `prefix` (generous timeout: the
+    /// tests assert behaviour, not speed).
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut out = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let done = l.starts_with(prefix);
+                    out.push(l);
+                    if done {
+                        return out;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!("no {prefix:?} within 60 s; got {out:?}"),
+                Err(RecvTimeoutError::Disconnected) => panic!("engine exited; got {out:?}"),
+            }
+        }
+    }
+
+    /// Asserts that no line starting with `prefix` arrives within `ms`.
+    fn silent(&mut self, prefix: &str, ms: u64) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_millis(ms);
+        let mut out = Vec::new();
+        while let Ok(l) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            assert!(!l.starts_with(prefix), "unexpected {l}");
+            out.push(l);
+        }
+        out
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+    }
+}
+
+/// Checks that `lines` end with a legal `bestmove` for `position` and returns the move text.
+fn legal_bestmove(position: &str, lines: &[String]) -> String {
+    let last = lines.last().expect("a line");
+    let mut f = last.split_whitespace();
+    assert_eq!(f.next(), Some("bestmove"), "{last}");
+    let mv = f.next().expect("a move").to_string();
+    let mut pos = parse_position(position).unwrap();
+    let m = pos
+        .parse_usi_move(&mv)
+        .unwrap_or_else(|e| panic!("{mv}: {e}"));
+    pos.do_move(m);
+    if let (Some("ponder"), Some(p)) = (f.next(), f.next()) {
+        let pm = pos
+            .parse_usi_move(p)
+            .unwrap_or_else(|e| panic!("ponder {p}: {e}"));
+        pos.do_move(pm);
+    }
+    // Every info line is well formed.
+    for l in lines.iter().filter(|l| l.starts_with("info depth")) {
+        assert!(
+            l.contains(" score cp ") || l.contains(" score mate "),
+            "{l}"
+        );
+        assert!(
+            l.contains(" nodes ") && l.contains(" nps ") && l.contains(" pv "),
+            "{l}"
+        );
+    }
+    mv
+}
+
+const MIDGAME: &str = "startpos moves 7g7f 3c3d 2g2f 4c4d 2f2e 2b3c 3i4h 8b4b 5i6h 5a6b";
+
+#[test]
+fn every_go_variant_gives_a_legal_bestmove() {
+    let mut e = Engine::start();
+    e.send("usinewgame");
+    for go in [
+        "go depth 4",
+        "go nodes 20000",
+        "go movetime 200",
+        "go btime 0 wtime 0 byoyomi 1000",
+        "go btime 2000 wtime 2000 byoyomi 0",
+        "go btime 3000 wtime 3000 binc 1000 winc 1000",
+        "go btime 60000 wtime 60000 byoyomi 200",
+    ] {
+        e.send(&format!("position {MIDGAME}"));
+        e.send(go);
+        let lines = e.until("bestmove");
+        legal_bestmove(MIDGAME, &lines);
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth")),
+            "{go}: {lines:?}"
+        );
+    }
+}
+
+#[test]
+fn infinite_waits_for_stop() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.silent("bestmove", 400);
+    e.send("stop");
+    let lines = e.until("bestmove");
+    legal_bestmove("startpos", &lines);
+    // The engine still answers afterwards.
+    e.send("isready");
+    e.until("readyok");
+}
+
+#[test]
+fn ponder_then_ponderhit_or_stop() {
+    let mut e = Engine::start();
+    // ponderhit: the search continues on our clock and ends by itself.
+    e.send(&format!("position {MIDGAME}"));
+    e.send("go ponder btime 1000 wtime 1000 byoyomi 500");
+    e.silent("bestmove", 300);
+    e.send("ponderhit");
+    let lines = e.until("bestmove");
+    legal_bestmove(MIDGAME, &lines);
+    // ponderhit carrying times (ShogiHome).
+    e.send(&format!("position {MIDGAME}"));
+    e.send("go ponder btime 1000 wtime 1000 byoyomi 500");
+    e.send("ponderhit btime 900 wtime 1000 byoyomi 300");
+    let lines = e.until("bestmove");
+    legal_bestmove(MIDGAME, &lines);
+    // stop during ponder (the opponent played another move): a bestmove still comes.
+    e.send(&format!("position {MIDGAME}"));
+    e.send("go ponder btime 1000 wtime 1000 byoyomi 500");
+    e.send("stop");
+    let lines = e.until("bestmove");
+    legal_bestmove(MIDGAME, &lines);
+}
+
+#[test]
+fn multipv_and_threads() {
+    let mut e = Engine::start();
+    e.send("setoption name MultiPV value 3");
+    e.send("setoption name Threads value 2");
+    e.send(&format!("position {MIDGAME}"));
+    e.send("go depth 5");
+    let lines = e.until("bestmove");
+    legal_bestmove(MIDGAME, &lines);
+    for k in 1..=3 {
+        assert!(
+            lines.iter().any(|l| l.contains(&format!(" multipv {k} "))),
+            "{lines:?}"
+        );
+    }
+}
+
+#[test]
+fn mate_declaration_and_resign() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go mate 1000");
+    e.until("checkmate notimplemented");
+    e.send(&format!("position {DECLARATION}"));
+    e.send("go btime 1000 wtime 1000 byoyomi 1000");
+    e.until("bestmove win");
+    // While pondering, even a decided answer waits for `ponderhit` (or `stop`).
+    e.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    e.silent("bestmove", 300);
+    e.send("ponderhit");
+    e.until("bestmove win");
+    // Mated: no legal move for White.
+    let mated = "sfen 4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1";
+    e.send(&format!("position {mated}"));
+    e.send("go btime 1000 wtime 1000 byoyomi 1000");
+    e.until("bestmove resign");
+    // A mate in 1 is played and reported as `mate 1`.
+    let p = tsume("tanuki_generated_sample.txt", "1").remove(0);
+    e.send(&format!("position {p}"));
+    e.send("go depth 3");
+    let lines = e.until("bestmove");
+    legal_bestmove(&p, &lines);
+    assert!(
+        lines.iter().any(|l| l.contains("score mate 1 ")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn bad_input_does_not_kill_the_engine() {
+    let mut e = Engine::start();
+    e.send("position sfen this is not a position");
+    e.send("position startpos moves 7g7f 7g7f");
+    e.send("setoption name NoSuchOption value 3");
+    e.send("go depth notanumber");
+    e.until("bestmove");
+    e.send("isready");
+    e.until("readyok");
+}

@@ -87,7 +87,7 @@ fn game(gougi: &mut Gougi, opponent: &mut Gougi, gougi_black: bool) -> usize {
 }
 
 #[test]
-fn gougi_with_fairy_stockfish_and_gpsshogi_members_plays_legal_timely_games() {
+fn gougi_with_fairy_stockfish_gpsshogi_and_builtin_search_plays_legal_timely_games() {
     if !have(&[FAIRY, GPS]) {
         return;
     }
@@ -95,12 +95,13 @@ fn gougi_with_fairy_stockfish_and_gpsshogi_members_plays_legal_timely_games() {
     let config = dir.join("SimpleGougi.config");
     std::fs::write(
         &config,
-        format!("Gougi.Type=optimistic\nEngine1.Path={FAIRY}\nEngine2.Path={GPS}\n"),
+        format!("Gougi.Type=optimistic\nEngine1.Path={FAIRY}\nEngine2.Path={GPS}\nEngine3.Path=builtin:search\n"),
     )
     .unwrap();
     let mut gougi = Gougi::with_config(&config);
     ready(&mut gougi);
     gougi.send("setoption name E1_Threads value 1");
+    gougi.send("setoption name E3_USI_Hash value 64");
     let mut fairy = Gougi::program(Path::new(FAIRY), &[], None);
     ready(&mut fairy);
     for gougi_black in [true, false] {

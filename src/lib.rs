@@ -11,5 +11,6 @@
 //! usi ──> shogi
 //! ```
 
+pub mod mate;
 pub mod shogi;
 pub mod usi;

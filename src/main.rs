@@ -3,7 +3,11 @@
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "gougi", version, about = "USI consultation (合議) engine for computer shogi")]
+#[command(
+    name = "gougi",
+    version,
+    about = "USI consultation (合議) engine for computer shogi"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -1,0 +1,265 @@
+//! The transposition table, with dominance (優越関係) lookups over the attacker's hand.
+//!
+//! Keying: an entry is found by the *board* hash (hands excluded) and carries the attacker's
+//! hand, so one bucket holds every hand seen for a board and a probe can relate them:
+//!
+//! - a proven mate of length `upper` stored with proof hand (証明駒) `P` holds for every hand
+//!   `H ≥ P` (more pieces for the attacker, hence fewer for the defender, never hurt him);
+//! - a lower bound `lower` ("no mate shorter than `lower`", `LEN_INFINITE` = no mate at all)
+//!   stored with disproof hand (反証駒) `D` holds for every hand `H ≤ D`;
+//! - proof and disproof numbers are kept for the exact hand only.
+//!
+//! This is sound inside one search because the pieces are conserved: on a given board, a
+//! bigger attacker hand means a smaller defender hand. The table is cleared between problems
+//! (a new `position`), so entries never mix problems with different piece sets.
+//!
+//! Bucket layout: `BUCKET` consecutive entries; all hands of one board share a bucket.
+//!
+//! ```text
+//! Entry (40 bytes)
+//!  0..8   board key (0 with hand_raw == EMPTY_MARK means free)
+//!  8..16  pn           16..24 dn        (valid for this exact hand when HAS_PNDN)
+//! 24..28  hand (MateHand raw)
+//! 28..32  amount (search effort below this entry; replacement priority)
+//! 32..34  upper (proven mate length for hands ≥ hand; LEN_INFINITE = none)
+//! 34..36  lower (no mate shorter than this for hands ≤ hand; 0 = nothing known)
+//! 36..40  flags
+//! ```
+//!
+//! Replacement: a new (board, hand) pair takes a free slot of its bucket, else the slot with the
+//! least amount (proofs and disproofs cost many nodes, so they tend to stay).
+
+use super::hand::MateHand;
+use super::pndn::{Len, PnDn, LEN_INFINITE};
+
+/// Entries per bucket.
+const BUCKET: usize = 8;
+
+const FLAG_USED: u32 = 1;
+const FLAG_HAS_PNDN: u32 = 2;
+
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Entry {
+    key: u64,
+    pn: PnDn,
+    dn: PnDn,
+    hand: u32,
+    amount: u32,
+    upper: Len,
+    lower: Len,
+    flags: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 40);
+
+/// What a probe found for a (board, hand) pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// The shortest proven mate length valid for the hand (`LEN_INFINITE` if none).
+    pub upper: Len,
+    /// The proof hand of that proof.
+    pub proof_hand: MateHand,
+    /// The best lower bound valid for the hand (0 if none).
+    pub lower: Len,
+    /// The disproof hand of that bound.
+    pub disproof_hand: MateHand,
+    /// Proof and disproof numbers stored for this exact hand, if any.
+    pub pndn: Option<(PnDn, PnDn)>,
+    /// The search effort recorded for this exact hand (0 if none).
+    pub amount: u32,
+}
+
+/// The mate solver's transposition table.
+pub struct MateTable {
+    entries: Vec<Entry>,
+    buckets: usize,
+}
+
+impl MateTable {
+    /// A table of about `megabytes` MiB (at least one bucket).
+    pub fn new(megabytes: usize) -> MateTable {
+        let bytes = megabytes.saturating_mul(1 << 20);
+        let buckets = (bytes / (BUCKET * std::mem::size_of::<Entry>())).max(1);
+        MateTable {
+            entries: vec![Entry::default(); buckets * BUCKET],
+            buckets,
+        }
+    }
+
+    /// Forget everything.
+    pub fn clear(&mut self) {
+        self.entries.fill(Entry::default());
+    }
+
+    /// Number of entries.
+    pub fn capacity(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Per-mille of used entries, sampled over the first buckets (USI `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let sample = self.entries.len().min(4000);
+        if sample == 0 {
+            return 0;
+        }
+        let used = self.entries[..sample]
+            .iter()
+            .filter(|e| e.flags & FLAG_USED != 0)
+            .count();
+        (used * 1000 / sample) as u32
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> usize {
+        // Multiply-shift maps the key onto any bucket count without a modulo.
+        (((key as u128) * (self.buckets as u128)) >> 64) as usize * BUCKET
+    }
+
+    /// Everything the table knows about `hand` on the board `key`.
+    pub fn probe(&self, key: u64, hand: MateHand) -> Probe {
+        let start = self.bucket(key);
+        let mut probe = Probe {
+            upper: LEN_INFINITE,
+            proof_hand: hand,
+            lower: 0,
+            disproof_hand: hand,
+            pndn: None,
+            amount: 0,
+        };
+        for e in &self.entries[start..start + BUCKET] {
+            if e.flags & FLAG_USED == 0 || e.key != key {
+                continue;
+            }
+            let e_hand = MateHand::from_raw(e.hand);
+            if e.upper < probe.upper && hand.is_superior_or_equal(e_hand) {
+                probe.upper = e.upper;
+                probe.proof_hand = e_hand;
+            }
+            if e.lower > probe.lower && e_hand.is_superior_or_equal(hand) {
+                probe.lower = e.lower;
+                probe.disproof_hand = e_hand;
+            }
+            if e.hand == hand.raw() {
+                probe.amount = e.amount;
+                if e.flags & FLAG_HAS_PNDN != 0 {
+                    probe.pndn = Some((e.pn, e.dn));
+                }
+            }
+        }
+        probe
+    }
+
+    /// The slot for exactly (key, hand), creating it if needed.
+    fn slot(&mut self, key: u64, hand: MateHand) -> &mut Entry {
+        let start = self.bucket(key);
+        let bucket = &mut self.entries[start..start + BUCKET];
+        let mut victim = 0;
+        let mut victim_amount = u64::MAX;
+        for (i, e) in bucket.iter().enumerate() {
+            if e.flags & FLAG_USED != 0 && e.key == key && e.hand == hand.raw() {
+                return &mut bucket[i];
+            }
+            let priority = if e.flags & FLAG_USED == 0 {
+                0
+            } else {
+                u64::from(e.amount) + 1
+            };
+            if priority < victim_amount {
+                victim_amount = priority;
+                victim = i;
+            }
+        }
+        bucket[victim] = Entry {
+            key,
+            pn: 0,
+            dn: 0,
+            hand: hand.raw(),
+            amount: 0,
+            upper: LEN_INFINITE,
+            lower: 0,
+            flags: FLAG_USED,
+        };
+        &mut bucket[victim]
+    }
+
+    /// Record proof and disproof numbers for exactly `hand`.
+    pub fn store_pndn(&mut self, key: u64, hand: MateHand, pn: PnDn, dn: PnDn, amount: u32) {
+        let e = self.slot(key, hand);
+        e.pn = pn;
+        e.dn = dn;
+        e.flags |= FLAG_HAS_PNDN;
+        e.amount = e.amount.max(amount);
+    }
+
+    /// Record a proven mate of length `upper` for every hand ≥ `proof_hand`.
+    pub fn store_proof(&mut self, key: u64, proof_hand: MateHand, upper: Len, amount: u32) {
+        let e = self.slot(key, proof_hand);
+        e.upper = e.upper.min(upper);
+        e.amount = e.amount.max(amount);
+    }
+
+    /// Record "no mate shorter than `lower`" for every hand ≤ `disproof_hand`.
+    pub fn store_lower(&mut self, key: u64, disproof_hand: MateHand, lower: Len, amount: u32) {
+        let e = self.slot(key, disproof_hand);
+        e.lower = e.lower.max(lower);
+        e.amount = e.amount.max(amount);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::hand::HandKind;
+    use super::*;
+
+    fn hand(pawns: u32, golds: u32) -> MateHand {
+        let mut h = MateHand::EMPTY;
+        h.set(HandKind::Pawn, pawns);
+        h.set(HandKind::Gold, golds);
+        h
+    }
+
+    #[test]
+    fn proofs_extend_to_superior_hands_only() {
+        let mut tt = MateTable::new(1);
+        tt.store_proof(42, hand(1, 1), 7, 10);
+        assert_eq!(tt.probe(42, hand(1, 1)).upper, 7);
+        assert_eq!(tt.probe(42, hand(2, 1)).upper, 7);
+        assert_eq!(tt.probe(42, hand(2, 1)).proof_hand, hand(1, 1));
+        assert_eq!(tt.probe(42, hand(2, 0)).upper, LEN_INFINITE);
+        assert_eq!(tt.probe(43, hand(2, 1)).upper, LEN_INFINITE);
+        // A shorter proof with a bigger proof hand does not replace the first one.
+        tt.store_proof(42, hand(3, 1), 5, 10);
+        assert_eq!(tt.probe(42, hand(2, 1)).upper, 7);
+        assert_eq!(tt.probe(42, hand(3, 2)).upper, 5);
+    }
+
+    #[test]
+    fn lower_bounds_extend_to_inferior_hands_only() {
+        let mut tt = MateTable::new(1);
+        tt.store_lower(42, hand(1, 1), LEN_INFINITE, 10);
+        assert_eq!(tt.probe(42, hand(0, 1)).lower, LEN_INFINITE);
+        assert_eq!(tt.probe(42, hand(1, 0)).lower, LEN_INFINITE);
+        assert_eq!(tt.probe(42, hand(2, 1)).lower, 0);
+        tt.store_lower(42, hand(5, 5), 9, 10);
+        assert_eq!(tt.probe(42, hand(2, 1)).lower, 9);
+        assert_eq!(tt.probe(42, hand(1, 1)).lower, LEN_INFINITE);
+    }
+
+    #[test]
+    fn pndn_is_exact_hand_and_replacement_keeps_big_entries() {
+        let mut tt = MateTable::new(0);
+        assert_eq!(tt.capacity(), BUCKET);
+        tt.store_pndn(1, hand(1, 0), 3, 4, 1000);
+        assert_eq!(tt.probe(1, hand(1, 0)).pndn, Some((3, 4)));
+        assert_eq!(tt.probe(1, hand(2, 0)).pndn, None);
+        // Fill the single bucket with cheap entries; the expensive one survives.
+        for k in 2..40 {
+            tt.store_pndn(k, MateHand::EMPTY, 1, 1, 1);
+        }
+        assert_eq!(tt.probe(1, hand(1, 0)).pndn, Some((3, 4)));
+        assert!(tt.hashfull() == 1000);
+        tt.clear();
+        assert_eq!(tt.probe(1, hand(1, 0)).pndn, None);
+    }
+}

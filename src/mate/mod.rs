@@ -2,21 +2,29 @@
 //!
 //! - [`pndn`]: proof/disproof numbers and mate-length bounds.
 //! - [`hand`]: the attacker's hand as the table compares it (dominance, 優越関係).
+//! - [`usi`]: the `gougi mate` USI engine loop.
+//! - [`bench`]: `gougi bench mate`.
 //! - [`tt`]: the transposition table keyed by board, with proof/disproof pieces (証明駒/反証駒).
 //! - [`board`]: the [`MateBoard`] trait the search runs over.
 //! - [`search`]: df-pn with df-pn+ estimates, repetition (GHI-safe) handling and TCA.
+//! - [`rules`]: a private shogi position (checks, evasions) the solver runs on for now.
+//! - [`problems`]: problem files and a rules-only mate-line checker.
 //! - [`solver`]: first proof, shortest-mate re-search, iterative PV extraction.
 //!
 //! Invariants: the side to move at the root is the attacker; repetition is a failure for the
 //! attacker (tsume rules); the reported line is a legal mate, and in
 //! [`MateMode::Shortest`] with `minimal == true` no shorter mate exists under plain minimax.
 
+pub mod bench;
 pub mod board;
 pub mod hand;
 pub mod pndn;
+pub mod problems;
+pub mod rules;
 pub mod search;
 pub mod solver;
 pub mod tt;
+pub mod usi;
 
 #[cfg(test)]
 mod graph_tests;

@@ -17,13 +17,13 @@
 //!
 //! ```text
 //! Entry (40 bytes)
-//!  0..8   board key (0 with hand_raw == EMPTY_MARK means free)
+//!  0..8   board key
 //!  8..16  pn           16..24 dn        (valid for this exact hand when HAS_PNDN)
 //! 24..28  hand (MateHand raw)
 //! 28..32  amount (search effort below this entry; replacement priority)
 //! 32..34  upper (proven mate length for hands ≥ hand; LEN_INFINITE = none)
 //! 34..36  lower (no mate shorter than this for hands ≤ hand; 0 = nothing known)
-//! 36..40  flags
+//! 36..40  flags (bit 0: pn/dn valid; bits 1..: generation, free unless current)
 //! ```
 //!
 //! Replacement: a new (board, hand) pair takes a free slot of its bucket, else the slot with the
@@ -35,8 +35,10 @@ use super::pndn::{Len, PnDn, LEN_INFINITE};
 /// Entries per bucket.
 const BUCKET: usize = 8;
 
-const FLAG_USED: u32 = 1;
-const FLAG_HAS_PNDN: u32 = 2;
+/// `flags` bit 0: pn/dn are valid. Bits 1..: the generation the entry belongs to; an entry of
+/// another generation is free, so clearing the table between problems costs nothing.
+const FLAG_HAS_PNDN: u32 = 1;
+const GEN_SHIFT: u32 = 1;
 
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
@@ -74,6 +76,7 @@ pub struct Probe {
 pub struct MateTable {
     entries: Vec<Entry>,
     buckets: usize,
+    generation: u32,
 }
 
 impl MateTable {
@@ -84,12 +87,22 @@ impl MateTable {
         MateTable {
             entries: vec![Entry::default(); buckets * BUCKET],
             buckets,
+            generation: 1,
         }
     }
 
-    /// Forget everything.
+    /// Forget everything (in O(1): a new generation; a full wipe only when it wraps).
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        self.generation += 1;
+        if self.generation >= (u32::MAX >> GEN_SHIFT) {
+            self.entries.fill(Entry::default());
+            self.generation = 1;
+        }
+    }
+
+    #[inline]
+    fn used(&self, e: &Entry) -> bool {
+        e.flags >> GEN_SHIFT == self.generation
     }
 
     /// Number of entries.
@@ -105,7 +118,7 @@ impl MateTable {
         }
         let used = self.entries[..sample]
             .iter()
-            .filter(|e| e.flags & FLAG_USED != 0)
+            .filter(|e| self.used(e))
             .count();
         (used * 1000 / sample) as u32
     }
@@ -128,7 +141,7 @@ impl MateTable {
             amount: 0,
         };
         for e in &self.entries[start..start + BUCKET] {
-            if e.flags & FLAG_USED == 0 || e.key != key {
+            if e.key != key || !self.used(e) {
                 continue;
             }
             let e_hand = MateHand::from_raw(e.hand);
@@ -153,14 +166,16 @@ impl MateTable {
     /// The slot for exactly (key, hand), creating it if needed.
     fn slot(&mut self, key: u64, hand: MateHand) -> &mut Entry {
         let start = self.bucket(key);
+        let generation = self.generation;
         let bucket = &mut self.entries[start..start + BUCKET];
         let mut victim = 0;
         let mut victim_amount = u64::MAX;
         for (i, e) in bucket.iter().enumerate() {
-            if e.flags & FLAG_USED != 0 && e.key == key && e.hand == hand.raw() {
+            let used = e.flags >> GEN_SHIFT == generation;
+            if used && e.key == key && e.hand == hand.raw() {
                 return &mut bucket[i];
             }
-            let priority = if e.flags & FLAG_USED == 0 {
+            let priority = if !used {
                 0
             } else {
                 u64::from(e.amount) + 1
@@ -178,7 +193,7 @@ impl MateTable {
             amount: 0,
             upper: LEN_INFINITE,
             lower: 0,
-            flags: FLAG_USED,
+            flags: generation << GEN_SHIFT,
         };
         &mut bucket[victim]
     }

@@ -1,0 +1,907 @@
+//! A compact shogi position private to the mate solver: SFEN, do/undo, legal checks and
+//! evasions, pawn-drop mate (打ち歩詰め), nifu (二歩), dead-end pieces (行き所のない駒).
+//!
+//! Why this exists: the rules core (`src/shogi`) was being written in parallel and had no move
+//! generator yet when the solver was built. This is the "private helper" the brief allows: a
+//! small mailbox board (81 squares, file-major like the core, `SQ11 = 0`) with legality by
+//! make/unmake and an attack test. It is correct rather than fast; the solver reaches it only
+//! through [`super::board::MateBoard`], so switching to the core's generators is an adapter.
+//!
+//! Invariants: `board[sq]` is 0 (empty) or `color << 4 | kind` with kinds 1..=14 as below;
+//! either king may be missing (tsume positions often lack the attacker's king); a move carries
+//! the captured piece so `undo_move` needs no history.
+
+use std::fmt;
+
+use super::board::MateBoard;
+use super::hand::{HandKind, MateHand};
+
+// Piece kinds (the low 4 bits of a board cell).
+const PAWN: u8 = 1;
+const LANCE: u8 = 2;
+const KNIGHT: u8 = 3;
+const SILVER: u8 = 4;
+const GOLD: u8 = 5;
+const BISHOP: u8 = 6;
+const ROOK: u8 = 7;
+const KING: u8 = 8;
+const PRO_PAWN: u8 = 9;
+const PRO_LANCE: u8 = 10;
+const PRO_KNIGHT: u8 = 11;
+const PRO_SILVER: u8 = 12;
+const HORSE: u8 = 13;
+const DRAGON: u8 = 14;
+
+const WHITE_BIT: u8 = 16;
+const NO_SQ: u8 = 81;
+
+/// Black (sente, 0) or White (gote, 1).
+pub type Side = usize;
+
+#[inline]
+fn color_of(p: u8) -> Side {
+    usize::from(p & WHITE_BIT != 0)
+}
+
+#[inline]
+fn kind_of(p: u8) -> u8 {
+    p & 15
+}
+
+fn promoted(kind: u8) -> u8 {
+    match kind {
+        PAWN => PRO_PAWN,
+        LANCE => PRO_LANCE,
+        KNIGHT => PRO_KNIGHT,
+        SILVER => PRO_SILVER,
+        BISHOP => HORSE,
+        ROOK => DRAGON,
+        k => k,
+    }
+}
+
+fn demoted(kind: u8) -> u8 {
+    match kind {
+        PRO_PAWN => PAWN,
+        PRO_LANCE => LANCE,
+        PRO_KNIGHT => KNIGHT,
+        PRO_SILVER => SILVER,
+        HORSE => BISHOP,
+        DRAGON => ROOK,
+        k => k,
+    }
+}
+
+fn can_promote(kind: u8) -> bool {
+    matches!(kind, PAWN | LANCE | KNIGHT | SILVER | BISHOP | ROOK)
+}
+
+/// Hand index (0..7) of a hand kind (PAWN..ROOK).
+#[inline]
+fn hand_index(kind: u8) -> usize {
+    usize::from(kind - 1)
+}
+
+fn hand_kind(kind: u8) -> HandKind {
+    HandKind::ALL[hand_index(kind)]
+}
+
+/// Step directions as (file delta, rank delta) for Black; White negates the rank delta.
+/// Rank 0 is rank a (Black's far side), so Black moves forward with a negative rank delta.
+const KING_STEPS: [(i8, i8); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
+const GOLD_STEPS: [(i8, i8); 6] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (0, 1)];
+const SILVER_STEPS: [(i8, i8); 5] = [(-1, -1), (0, -1), (1, -1), (-1, 1), (1, 1)];
+const KNIGHT_STEPS: [(i8, i8); 2] = [(-1, -2), (1, -2)];
+const PAWN_STEPS: [(i8, i8); 1] = [(0, -1)];
+const ORTHO: [(i8, i8); 4] = [(0, -1), (-1, 0), (1, 0), (0, 1)];
+const DIAG: [(i8, i8); 4] = [(-1, -1), (1, -1), (-1, 1), (1, 1)];
+const LANCE_RAY: [(i8, i8); 1] = [(0, -1)];
+
+fn steps(kind: u8) -> &'static [(i8, i8)] {
+    match kind {
+        PAWN => &PAWN_STEPS,
+        KNIGHT => &KNIGHT_STEPS,
+        SILVER => &SILVER_STEPS,
+        GOLD | PRO_PAWN | PRO_LANCE | PRO_KNIGHT | PRO_SILVER => &GOLD_STEPS,
+        KING => &KING_STEPS,
+        HORSE => &ORTHO,
+        DRAGON => &DIAG,
+        _ => &[],
+    }
+}
+
+fn rays(kind: u8) -> &'static [(i8, i8)] {
+    match kind {
+        LANCE => &LANCE_RAY,
+        BISHOP | HORSE => &DIAG,
+        ROOK | DRAGON => &ORTHO,
+        _ => &[],
+    }
+}
+
+#[inline]
+fn offset(sq: u8, df: i8, dr: i8) -> Option<u8> {
+    let f = (sq / 9) as i8 + df;
+    let r = (sq % 9) as i8 + dr;
+    if (0..9).contains(&f) && (0..9).contains(&r) {
+        Some((f * 9 + r) as u8)
+    } else {
+        None
+    }
+}
+
+/// Rank index counted from the side's own far edge (0 = the last rank for that side).
+#[inline]
+fn rank_from_far(sq: u8, side: Side) -> u8 {
+    if side == 0 {
+        sq % 9
+    } else {
+        8 - sq % 9
+    }
+}
+
+/// A move; carries the captured cell so it can be undone without history.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct RMove {
+    from: u8,
+    to: u8,
+    /// The dropped kind for drops (`from == NO_SQ`), else 0.
+    drop: u8,
+    promote: bool,
+    captured: u8,
+}
+
+impl RMove {
+    pub fn is_drop(self) -> bool {
+        self.from == NO_SQ
+    }
+}
+
+fn square_text(sq: u8) -> String {
+    format!("{}{}", sq / 9 + 1, (b'a' + sq % 9) as char)
+}
+
+impl fmt::Display for RMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const LETTERS: [char; 7] = ['P', 'L', 'N', 'S', 'G', 'B', 'R'];
+        if self.is_drop() {
+            write!(f, "{}*{}", LETTERS[hand_index(self.drop)], square_text(self.to))
+        } else {
+            write!(
+                f,
+                "{}{}{}",
+                square_text(self.from),
+                square_text(self.to),
+                if self.promote { "+" } else { "" }
+            )
+        }
+    }
+}
+
+impl fmt::Debug for RMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Why an SFEN or a move text was rejected.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RulesError {
+    #[error("bad SFEN: {0}")]
+    Sfen(String),
+    #[error("bad or illegal move: {0}")]
+    Move(String),
+}
+
+/// Zobrist keys: a small xorshift generator filled at first use.
+struct Keys {
+    piece: [[u64; 81]; 32],
+    hand: [[u64; 7]; 2],
+    side: u64,
+}
+
+fn keys() -> &'static Keys {
+    static KEYS: std::sync::OnceLock<Keys> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut s: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let mut k = Keys {
+            piece: [[0; 81]; 32],
+            hand: [[0; 7]; 2],
+            side: 0,
+        };
+        for row in k.piece.iter_mut() {
+            for v in row.iter_mut() {
+                *v = next() & !1;
+            }
+        }
+        for row in k.hand.iter_mut() {
+            for v in row.iter_mut() {
+                *v = next() & !1;
+            }
+        }
+        k.side = 1;
+        k
+    })
+}
+
+/// A shogi position with the attacker fixed (the side to move when it was loaded).
+#[derive(Clone)]
+pub struct TsumePosition {
+    board: [u8; 81],
+    hands: [[u8; 7]; 2],
+    side: Side,
+    kings: [u8; 2],
+    key: u64,
+    attacker: Side,
+    /// The moves played since loading (for repetition outside the solver and for tests).
+    played: Vec<RMove>,
+}
+
+impl TsumePosition {
+    /// Parse `sfen <board> <side> <hands> [<ply>]`, the bare four fields, or `startpos`.
+    pub fn from_sfen(text: &str) -> Result<TsumePosition, RulesError> {
+        let text = text.trim();
+        let text = text.strip_prefix("sfen ").unwrap_or(text);
+        let text = if text == "startpos" {
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+        } else {
+            text
+        };
+        let bad = |why: &str| RulesError::Sfen(format!("{why}: {text}"));
+        let mut fields = text.split_whitespace();
+        let board_text = fields.next().ok_or_else(|| bad("empty"))?;
+        let side_text = fields.next().ok_or_else(|| bad("no side to move"))?;
+        let hand_text = fields.next().unwrap_or("-");
+        let mut pos = TsumePosition {
+            board: [0; 81],
+            hands: [[0; 7]; 2],
+            side: 0,
+            kings: [NO_SQ; 2],
+            key: 0,
+            attacker: 0,
+            played: Vec::new(),
+        };
+        let ranks: Vec<&str> = board_text.split('/').collect();
+        if ranks.len() != 9 {
+            return Err(bad("need 9 ranks"));
+        }
+        for (r, rank) in ranks.iter().enumerate() {
+            let mut file: i32 = 8; // file 9 first
+            let mut promote = false;
+            for ch in rank.chars() {
+                if let Some(d) = ch.to_digit(10) {
+                    if promote || d == 0 {
+                        return Err(bad("bad digit"));
+                    }
+                    file -= d as i32;
+                    continue;
+                }
+                if ch == '+' {
+                    promote = true;
+                    continue;
+                }
+                if file < 0 {
+                    return Err(bad("rank too long"));
+                }
+                let kind = match ch.to_ascii_uppercase() {
+                    'P' => PAWN,
+                    'L' => LANCE,
+                    'N' => KNIGHT,
+                    'S' => SILVER,
+                    'G' => GOLD,
+                    'B' => BISHOP,
+                    'R' => ROOK,
+                    'K' => KING,
+                    _ => return Err(bad("bad piece letter")),
+                };
+                if promote && !can_promote(kind) {
+                    return Err(bad("piece cannot promote"));
+                }
+                let kind = if promote { promoted(kind) } else { kind };
+                promote = false;
+                let color = usize::from(ch.is_ascii_lowercase());
+                let sq = (file * 9 + r as i32) as u8;
+                if kind == KING {
+                    if pos.kings[color] != NO_SQ {
+                        return Err(bad("two kings of one side"));
+                    }
+                    pos.kings[color] = sq;
+                }
+                pos.board[sq as usize] = kind | if color == 1 { WHITE_BIT } else { 0 };
+                file -= 1;
+            }
+            if file != -1 || promote {
+                return Err(bad("rank does not fill 9 files"));
+            }
+        }
+        pos.side = match side_text {
+            "b" => 0,
+            "w" => 1,
+            _ => return Err(bad("side must be b or w")),
+        };
+        if hand_text != "-" {
+            let mut count: u32 = 0;
+            for ch in hand_text.chars() {
+                if let Some(d) = ch.to_digit(10) {
+                    count = count * 10 + d;
+                    if count > 18 {
+                        return Err(bad("hand count too large"));
+                    }
+                    continue;
+                }
+                let kind = match ch.to_ascii_uppercase() {
+                    'P' => PAWN,
+                    'L' => LANCE,
+                    'N' => KNIGHT,
+                    'S' => SILVER,
+                    'G' => GOLD,
+                    'B' => BISHOP,
+                    'R' => ROOK,
+                    _ => return Err(bad("bad hand letter")),
+                };
+                let color = usize::from(ch.is_ascii_lowercase());
+                let n = if count == 0 { 1 } else { count };
+                let slot = &mut pos.hands[color][hand_index(kind)];
+                *slot = slot.saturating_add(n as u8);
+                count = 0;
+            }
+        }
+        pos.attacker = pos.side;
+        pos.key = pos.compute_key();
+        Ok(pos)
+    }
+
+    fn compute_key(&self) -> u64 {
+        let k = keys();
+        let mut key = 0;
+        for sq in 0..81 {
+            let p = self.board[sq];
+            if p != 0 {
+                key ^= k.piece[p as usize][sq];
+            }
+        }
+        if self.side == 1 {
+            key ^= k.side;
+        }
+        key
+    }
+
+    /// Side to move.
+    pub fn side_to_move(&self) -> Side {
+        self.side
+    }
+
+    /// The moves played since loading.
+    pub fn played(&self) -> &[RMove] {
+        &self.played
+    }
+
+    /// Whether `side`'s king (if any) is attacked.
+    pub fn king_in_check(&self, side: Side) -> bool {
+        let k = self.kings[side];
+        k != NO_SQ && self.attacked(k, 1 - side)
+    }
+
+    /// Whether `sq` is attacked by a piece of `by`.
+    fn attacked(&self, sq: u8, by: Side) -> bool {
+        // Look outward from `sq`: a piece of `by` at `sq - step` attacks `sq` if it moves by `step`.
+        let sign: i8 = if by == 0 { 1 } else { -1 };
+        for &(df, dr) in &KING_STEPS {
+            // The attacker would move by (-df, -dr) to reach sq; in its own frame that is
+            // (-df, -dr*sign_back).
+            let mut cur = sq;
+            let mut first = true;
+            while let Some(next) = offset(cur, df, dr) {
+                let p = self.board[next as usize];
+                if p != 0 {
+                    if color_of(p) == by {
+                        let kind = kind_of(p);
+                        let mv = (-df, -dr * sign);
+                        if first && steps(kind).contains(&mv) {
+                            return true;
+                        }
+                        if rays(kind).contains(&mv) {
+                            return true;
+                        }
+                    }
+                    break;
+                }
+                first = false;
+                cur = next;
+            }
+        }
+        for &(df, dr) in &KNIGHT_STEPS {
+            // A knight of `by` at sq - (df, dr*sign) attacks sq.
+            if let Some(from) = offset(sq, -df, -dr * sign) {
+                if self.board[from as usize] == KNIGHT | if by == 1 { WHITE_BIT } else { 0 } {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Play a move (must be pseudo-legal here).
+    pub fn do_move(&mut self, m: RMove) {
+        let k = keys();
+        let us = self.side;
+        let color_bit = if us == 1 { WHITE_BIT } else { 0 };
+        if m.is_drop() {
+            self.hands[us][hand_index(m.drop)] -= 1;
+            let p = m.drop | color_bit;
+            self.board[m.to as usize] = p;
+            self.key ^= k.piece[p as usize][m.to as usize];
+        } else {
+            let p = self.board[m.from as usize];
+            self.board[m.from as usize] = 0;
+            self.key ^= k.piece[p as usize][m.from as usize];
+            if m.captured != 0 {
+                self.key ^= k.piece[m.captured as usize][m.to as usize];
+                self.hands[us][hand_index(demoted(kind_of(m.captured)))] += 1;
+                if kind_of(m.captured) == KING {
+                    self.kings[1 - us] = NO_SQ;
+                }
+            }
+            let np = if m.promote { promoted(kind_of(p)) | color_bit } else { p };
+            self.board[m.to as usize] = np;
+            self.key ^= k.piece[np as usize][m.to as usize];
+            if kind_of(p) == KING {
+                self.kings[us] = m.to;
+            }
+        }
+        self.side = 1 - us;
+        self.key ^= k.side;
+        self.played.push(m);
+    }
+
+    /// Take back `m`, the last move played.
+    pub fn undo_move(&mut self, m: RMove) {
+        let k = keys();
+        self.played.pop();
+        self.side = 1 - self.side;
+        self.key ^= k.side;
+        let us = self.side;
+        let color_bit = if us == 1 { WHITE_BIT } else { 0 };
+        if m.is_drop() {
+            let p = m.drop | color_bit;
+            self.board[m.to as usize] = 0;
+            self.key ^= k.piece[p as usize][m.to as usize];
+            self.hands[us][hand_index(m.drop)] += 1;
+        } else {
+            let np = self.board[m.to as usize];
+            self.key ^= k.piece[np as usize][m.to as usize];
+            let p = if m.promote { demoted(kind_of(np)) | color_bit } else { np };
+            self.board[m.from as usize] = p;
+            self.key ^= k.piece[p as usize][m.from as usize];
+            self.board[m.to as usize] = m.captured;
+            if m.captured != 0 {
+                self.key ^= k.piece[m.captured as usize][m.to as usize];
+                self.hands[us][hand_index(demoted(kind_of(m.captured)))] -= 1;
+                if kind_of(m.captured) == KING {
+                    self.kings[1 - us] = m.to;
+                }
+            }
+            if kind_of(p) == KING {
+                self.kings[us] = m.from;
+            }
+        }
+    }
+
+    /// Board moves (pseudo-legal: own king safety not checked) of the side to move.
+    fn board_moves(&self, out: &mut Vec<RMove>) {
+        let us = self.side;
+        let sign: i8 = if us == 0 { 1 } else { -1 };
+        for from in 0..81u8 {
+            let p = self.board[from as usize];
+            if p == 0 || color_of(p) != us {
+                continue;
+            }
+            let kind = kind_of(p);
+            for &(df, dr) in steps(kind) {
+                if let Some(to) = offset(from, df, dr * sign) {
+                    self.push_board_move(out, from, to, kind);
+                }
+            }
+            for &(df, dr) in rays(kind) {
+                let mut cur = from;
+                while let Some(to) = offset(cur, df, dr * sign) {
+                    let q = self.board[to as usize];
+                    if q != 0 && color_of(q) == us {
+                        break;
+                    }
+                    self.push_board_move(out, from, to, kind);
+                    if q != 0 {
+                        break;
+                    }
+                    cur = to;
+                }
+            }
+        }
+    }
+
+    fn push_board_move(&self, out: &mut Vec<RMove>, from: u8, to: u8, kind: u8) {
+        let us = self.side;
+        let q = self.board[to as usize];
+        // Never capture a king: that only arises in illegal positions (a side left in check).
+        if q != 0 && (color_of(q) == us || kind_of(q) == KING) {
+            return;
+        }
+        let far = rank_from_far(to, us);
+        let in_zone = far < 3 || rank_from_far(from, us) < 3;
+        let must_promote = match kind {
+            PAWN | LANCE => far == 0,
+            KNIGHT => far <= 1,
+            _ => false,
+        };
+        if can_promote(kind) && in_zone {
+            out.push(RMove {
+                from,
+                to,
+                drop: 0,
+                promote: true,
+                captured: q,
+            });
+        }
+        if !must_promote {
+            out.push(RMove {
+                from,
+                to,
+                drop: 0,
+                promote: false,
+                captured: q,
+            });
+        }
+    }
+
+    /// Drops of the side to move onto `to` (empty), obeying nifu and dead-end rules.
+    fn drops_to(&self, to: u8, out: &mut Vec<RMove>) {
+        let us = self.side;
+        let far = rank_from_far(to, us);
+        for kind in PAWN..=ROOK {
+            if self.hands[us][hand_index(kind)] == 0 {
+                continue;
+            }
+            let dead = match kind {
+                PAWN | LANCE => far == 0,
+                KNIGHT => far <= 1,
+                _ => false,
+            };
+            if dead || (kind == PAWN && self.pawn_on_file(us, to / 9)) {
+                continue;
+            }
+            out.push(RMove {
+                from: NO_SQ,
+                to,
+                drop: kind,
+                promote: false,
+                captured: 0,
+            });
+        }
+    }
+
+    fn pawn_on_file(&self, side: Side, file: u8) -> bool {
+        let pawn = PAWN | if side == 1 { WHITE_BIT } else { 0 };
+        (0..9).any(|r| self.board[(file * 9 + r) as usize] == pawn)
+    }
+
+    /// Whether `m` (pseudo-legal) is legal: own king safe and not a pawn-drop mate.
+    fn is_legal_pseudo(&mut self, m: RMove) -> bool {
+        let us = self.side;
+        self.do_move(m);
+        let mut ok = !self.king_in_check(us);
+        if ok && m.is_drop() && m.drop == PAWN && self.king_in_check(1 - us) {
+            // Pawn-drop mate (打ち歩詰め) is illegal: the defender must have a legal reply.
+            let mut replies = Vec::new();
+            self.legal_moves_in_check(&mut replies, true);
+            ok = !replies.is_empty();
+        }
+        self.undo_move(m);
+        ok
+    }
+
+    /// Every legal move of the side to move.
+    pub fn legal_moves(&mut self, out: &mut Vec<RMove>) {
+        let mut pseudo = Vec::with_capacity(128);
+        self.board_moves(&mut pseudo);
+        for to in 0..81u8 {
+            if self.board[to as usize] == 0 {
+                self.drops_to(to, &mut pseudo);
+            }
+        }
+        for m in pseudo {
+            if self.is_legal_pseudo(m) {
+                out.push(m);
+            }
+        }
+    }
+
+    /// Squares strictly between the side to move's king and each distant slider giving check.
+    fn block_squares(&self) -> Vec<u8> {
+        let us = self.side;
+        let k = self.kings[us];
+        let mut out = Vec::new();
+        if k == NO_SQ {
+            return out;
+        }
+        let them = 1 - us;
+        let sign: i8 = if them == 0 { 1 } else { -1 };
+        for &(df, dr) in &KING_STEPS {
+            let mut between = Vec::new();
+            let mut cur = k;
+            while let Some(next) = offset(cur, df, dr) {
+                let p = self.board[next as usize];
+                if p != 0 {
+                    if color_of(p) == them && rays(kind_of(p)).contains(&(-df, -dr * sign)) {
+                        out.extend_from_slice(&between);
+                    }
+                    break;
+                }
+                between.push(next);
+                cur = next;
+            }
+        }
+        out
+    }
+
+    /// Legal moves when in check: board moves plus drops between king and checker only.
+    /// With `stop_at_one`, returns as soon as one is found (pawn-drop mate test).
+    fn legal_moves_in_check(&mut self, out: &mut Vec<RMove>, stop_at_one: bool) {
+        let mut pseudo = Vec::with_capacity(64);
+        self.board_moves(&mut pseudo);
+        for sq in self.block_squares() {
+            self.drops_to(sq, &mut pseudo);
+        }
+        for m in pseudo {
+            if self.is_legal_pseudo(m) {
+                out.push(m);
+                if stop_at_one {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Every legal move that gives check.
+    pub fn legal_checks(&mut self, out: &mut Vec<RMove>) {
+        let us = self.side;
+        let them = 1 - us;
+        let ek = self.kings[them];
+        if ek == NO_SQ {
+            return;
+        }
+        let mut pseudo = Vec::with_capacity(128);
+        self.board_moves(&mut pseudo);
+        // Drops can only check from squares where the dropped piece attacks the king.
+        let sign: i8 = if us == 0 { 1 } else { -1 };
+        for kind in PAWN..=ROOK {
+            if self.hands[us][hand_index(kind)] == 0 {
+                continue;
+            }
+            let mut targets = Vec::new();
+            for &(df, dr) in steps(kind) {
+                // A piece of ours at ek - step attacks ek.
+                if let Some(sq) = offset(ek, -df, -dr * sign) {
+                    targets.push(sq);
+                }
+            }
+            for &(df, dr) in rays(kind) {
+                let mut cur = ek;
+                while let Some(sq) = offset(cur, -df, -dr * sign) {
+                    if self.board[sq as usize] != 0 {
+                        break;
+                    }
+                    targets.push(sq);
+                    cur = sq;
+                }
+            }
+            for sq in targets {
+                if self.board[sq as usize] != 0 {
+                    continue;
+                }
+                let mut one = Vec::new();
+                self.drops_to(sq, &mut one);
+                pseudo.extend(one.into_iter().filter(|m| m.drop == kind));
+            }
+        }
+        for m in pseudo {
+            self.do_move(m);
+            let gives = self.king_in_check(them);
+            self.undo_move(m);
+            if gives && self.is_legal_pseudo(m) {
+                out.push(m);
+            }
+        }
+    }
+
+    /// Parse a USI move and check it is legal here.
+    pub fn parse_move(&mut self, text: &str) -> Result<RMove, RulesError> {
+        let mut legal = Vec::new();
+        self.legal_moves(&mut legal);
+        legal
+            .into_iter()
+            .find(|m| m.to_string() == text)
+            .ok_or_else(|| RulesError::Move(text.to_string()))
+    }
+
+    /// Whether the side to move is in check.
+    pub fn in_check_now(&self) -> bool {
+        self.king_in_check(self.side)
+    }
+
+    /// Treat the side to move as the attacker (after playing moves from the loaded position).
+    pub fn set_attacker_to_side_to_move(&mut self) {
+        self.attacker = self.side;
+    }
+
+    fn hand_of(&self, side: Side) -> MateHand {
+        let mut h = MateHand::EMPTY;
+        for (i, kind) in HandKind::ALL.iter().enumerate() {
+            h.set(*kind, u32::from(self.hands[side][i]));
+        }
+        h
+    }
+}
+
+impl MateBoard for TsumePosition {
+    type Move = RMove;
+
+    fn board_key(&self) -> u64 {
+        self.key
+    }
+
+    fn position_key(&self) -> u64 {
+        let k = keys();
+        let mut key = self.key;
+        for side in 0..2 {
+            for i in 0..7 {
+                key = key.wrapping_add(k.hand[side][i].wrapping_mul(u64::from(self.hands[side][i])));
+            }
+        }
+        key
+    }
+
+    fn attacker_hand(&self) -> MateHand {
+        self.hand_of(self.attacker)
+    }
+
+    fn defender_hand(&self) -> MateHand {
+        self.hand_of(1 - self.attacker)
+    }
+
+    fn generate_or_moves(&mut self, out: &mut Vec<RMove>) {
+        self.legal_checks(out);
+    }
+
+    fn generate_and_moves(&mut self, out: &mut Vec<RMove>) {
+        if self.in_check_now() {
+            self.legal_moves_in_check(out, false);
+        } else {
+            self.legal_moves(out);
+        }
+    }
+
+    fn do_move(&mut self, m: RMove) {
+        TsumePosition::do_move(self, m);
+    }
+
+    fn undo_move(&mut self, m: RMove) {
+        TsumePosition::undo_move(self, m);
+    }
+
+    fn dropped_kind(&self, m: RMove) -> Option<HandKind> {
+        m.is_drop().then(|| hand_kind(m.drop))
+    }
+
+    fn captured_kind(&self, m: RMove) -> Option<HandKind> {
+        let c = kind_of(m.captured);
+        (m.captured != 0 && c != KING).then(|| hand_kind(demoted(c)))
+    }
+
+    fn check_is_blockable(&self) -> bool {
+        !self.block_squares().is_empty()
+    }
+
+    fn in_check(&self) -> bool {
+        self.in_check_now()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn perft(pos: &mut TsumePosition, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        let mut n = 0;
+        for m in moves {
+            pos.do_move(m);
+            n += perft(pos, depth - 1);
+            pos.undo_move(m);
+        }
+        n
+    }
+
+    #[test]
+    fn startpos_perft_matches_known_counts() {
+        let mut pos = TsumePosition::from_sfen("startpos").unwrap();
+        let key = pos.board_key();
+        assert_eq!(perft(&mut pos, 1), 30);
+        assert_eq!(perft(&mut pos, 2), 900);
+        assert_eq!(perft(&mut pos, 3), 25470);
+        assert_eq!(pos.board_key(), key);
+    }
+
+    #[test]
+    fn bad_sfens_are_errors() {
+        for bad in ["", "9/9/9 b -", "10/9/9/9/9/9/9/9/9 b -", "9/9/9/9/9/9/9/9/9 x -", "+K8/9/9/9/9/9/9/9/9 b -"] {
+            assert!(TsumePosition::from_sfen(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn pawn_drop_mate_is_not_a_legal_check() {
+        // White king 1a boxed in by its own knights; a pawn drop on 1b (guarded by the silver)
+        // would mate.
+        let mut pos = TsumePosition::from_sfen("7nk/7n1/7S1/9/9/9/9/9/9 b P 1").unwrap();
+        let mut checks = Vec::new();
+        pos.legal_checks(&mut checks);
+        assert!(!checks.iter().any(|m| m.to_string() == "P*1b"), "{checks:?}");
+        // Without the guarding silver the king takes the pawn, so the drop is a legal check.
+        let mut pos = TsumePosition::from_sfen("7nk/7n1/9/9/9/9/9/9/9 b P 1").unwrap();
+        let mut checks = Vec::new();
+        pos.legal_checks(&mut checks);
+        assert!(checks.iter().any(|m| m.to_string() == "P*1b"), "{checks:?}");
+    }
+
+    #[test]
+    fn checks_match_filtered_legal_moves() {
+        let sfens = [
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+            "6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1",
+            "k3l3R/p4s3/9/N8/4p4/4KBB2/9/1pp+l+l+l+n+n+n/+s+s+sggggr1 b 14p 1",
+            "5rk2/6B2/9/5B3/8N/9/9/9/9 b GPr3g4s3n4l17p 1",
+        ];
+        for sfen in sfens {
+            let mut pos = TsumePosition::from_sfen(sfen).unwrap();
+            let mut all = Vec::new();
+            pos.legal_moves(&mut all);
+            let them = 1 - pos.side_to_move();
+            let mut expected: Vec<String> = Vec::new();
+            for m in all {
+                pos.do_move(m);
+                if pos.king_in_check(them) {
+                    expected.push(m.to_string());
+                }
+                pos.undo_move(m);
+            }
+            let mut checks = Vec::new();
+            pos.legal_checks(&mut checks);
+            let mut got: Vec<String> = checks.iter().map(|m| m.to_string()).collect();
+            expected.sort();
+            got.sort();
+            assert_eq!(got, expected, "{sfen}");
+        }
+    }
+}

@@ -47,7 +47,12 @@ fn main() -> anyhow::Result<()> {
         Command::Proxy => Ok(()),
         Command::Mate => gougi::mate::usi::run_stdio(),
         Command::Bench {
-            target: BenchTarget::Mate { files, hash, limit_ms },
+            target:
+                BenchTarget::Mate {
+                    files,
+                    hash,
+                    limit_ms,
+                },
         } => {
             let files = if files.is_empty() {
                 gougi::mate::bench::default_files(std::path::Path::new("tests/data/tsume"))

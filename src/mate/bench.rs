@@ -61,7 +61,11 @@ pub fn run_problem(
             let valid = check_mate_line(sfen, &text);
             let ok = valid.is_ok() && expected.is_some();
             let shortest = ok && expected == Some(text.len() as u16);
-            (ok, shortest, format!("{} ({:?})", text.join(" "), valid.map(|_| ())))
+            (
+                ok,
+                shortest,
+                format!("{} ({:?})", text.join(" "), valid.map(|_| ())),
+            )
         }
         (MateOutcome::NoMate, None) => (true, true, "nomate".to_string()),
         (MateOutcome::NoMate, Some(_)) => (false, false, "nomate".to_string()),
@@ -94,9 +98,8 @@ pub fn run_bench(
         let mut times = Vec::new();
         let (mut solved, mut shortest, mut nodes) = (0, 0, 0u64);
         for p in &problems {
-            let r = run_problem(&p.sfen, p.expected, &mut tt, limit).map_err(|e| {
-                anyhow::anyhow!("{}:{}: {e}", file.display(), p.line_no)
-            })?;
+            let r = run_problem(&p.sfen, p.expected, &mut tt, limit)
+                .map_err(|e| anyhow::anyhow!("{}:{}: {e}", file.display(), p.line_no))?;
             solved += usize::from(r.solved);
             shortest += usize::from(r.shortest);
             nodes += r.nodes;

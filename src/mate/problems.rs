@@ -29,7 +29,10 @@ pub fn parse_problems(text: &str) -> Result<Vec<Problem>, String> {
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
         if fields.len() < 6 || fields[0] != "sfen" {
-            return Err(format!("line {}: expected `sfen <4 fields> <expected>`", i + 1));
+            return Err(format!(
+                "line {}: expected `sfen <4 fields> <expected>`",
+                i + 1
+            ));
         }
         let expected = match fields[5] {
             "nomate" => None,
@@ -54,7 +57,10 @@ pub fn parse_problems(text: &str) -> Result<Vec<Problem>, String> {
 pub fn check_mate_line(sfen: &str, moves: &[String]) -> Result<usize, String> {
     let mut pos = TsumePosition::from_sfen(sfen).map_err(|e| e.to_string())?;
     if moves.len() % 2 == 0 {
-        return Err(format!("a mate has an odd number of plies, got {}", moves.len()));
+        return Err(format!(
+            "a mate has an odd number of plies, got {}",
+            moves.len()
+        ));
     }
     for (i, text) in moves.iter().enumerate() {
         let m = pos
@@ -68,7 +74,10 @@ pub fn check_mate_line(sfen: &str, moves: &[String]) -> Result<usize, String> {
     let mut replies = Vec::new();
     pos.legal_moves(&mut replies);
     if !pos.in_check_now() || !replies.is_empty() {
-        return Err(format!("the final position is not mate ({} replies)", replies.len()));
+        return Err(format!(
+            "the final position is not mate ({} replies)",
+            replies.len()
+        ));
     }
     Ok(moves.len())
 }
@@ -79,7 +88,8 @@ mod tests {
 
     #[test]
     fn parses_problems_and_rejects_garbage() {
-        let text = "# c\nsfen 9/9/9/9/9/9/9/9/9 b - 1 3 a b c\n\nsfen 9/9/9/9/9/9/9/9/9 w - 1 nomate\n";
+        let text =
+            "# c\nsfen 9/9/9/9/9/9/9/9/9 b - 1 3 a b c\n\nsfen 9/9/9/9/9/9/9/9/9 w - 1 nomate\n";
         let p = parse_problems(text).unwrap();
         assert_eq!(p.len(), 2);
         assert_eq!(p[0].expected, Some(3));
@@ -93,10 +103,16 @@ mod tests {
     #[test]
     fn checks_reference_lines() {
         let sfen = "6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1";
-        let line: Vec<String> = ["4b3b", "N*2b", "3b2b"].iter().map(|s| s.to_string()).collect();
+        let line: Vec<String> = ["4b3b", "N*2b", "3b2b"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(check_mate_line(sfen, &line), Ok(3));
         assert!(check_mate_line(sfen, &line[..1]).is_err());
-        let bad: Vec<String> = ["4b3b", "N*2b", "3b3a"].iter().map(|s| s.to_string()).collect();
+        let bad: Vec<String> = ["4b3b", "N*2b", "3b3a"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert!(check_mate_line(sfen, &bad).is_err());
     }
 }

@@ -174,7 +174,12 @@ impl fmt::Display for RMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const LETTERS: [char; 7] = ['P', 'L', 'N', 'S', 'G', 'B', 'R'];
         if self.is_drop() {
-            write!(f, "{}*{}", LETTERS[hand_index(self.drop)], square_text(self.to))
+            write!(
+                f,
+                "{}*{}",
+                LETTERS[hand_index(self.drop)],
+                square_text(self.to)
+            )
         } else {
             write!(
                 f,
@@ -457,7 +462,11 @@ impl TsumePosition {
                     self.kings[1 - us] = NO_SQ;
                 }
             }
-            let np = if m.promote { promoted(kind_of(p)) | color_bit } else { p };
+            let np = if m.promote {
+                promoted(kind_of(p)) | color_bit
+            } else {
+                p
+            };
             self.board[m.to as usize] = np;
             self.key ^= k.piece[np as usize][m.to as usize];
             if kind_of(p) == KING {
@@ -485,7 +494,11 @@ impl TsumePosition {
         } else {
             let np = self.board[m.to as usize];
             self.key ^= k.piece[np as usize][m.to as usize];
-            let p = if m.promote { demoted(kind_of(np)) | color_bit } else { np };
+            let p = if m.promote {
+                demoted(kind_of(np)) | color_bit
+            } else {
+                np
+            };
             self.board[m.from as usize] = p;
             self.key ^= k.piece[p as usize][m.from as usize];
             self.board[m.to as usize] = m.captured;
@@ -769,7 +782,8 @@ impl MateBoard for TsumePosition {
         let mut key = self.key;
         for side in 0..2 {
             for i in 0..7 {
-                key = key.wrapping_add(k.hand[side][i].wrapping_mul(u64::from(self.hands[side][i])));
+                key =
+                    key.wrapping_add(k.hand[side][i].wrapping_mul(u64::from(self.hands[side][i])));
             }
         }
         key
@@ -855,7 +869,13 @@ mod tests {
 
     #[test]
     fn bad_sfens_are_errors() {
-        for bad in ["", "9/9/9 b -", "10/9/9/9/9/9/9/9/9 b -", "9/9/9/9/9/9/9/9/9 x -", "+K8/9/9/9/9/9/9/9/9 b -"] {
+        for bad in [
+            "",
+            "9/9/9 b -",
+            "10/9/9/9/9/9/9/9/9 b -",
+            "9/9/9/9/9/9/9/9/9 x -",
+            "+K8/9/9/9/9/9/9/9/9 b -",
+        ] {
             assert!(TsumePosition::from_sfen(bad).is_err(), "{bad}");
         }
     }
@@ -867,7 +887,10 @@ mod tests {
         let mut pos = TsumePosition::from_sfen("7nk/7n1/7S1/9/9/9/9/9/9 b P 1").unwrap();
         let mut checks = Vec::new();
         pos.legal_checks(&mut checks);
-        assert!(!checks.iter().any(|m| m.to_string() == "P*1b"), "{checks:?}");
+        assert!(
+            !checks.iter().any(|m| m.to_string() == "P*1b"),
+            "{checks:?}"
+        );
         // Without the guarding silver the king takes the pawn, so the drop is a legal check.
         let mut pos = TsumePosition::from_sfen("7nk/7n1/9/9/9/9/9/9/9 b P 1").unwrap();
         let mut checks = Vec::new();

@@ -175,11 +175,7 @@ impl MateTable {
             if used && e.key == key && e.hand == hand.raw() {
                 return &mut bucket[i];
             }
-            let priority = if !used {
-                0
-            } else {
-                u64::from(e.amount) + 1
-            };
+            let priority = if !used { 0 } else { u64::from(e.amount) + 1 };
             if priority < victim_amount {
                 victim_amount = priority;
                 victim = i;

@@ -162,7 +162,9 @@ impl Engine {
             ("MateMode", "first") => self.options.mode = MateMode::First,
             ("RootInCheck", "evade") => self.options.root_in_check_nomate = false,
             ("RootInCheck", "nomate") => self.options.root_in_check_nomate = true,
-            _ => emit(&format!("info string error: unknown option or value: {name} = {value}")),
+            _ => emit(&format!(
+                "info string error: unknown option or value: {name} = {value}"
+            )),
         }
     }
 
@@ -313,7 +315,11 @@ fn search_and_answer(
         (GoKind::Mate, MateOutcome::Timeout) => emit("checkmate timeout"),
         (GoKind::Play, MateOutcome::Mate { moves, .. }) => {
             let text: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
-            emit(&format!("info score mate {} pv {}", moves.len(), text.join(" ")));
+            emit(&format!(
+                "info score mate {} pv {}",
+                moves.len(),
+                text.join(" ")
+            ));
             emit(&format!("bestmove {}", text[0]));
         }
         (GoKind::Play, _) => emit("bestmove resign"),

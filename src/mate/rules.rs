@@ -128,6 +128,72 @@ fn rays(kind: u8) -> &'static [(i8, i8)] {
     }
 }
 
+/// Board-frame directions: the eight king steps (indices 0..8, as in [`KING_STEPS`], whose
+/// rank deltas are board deltas), then knight jumps (8, 9: up; 10, 11: down).
+const DIRS: [(i8, i8); 12] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+    (-1, -2),
+    (1, -2),
+    (-1, 2),
+    (1, 2),
+];
+
+/// Precomputed geometry: why — `offset` needs a division per step, and the attack test and
+/// move generation step millions of times per second.
+struct Tables {
+    /// `next[dir][sq]`: the square one step away, or `NO_SQ`.
+    next: [[u8; 81]; 12],
+    /// `steps[color][kind]`: bit d set if the piece steps in board direction d.
+    steps: [[u16; 16]; 2],
+    /// `rays[color][kind]`: bit d set if the piece slides in board direction d.
+    rays: [[u16; 16]; 2],
+}
+
+fn dir_index(df: i8, dr: i8) -> usize {
+    DIRS.iter().position(|&d| d == (df, dr)).expect("a known direction")
+}
+
+fn tables() -> &'static Tables {
+    static TABLES: std::sync::OnceLock<Tables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut t = Tables {
+            next: [[NO_SQ; 81]; 12],
+            steps: [[0; 16]; 2],
+            rays: [[0; 16]; 2],
+        };
+        for (d, &(df, dr)) in DIRS.iter().enumerate() {
+            for sq in 0..81u8 {
+                t.next[d][sq as usize] = offset(sq, df, dr).unwrap_or(NO_SQ);
+            }
+        }
+        for color in 0..2 {
+            let sign: i8 = if color == 0 { 1 } else { -1 };
+            for kind in 1..=DRAGON {
+                for &(df, dr) in steps(kind) {
+                    t.steps[color][kind as usize] |= 1 << dir_index(df, dr * sign);
+                }
+                for &(df, dr) in rays(kind) {
+                    t.rays[color][kind as usize] |= 1 << dir_index(df, dr * sign);
+                }
+            }
+        }
+        t
+    })
+}
+
+/// The opposite of a king-step direction (0..8).
+#[inline]
+fn opposite(d: usize) -> usize {
+    7 - d
+}
+
 #[inline]
 fn offset(sq: u8, df: i8, dr: i8) -> Option<u8> {
     let f = (sq / 9) as i8 + df;
@@ -252,6 +318,8 @@ pub struct TsumePosition {
     side: Side,
     kings: [u8; 2],
     key: u64,
+    /// Sum of `hand[side][kind] * count` over both hands (incremental, for `position_key`).
+    hand_key: u64,
     attacker: Side,
     /// The moves played since loading (for repetition outside the solver and for tests).
     played: Vec<RMove>,
@@ -278,6 +346,7 @@ impl TsumePosition {
             side: 0,
             kings: [NO_SQ; 2],
             key: 0,
+            hand_key: 0,
             attacker: 0,
             played: Vec::new(),
         };
@@ -368,6 +437,14 @@ impl TsumePosition {
         }
         pos.attacker = pos.side;
         pos.key = pos.compute_key();
+        let k = keys();
+        for side in 0..2 {
+            for i in 0..7 {
+                pos.hand_key = pos
+                    .hand_key
+                    .wrapping_add(k.hand[side][i].wrapping_mul(u64::from(pos.hands[side][i])));
+            }
+        }
         Ok(pos)
     }
 
@@ -404,38 +481,36 @@ impl TsumePosition {
 
     /// Whether `sq` is attacked by a piece of `by`.
     fn attacked(&self, sq: u8, by: Side) -> bool {
-        // Look outward from `sq`: a piece of `by` at `sq - step` attacks `sq` if it moves by `step`.
-        let sign: i8 = if by == 0 { 1 } else { -1 };
-        for &(df, dr) in &KING_STEPS {
-            // The attacker would move by (-df, -dr) to reach sq; in its own frame that is
-            // (-df, -dr*sign_back).
-            let mut cur = sq;
+        let t = tables();
+        let by_bit = if by == 1 { WHITE_BIT } else { 0 };
+        // Look outward from `sq`; a piece of `by` found in direction d reaches `sq` by moving
+        // in the opposite direction.
+        for d in 0..8 {
+            let back = 1u16 << opposite(d);
+            let mut cur = t.next[d][sq as usize];
             let mut first = true;
-            while let Some(next) = offset(cur, df, dr) {
-                let p = self.board[next as usize];
+            while cur != NO_SQ {
+                let p = self.board[cur as usize];
                 if p != 0 {
                     if color_of(p) == by {
-                        let kind = kind_of(p);
-                        let mv = (-df, -dr * sign);
-                        if first && steps(kind).contains(&mv) {
-                            return true;
-                        }
-                        if rays(kind).contains(&mv) {
+                        let kind = kind_of(p) as usize;
+                        if (first && t.steps[by][kind] & back != 0) || t.rays[by][kind] & back != 0
+                        {
                             return true;
                         }
                     }
                     break;
                 }
                 first = false;
-                cur = next;
+                cur = t.next[d][cur as usize];
             }
         }
-        for &(df, dr) in &KNIGHT_STEPS {
-            // A knight of `by` at sq - (df, dr*sign) attacks sq.
-            if let Some(from) = offset(sq, -df, -dr * sign) {
-                if self.board[from as usize] == KNIGHT | if by == 1 { WHITE_BIT } else { 0 } {
-                    return true;
-                }
+        // A knight of `by` jumps towards `sq` from the opposite side.
+        let (k1, k2) = if by == 0 { (10, 11) } else { (8, 9) };
+        for kd in [k1, k2] {
+            let from = t.next[kd][sq as usize];
+            if from != NO_SQ && self.board[from as usize] == KNIGHT | by_bit {
+                return true;
             }
         }
         false
@@ -448,6 +523,7 @@ impl TsumePosition {
         let color_bit = if us == 1 { WHITE_BIT } else { 0 };
         if m.is_drop() {
             self.hands[us][hand_index(m.drop)] -= 1;
+            self.hand_key = self.hand_key.wrapping_sub(k.hand[us][hand_index(m.drop)]);
             let p = m.drop | color_bit;
             self.board[m.to as usize] = p;
             self.key ^= k.piece[p as usize][m.to as usize];
@@ -457,7 +533,9 @@ impl TsumePosition {
             self.key ^= k.piece[p as usize][m.from as usize];
             if m.captured != 0 {
                 self.key ^= k.piece[m.captured as usize][m.to as usize];
-                self.hands[us][hand_index(demoted(kind_of(m.captured)))] += 1;
+                let i = hand_index(demoted(kind_of(m.captured)));
+                self.hands[us][i] += 1;
+                self.hand_key = self.hand_key.wrapping_add(k.hand[us][i]);
                 if kind_of(m.captured) == KING {
                     self.kings[1 - us] = NO_SQ;
                 }
@@ -491,6 +569,7 @@ impl TsumePosition {
             self.board[m.to as usize] = 0;
             self.key ^= k.piece[p as usize][m.to as usize];
             self.hands[us][hand_index(m.drop)] += 1;
+            self.hand_key = self.hand_key.wrapping_add(k.hand[us][hand_index(m.drop)]);
         } else {
             let np = self.board[m.to as usize];
             self.key ^= k.piece[np as usize][m.to as usize];
@@ -504,7 +583,9 @@ impl TsumePosition {
             self.board[m.to as usize] = m.captured;
             if m.captured != 0 {
                 self.key ^= k.piece[m.captured as usize][m.to as usize];
-                self.hands[us][hand_index(demoted(kind_of(m.captured)))] -= 1;
+                let i = hand_index(demoted(kind_of(m.captured)));
+                self.hands[us][i] -= 1;
+                self.hand_key = self.hand_key.wrapping_sub(k.hand[us][i]);
                 if kind_of(m.captured) == KING {
                     self.kings[1 - us] = m.to;
                 }
@@ -517,22 +598,29 @@ impl TsumePosition {
 
     /// Board moves (pseudo-legal: own king safety not checked) of the side to move.
     fn board_moves(&self, out: &mut Vec<RMove>) {
+        let t = tables();
         let us = self.side;
-        let sign: i8 = if us == 0 { 1 } else { -1 };
         for from in 0..81u8 {
             let p = self.board[from as usize];
             if p == 0 || color_of(p) != us {
                 continue;
             }
             let kind = kind_of(p);
-            for &(df, dr) in steps(kind) {
-                if let Some(to) = offset(from, df, dr * sign) {
+            let mut steps = t.steps[us][kind as usize];
+            while steps != 0 {
+                let d = steps.trailing_zeros() as usize;
+                steps &= steps - 1;
+                let to = t.next[d][from as usize];
+                if to != NO_SQ {
                     self.push_board_move(out, from, to, kind);
                 }
             }
-            for &(df, dr) in rays(kind) {
-                let mut cur = from;
-                while let Some(to) = offset(cur, df, dr * sign) {
+            let mut rays = t.rays[us][kind as usize];
+            while rays != 0 {
+                let d = rays.trailing_zeros() as usize;
+                rays &= rays - 1;
+                let mut to = t.next[d][from as usize];
+                while to != NO_SQ {
                     let q = self.board[to as usize];
                     if q != 0 && color_of(q) == us {
                         break;
@@ -541,7 +629,7 @@ impl TsumePosition {
                     if q != 0 {
                         break;
                     }
-                    cur = to;
+                    to = t.next[d][to as usize];
                 }
             }
         }
@@ -644,31 +732,33 @@ impl TsumePosition {
     }
 
     /// Squares strictly between the side to move's king and each distant slider giving check.
-    fn block_squares(&self) -> Vec<u8> {
+    fn block_squares(&self, out: &mut Vec<u8>) {
+        let t = tables();
         let us = self.side;
         let k = self.kings[us];
-        let mut out = Vec::new();
         if k == NO_SQ {
-            return out;
+            return;
         }
         let them = 1 - us;
-        let sign: i8 = if them == 0 { 1 } else { -1 };
-        for &(df, dr) in &KING_STEPS {
-            let mut between = Vec::new();
-            let mut cur = k;
-            while let Some(next) = offset(cur, df, dr) {
-                let p = self.board[next as usize];
+        for d in 0..8 {
+            let back = 1u16 << opposite(d);
+            let mark = out.len();
+            let mut cur = t.next[d][k as usize];
+            while cur != NO_SQ {
+                let p = self.board[cur as usize];
                 if p != 0 {
-                    if color_of(p) == them && rays(kind_of(p)).contains(&(-df, -dr * sign)) {
-                        out.extend_from_slice(&between);
+                    if color_of(p) != them || t.rays[them][kind_of(p) as usize] & back == 0 {
+                        out.truncate(mark);
                     }
                     break;
                 }
-                between.push(next);
-                cur = next;
+                out.push(cur);
+                cur = t.next[d][cur as usize];
+            }
+            if cur == NO_SQ {
+                out.truncate(mark);
             }
         }
-        out
     }
 
     /// Legal moves when in check: board moves plus drops between king and checker only.
@@ -676,7 +766,9 @@ impl TsumePosition {
     fn legal_moves_in_check(&mut self, out: &mut Vec<RMove>, stop_at_one: bool) {
         let mut pseudo = Vec::with_capacity(64);
         self.board_moves(&mut pseudo);
-        for sq in self.block_squares() {
+        let mut blocks = Vec::new();
+        self.block_squares(&mut blocks);
+        for sq in blocks {
             self.drops_to(sq, &mut pseudo);
         }
         for m in pseudo {
@@ -691,6 +783,7 @@ impl TsumePosition {
 
     /// Every legal move that gives check.
     pub fn legal_checks(&mut self, out: &mut Vec<RMove>) {
+        let t = tables();
         let us = self.side;
         let them = 1 - us;
         let ek = self.kings[them];
@@ -699,46 +792,67 @@ impl TsumePosition {
         }
         let mut pseudo = Vec::with_capacity(128);
         self.board_moves(&mut pseudo);
-        // Drops can only check from squares where the dropped piece attacks the king.
-        let sign: i8 = if us == 0 { 1 } else { -1 };
+        // Drops can only check from squares where the dropped piece attacks the king: step
+        // targets one step "back" from the king, ray targets along the empty line behind it.
         for kind in PAWN..=ROOK {
             if self.hands[us][hand_index(kind)] == 0 {
                 continue;
             }
-            let mut targets = Vec::new();
-            for &(df, dr) in steps(kind) {
-                // A piece of ours at ek - step attacks ek.
-                if let Some(sq) = offset(ek, -df, -dr * sign) {
-                    targets.push(sq);
+            let mut steps = t.steps[us][kind as usize];
+            while steps != 0 {
+                let d = steps.trailing_zeros() as usize;
+                steps &= steps - 1;
+                // The piece moves by d onto the king, so it stands at king - d.
+                let sq = if d < 8 {
+                    t.next[opposite(d)][ek as usize]
+                } else {
+                    // Knight jumps 8..12 pair up as 8<->11 and 9<->10.
+                    t.next[d ^ 3][ek as usize]
+                };
+                if sq != NO_SQ && self.board[sq as usize] == 0 {
+                    self.drop_of_kind(sq, kind, &mut pseudo);
                 }
             }
-            for &(df, dr) in rays(kind) {
-                let mut cur = ek;
-                while let Some(sq) = offset(cur, -df, -dr * sign) {
-                    if self.board[sq as usize] != 0 {
-                        break;
-                    }
-                    targets.push(sq);
-                    cur = sq;
+            let mut rays = t.rays[us][kind as usize];
+            while rays != 0 {
+                let d = rays.trailing_zeros() as usize;
+                rays &= rays - 1;
+                let mut sq = t.next[opposite(d)][ek as usize];
+                while sq != NO_SQ && self.board[sq as usize] == 0 {
+                    self.drop_of_kind(sq, kind, &mut pseudo);
+                    sq = t.next[opposite(d)][sq as usize];
                 }
-            }
-            for sq in targets {
-                if self.board[sq as usize] != 0 {
-                    continue;
-                }
-                let mut one = Vec::new();
-                self.drops_to(sq, &mut one);
-                pseudo.extend(one.into_iter().filter(|m| m.drop == kind));
             }
         }
         for m in pseudo {
             self.do_move(m);
-            let gives = self.king_in_check(them);
+            let ok = self.king_in_check(them) && !self.king_in_check(us);
             self.undo_move(m);
-            if gives && self.is_legal_pseudo(m) {
+            if ok && (!m.is_drop() || m.drop != PAWN || self.is_legal_pseudo(m)) {
                 out.push(m);
             }
         }
+    }
+
+    /// A drop of `kind` on the empty `to`, if the rules allow it there.
+    fn drop_of_kind(&self, to: u8, kind: u8, out: &mut Vec<RMove>) {
+        let us = self.side;
+        let far = rank_from_far(to, us);
+        let dead = match kind {
+            PAWN | LANCE => far == 0,
+            KNIGHT => far <= 1,
+            _ => false,
+        };
+        if dead || (kind == PAWN && self.pawn_on_file(us, to / 9)) {
+            return;
+        }
+        out.push(RMove {
+            from: NO_SQ,
+            to,
+            drop: kind,
+            promote: false,
+            captured: 0,
+        });
     }
 
     /// Parse a USI move and check it is legal here.
@@ -827,7 +941,9 @@ impl MateBoard for TsumePosition {
     }
 
     fn check_is_blockable(&self) -> bool {
-        !self.block_squares().is_empty()
+        let mut blocks = Vec::new();
+        self.block_squares(&mut blocks);
+        !blocks.is_empty()
     }
 
     fn in_check(&self) -> bool {
@@ -905,6 +1021,10 @@ mod tests {
             "6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1",
             "k3l3R/p4s3/9/N8/4p4/4KBB2/9/1pp+l+l+l+n+n+n/+s+s+sggggr1 b 14p 1",
             "5rk2/6B2/9/5B3/8N/9/9/9/9 b GPr3g4s3n4l17p 1",
+            "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLP 1",
+            "4k4/9/9/9/9/9/9/9/4K4 w rbgsnlp 1",
+            "9/9/9/9/4k4/9/9/9/4K4 b RBGSNLP 1",
+            "4k4/9/9/9/4K4/9/9/9/9 w rbgsnlp 1",
         ];
         for sfen in sfens {
             let mut pos = TsumePosition::from_sfen(sfen).unwrap();

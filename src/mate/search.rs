@@ -90,6 +90,17 @@ pub struct Progress<'a, M> {
 /// The progress callback: called about once a second with the figures for an `info` line.
 pub type Reporter<'a, M> = &'a mut dyn FnMut(&Progress<'_, M>);
 
+/// The 1+ε trick (Pawlewicz & Lew 2007): let the best child run until its φ exceeds the
+/// second-best by a factor, not by one, so siblings with close numbers do not alternate
+/// (the seesaw effect) and re-expand the same subtrees over and over.
+#[inline]
+fn epsilon_threshold(second: PnDn) -> PnDn {
+    pn_add(pn_add(second, second / EPSILON_DIVISOR), 1)
+}
+
+/// ε = 1 / EPSILON_DIVISOR.
+const EPSILON_DIVISOR: PnDn = 4;
+
 /// How often (in nodes) the clock and the stop flag are looked at.
 const POLL_INTERVAL: u64 = 4096;
 
@@ -356,13 +367,13 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             let c = &children[best];
             let (c_thpn, c_thdn) = if or_node {
                 (
-                    thpn.min(pn_add(second, 1)),
+                    thpn.min(epsilon_threshold(second)),
                     (thdn - dn).saturating_add(c.dn).min(PN_INFINITE),
                 )
             } else {
                 (
                     (thpn - pn).saturating_add(c.pn).min(PN_INFINITE),
-                    thdn.min(pn_add(second, 1)),
+                    thdn.min(epsilon_threshold(second)),
                 )
             };
             let mv = c.mv;

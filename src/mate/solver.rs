@@ -137,6 +137,7 @@ fn run<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutcome<B::M
             MateOutcome::Timeout
         };
     }
+    tracing::debug!(nodes = dfpn.nodes, upper = first.upper, "first proof");
     let mut len = first.upper;
     let mut minimal = false;
     if mode == MateMode::Shortest {
@@ -145,7 +146,15 @@ fn run<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutcome<B::M
                 minimal = true;
                 break;
             }
+            let before = dfpn.nodes;
             let r = resolve(dfpn, true, 1, len - 2);
+            tracing::debug!(
+                bound = len - 2,
+                nodes = dfpn.nodes - before,
+                proven = r.pn == 0,
+                upper = r.upper,
+                "shorter-mate search"
+            );
             if r.pn == 0 {
                 len = r.upper;
             } else if r.dn == 0 && r.rep_depth == super::search::REP_NONE {
@@ -156,7 +165,9 @@ fn run<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutcome<B::M
             }
         }
     }
+    let before = dfpn.nodes;
     let line = extract_pv(dfpn, len, mode == MateMode::Shortest && minimal);
+    tracing::debug!(nodes = dfpn.nodes - before, "pv extraction");
     dfpn.pop_path(1);
     match line {
         Some(moves) => MateOutcome::Mate { moves, minimal },

@@ -154,10 +154,16 @@ struct Tables {
     steps: [[u16; 16]; 2],
     /// `rays[color][kind]`: bit d set if the piece slides in board direction d.
     rays: [[u16; 16]; 2],
+    /// `lines[sq]`: every square on the eight lines through `sq` (bit = square index).
+    lines: [u128; 81],
+    /// `knights[sq]`: the four squares a knight jump away from `sq`.
+    knights: [u128; 81],
 }
 
 fn dir_index(df: i8, dr: i8) -> usize {
-    DIRS.iter().position(|&d| d == (df, dr)).expect("a known direction")
+    DIRS.iter()
+        .position(|&d| d == (df, dr))
+        .expect("a known direction")
 }
 
 fn tables() -> &'static Tables {
@@ -167,10 +173,27 @@ fn tables() -> &'static Tables {
             next: [[NO_SQ; 81]; 12],
             steps: [[0; 16]; 2],
             rays: [[0; 16]; 2],
+            lines: [0; 81],
+            knights: [0; 81],
         };
         for (d, &(df, dr)) in DIRS.iter().enumerate() {
             for sq in 0..81u8 {
                 t.next[d][sq as usize] = offset(sq, df, dr).unwrap_or(NO_SQ);
+            }
+        }
+        for sq in 0..81usize {
+            for d in 0..8 {
+                let mut cur = t.next[d][sq];
+                while cur != NO_SQ {
+                    t.lines[sq] |= 1u128 << cur;
+                    cur = t.next[d][cur as usize];
+                }
+            }
+            for d in 8..12 {
+                let to = t.next[d][sq];
+                if to != NO_SQ {
+                    t.knights[sq] |= 1u128 << to;
+                }
             }
         }
         for color in 0..2 {
@@ -703,6 +726,14 @@ impl TsumePosition {
     /// Whether `m` (pseudo-legal) is legal: own king safe and not a pawn-drop mate.
     fn is_legal_pseudo(&mut self, m: RMove) -> bool {
         let us = self.side;
+        if !m.is_drop() && m.from == self.kings[us] {
+            // A king move: lift the king (so sliders see through its square) and test the target.
+            let king = self.board[m.from as usize];
+            self.board[m.from as usize] = 0;
+            let safe = !self.attacked(m.to, 1 - us);
+            self.board[m.from as usize] = king;
+            return safe;
+        }
         self.do_move(m);
         let mut ok = !self.king_in_check(us);
         if ok && m.is_drop() && m.drop == PAWN && self.king_in_check(1 - us) {
@@ -766,12 +797,25 @@ impl TsumePosition {
     fn legal_moves_in_check(&mut self, out: &mut Vec<RMove>, stop_at_one: bool) {
         let mut pseudo = Vec::with_capacity(64);
         self.board_moves(&mut pseudo);
+        let (checkers, checker_sq) = self.checkers();
         let mut blocks = Vec::new();
-        self.block_squares(&mut blocks);
-        for sq in blocks {
-            self.drops_to(sq, &mut pseudo);
+        let mut block_mask: u128 = 0;
+        if checkers == 1 {
+            self.block_squares(&mut blocks);
+            for &sq in &blocks {
+                block_mask |= 1u128 << sq;
+                self.drops_to(sq, &mut pseudo);
+            }
         }
+        let king = self.kings[self.side];
         for m in pseudo {
+            // Only the king may move out of a double check; any other piece must capture the
+            // checker or block. Cheap filters before the make/unmake legality test.
+            if !m.is_drop() && m.from != king {
+                if checkers != 1 || (m.to != checker_sq && block_mask & (1u128 << m.to) == 0) {
+                    continue;
+                }
+            }
             if self.is_legal_pseudo(m) {
                 out.push(m);
                 if stop_at_one {
@@ -779,6 +823,49 @@ impl TsumePosition {
                 }
             }
         }
+    }
+
+    /// The number of pieces checking the side to move's king, and one of their squares.
+    fn checkers(&self) -> (u32, u8) {
+        let t = tables();
+        let us = self.side;
+        let k = self.kings[us];
+        if k == NO_SQ {
+            return (0, NO_SQ);
+        }
+        let by = 1 - us;
+        let by_bit = if by == 1 { WHITE_BIT } else { 0 };
+        let (mut n, mut at) = (0, NO_SQ);
+        for d in 0..8 {
+            let back = 1u16 << opposite(d);
+            let mut cur = t.next[d][k as usize];
+            let mut first = true;
+            while cur != NO_SQ {
+                let p = self.board[cur as usize];
+                if p != 0 {
+                    if color_of(p) == by {
+                        let kind = kind_of(p) as usize;
+                        if (first && t.steps[by][kind] & back != 0) || t.rays[by][kind] & back != 0
+                        {
+                            n += 1;
+                            at = cur;
+                        }
+                    }
+                    break;
+                }
+                first = false;
+                cur = t.next[d][cur as usize];
+            }
+        }
+        let (k1, k2) = if by == 0 { (10, 11) } else { (8, 9) };
+        for kd in [k1, k2] {
+            let from = t.next[kd][k as usize];
+            if from != NO_SQ && self.board[from as usize] == KNIGHT | by_bit {
+                n += 1;
+                at = from;
+            }
+        }
+        (n, at)
     }
 
     /// Every legal move that gives check.
@@ -824,7 +911,14 @@ impl TsumePosition {
                 }
             }
         }
+        // A board move can check only directly (to on a line or a knight jump from the king)
+        // or by discovery (from on a line through the king); drops above always check.
+        let direct = t.lines[ek as usize] | t.knights[ek as usize];
+        let discover = t.lines[ek as usize];
         for m in pseudo {
+            if !m.is_drop() && direct & (1u128 << m.to) == 0 && discover & (1u128 << m.from) == 0 {
+                continue;
+            }
             self.do_move(m);
             let ok = self.king_in_check(them) && !self.king_in_check(us);
             self.undo_move(m);

@@ -13,17 +13,17 @@
 //! bigger attacker hand means a smaller defender hand. The table is cleared between problems
 //! (a new `position`), so entries never mix problems with different piece sets.
 //!
-//! Bucket layout: `BUCKET` consecutive entries; all hands of one board share a bucket.
+//! Bucket layout: `BUCKET` entries of 40 bytes stored as arrays (structure of arrays), all
+//! hands of one board in the same bucket:
 //!
 //! ```text
-//! Entry (40 bytes)
-//!  0..8   board key
-//!  8..16  pn           16..24 dn        (valid for this exact hand when HAS_PNDN)
-//! 24..28  hand (MateHand raw)
-//! 28..32  amount (search effort below this entry; replacement priority)
-//! 32..34  upper (proven mate length for hands ≥ hand; LEN_INFINITE = none)
-//! 34..36  lower (no mate shorter than this for hands ≤ hand; 0 = nothing known)
-//! 36..40  flags (bit 0: pn/dn valid; bits 1..: generation, free unless current)
+//! bytes   0..64   key[8]     board key                      <- the only line a miss reads
+//!        64..96   hand[8]    MateHand raw
+//!        96..128  amount[8]  search effort (replacement priority)
+//!       128..192  pn[8]      192..256 dn[8]  (for this exact hand, when flag bit 0)
+//!       256..272  upper[8]   proven mate length for hands ≥ hand (LEN_INFINITE = none)
+//!       272..288  lower[8]   no mate shorter than this for hands ≤ hand (0 = nothing)
+//!       288..320  flags[8]   bit 0: pn/dn valid; bits 1..: generation (free unless current)
 //! ```
 //!
 //! Replacement: a new (board, hand) pair takes a free slot of its bucket, else the slot with the
@@ -40,20 +40,22 @@ const BUCKET: usize = 8;
 const FLAG_HAS_PNDN: u32 = 1;
 const GEN_SHIFT: u32 = 1;
 
+/// One bucket, laid out as arrays so that a probe reads the keys (one cache line) and only
+/// touches the rest for entries whose key matches.
 #[derive(Clone, Copy, Default)]
-#[repr(C)]
-struct Entry {
-    key: u64,
-    pn: PnDn,
-    dn: PnDn,
-    hand: u32,
-    amount: u32,
-    upper: Len,
-    lower: Len,
-    flags: u32,
+#[repr(C, align(64))]
+struct Bucket {
+    key: [u64; BUCKET],
+    hand: [u32; BUCKET],
+    amount: [u32; BUCKET],
+    pn: [PnDn; BUCKET],
+    dn: [PnDn; BUCKET],
+    upper: [Len; BUCKET],
+    lower: [Len; BUCKET],
+    flags: [u32; BUCKET],
 }
 
-const _: () = assert!(std::mem::size_of::<Entry>() == 40);
+const _: () = assert!(std::mem::size_of::<Bucket>() == 40 * BUCKET);
 
 /// What a probe found for a (board, hand) pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,7 +76,7 @@ pub struct Probe {
 
 /// The mate solver's transposition table.
 pub struct MateTable {
-    entries: Vec<Entry>,
+    buckets_vec: Vec<Bucket>,
     buckets: usize,
     generation: u32,
 }
@@ -83,9 +85,9 @@ impl MateTable {
     /// A table of about `megabytes` MiB (at least one bucket).
     pub fn new(megabytes: usize) -> MateTable {
         let bytes = megabytes.saturating_mul(1 << 20);
-        let buckets = (bytes / (BUCKET * std::mem::size_of::<Entry>())).max(1);
+        let buckets = (bytes / std::mem::size_of::<Bucket>()).max(1);
         MateTable {
-            entries: vec![Entry::default(); buckets * BUCKET],
+            buckets_vec: vec![Bucket::default(); buckets],
             buckets,
             generation: 1,
         }
@@ -95,43 +97,40 @@ impl MateTable {
     pub fn clear(&mut self) {
         self.generation += 1;
         if self.generation >= (u32::MAX >> GEN_SHIFT) {
-            self.entries.fill(Entry::default());
+            self.buckets_vec.fill(Bucket::default());
             self.generation = 1;
         }
     }
 
-    #[inline]
-    fn used(&self, e: &Entry) -> bool {
-        e.flags >> GEN_SHIFT == self.generation
-    }
-
     /// Number of entries.
     pub fn capacity(&self) -> usize {
-        self.entries.len()
+        self.buckets * BUCKET
     }
 
     /// Per-mille of used entries, sampled over the first buckets (USI `hashfull`).
     pub fn hashfull(&self) -> u32 {
-        let sample = self.entries.len().min(4000);
-        if sample == 0 {
-            return 0;
-        }
-        let used = self.entries[..sample]
+        let sample = &self.buckets_vec[..self.buckets.min(500)];
+        let used: usize = sample
             .iter()
-            .filter(|e| self.used(e))
-            .count();
-        (used * 1000 / sample) as u32
+            .map(|b| {
+                b.flags
+                    .iter()
+                    .filter(|&&f| f >> GEN_SHIFT == self.generation)
+                    .count()
+            })
+            .sum();
+        (used * 1000 / (sample.len() * BUCKET)) as u32
     }
 
     #[inline]
     fn bucket(&self, key: u64) -> usize {
         // Multiply-shift maps the key onto any bucket count without a modulo.
-        (((key as u128) * (self.buckets as u128)) >> 64) as usize * BUCKET
+        (((key as u128) * (self.buckets as u128)) >> 64) as usize
     }
 
     /// Everything the table knows about `hand` on the board `key`.
     pub fn probe(&self, key: u64, hand: MateHand) -> Probe {
-        let start = self.bucket(key);
+        let b = &self.buckets_vec[self.bucket(key)];
         let mut probe = Probe {
             upper: LEN_INFINITE,
             proof_hand: hand,
@@ -140,81 +139,79 @@ impl MateTable {
             pndn: None,
             amount: 0,
         };
-        for e in &self.entries[start..start + BUCKET] {
-            if e.key != key || !self.used(e) {
+        for i in 0..BUCKET {
+            if b.key[i] != key || b.flags[i] >> GEN_SHIFT != self.generation {
                 continue;
             }
-            let e_hand = MateHand::from_raw(e.hand);
-            if e.upper < probe.upper && hand.is_superior_or_equal(e_hand) {
-                probe.upper = e.upper;
+            let e_hand = MateHand::from_raw(b.hand[i]);
+            if b.upper[i] < probe.upper && hand.is_superior_or_equal(e_hand) {
+                probe.upper = b.upper[i];
                 probe.proof_hand = e_hand;
             }
-            if e.lower > probe.lower && e_hand.is_superior_or_equal(hand) {
-                probe.lower = e.lower;
+            if b.lower[i] > probe.lower && e_hand.is_superior_or_equal(hand) {
+                probe.lower = b.lower[i];
                 probe.disproof_hand = e_hand;
             }
-            if e.hand == hand.raw() {
-                probe.amount = e.amount;
-                if e.flags & FLAG_HAS_PNDN != 0 {
-                    probe.pndn = Some((e.pn, e.dn));
+            if b.hand[i] == hand.raw() {
+                probe.amount = b.amount[i];
+                if b.flags[i] & FLAG_HAS_PNDN != 0 {
+                    probe.pndn = Some((b.pn[i], b.dn[i]));
                 }
             }
         }
         probe
     }
 
-    /// The slot for exactly (key, hand), creating it if needed.
-    fn slot(&mut self, key: u64, hand: MateHand) -> &mut Entry {
-        let start = self.bucket(key);
+    /// The bucket and index for exactly (key, hand), creating the entry if needed.
+    fn slot(&mut self, key: u64, hand: MateHand) -> (&mut Bucket, usize) {
+        let index = self.bucket(key);
         let generation = self.generation;
-        let bucket = &mut self.entries[start..start + BUCKET];
+        let b = &mut self.buckets_vec[index];
         let mut victim = 0;
         let mut victim_amount = u64::MAX;
-        for (i, e) in bucket.iter().enumerate() {
-            let used = e.flags >> GEN_SHIFT == generation;
-            if used && e.key == key && e.hand == hand.raw() {
-                return &mut bucket[i];
+        for i in 0..BUCKET {
+            let used = b.flags[i] >> GEN_SHIFT == generation;
+            if used && b.key[i] == key && b.hand[i] == hand.raw() {
+                return (b, i);
             }
-            let priority = if !used { 0 } else { u64::from(e.amount) + 1 };
+            let priority = if !used { 0 } else { u64::from(b.amount[i]) + 1 };
             if priority < victim_amount {
                 victim_amount = priority;
                 victim = i;
             }
         }
-        bucket[victim] = Entry {
-            key,
-            pn: 0,
-            dn: 0,
-            hand: hand.raw(),
-            amount: 0,
-            upper: LEN_INFINITE,
-            lower: 0,
-            flags: generation << GEN_SHIFT,
-        };
-        &mut bucket[victim]
+        b.key[victim] = key;
+        b.hand[victim] = hand.raw();
+        b.amount[victim] = 0;
+        b.pn[victim] = 0;
+        b.dn[victim] = 0;
+        b.upper[victim] = LEN_INFINITE;
+        b.lower[victim] = 0;
+        b.flags[victim] = generation << GEN_SHIFT;
+        (b, victim)
     }
 
     /// Record proof and disproof numbers for exactly `hand`.
     pub fn store_pndn(&mut self, key: u64, hand: MateHand, pn: PnDn, dn: PnDn, amount: u32) {
-        let e = self.slot(key, hand);
-        e.pn = pn;
-        e.dn = dn;
-        e.flags |= FLAG_HAS_PNDN;
-        e.amount = e.amount.max(amount);
+        let (b, i) = self.slot(key, hand);
+        b.pn[i] = pn;
+        b.dn[i] = dn;
+        b.flags[i] |= FLAG_HAS_PNDN;
+        b.amount[i] = b.amount[i].max(amount);
     }
 
     /// Record a proven mate of length `upper` for every hand ≥ `proof_hand`.
     pub fn store_proof(&mut self, key: u64, proof_hand: MateHand, upper: Len, amount: u32) {
-        let e = self.slot(key, proof_hand);
-        e.upper = e.upper.min(upper);
-        e.amount = e.amount.max(amount);
+        let (b, i) = self.slot(key, proof_hand);
+        b.upper[i] = b.upper[i].min(upper);
+        b.amount[i] = b.amount[i].max(amount);
     }
 
     /// Record "no mate shorter than `lower`" for every hand ≤ `disproof_hand`.
     pub fn store_lower(&mut self, key: u64, disproof_hand: MateHand, lower: Len, amount: u32) {
-        let e = self.slot(key, disproof_hand);
-        e.lower = e.lower.max(lower);
-        e.amount = e.amount.max(amount);
+        let (b, i) = self.slot(key, disproof_hand);
+        b.lower[i] = b.lower[i].max(lower);
+        b.amount[i] = b.amount[i].max(amount);
     }
 }
 

@@ -811,10 +811,11 @@ impl TsumePosition {
         for m in pseudo {
             // Only the king may move out of a double check; any other piece must capture the
             // checker or block. Cheap filters before the make/unmake legality test.
-            if !m.is_drop() && m.from != king {
-                if checkers != 1 || (m.to != checker_sq && block_mask & (1u128 << m.to) == 0) {
-                    continue;
-                }
+            if !m.is_drop()
+                && m.from != king
+                && (checkers != 1 || (m.to != checker_sq && block_mask & (1u128 << m.to) == 0))
+            {
+                continue;
             }
             if self.is_legal_pseudo(m) {
                 out.push(m);

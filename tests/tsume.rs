@@ -20,10 +20,29 @@ use gougi::mate::{solve, MateMode, MateOutcome, MateTable, SolveLimits};
 use shogi_core::{Color, Hand, Move, PartialPosition, Piece, PieceKind, Square};
 
 /// (file, line number) of problems that take more than about a second in the dev profile.
-const SLOW: &[(&str, usize)] = &[];
+/// `tsumepara_kanna.txt:98` is the 19-ply problem whose minimality even KomoringHeights did
+/// not prove within 180 s: we find the 19-ply mate but keep trying to prove it minimal until
+/// the limit.
+/// The others take 1-12 s each in the dev profile (measured with the solver at commit time).
+const SLOW: &[(&str, usize)] = &[
+    ("tsumepara_kanna.txt", 94),
+    ("tsumepara_kanna.txt", 96),
+    ("tsumepara_kanna.txt", 98),
+    ("nikami_kongo_shtsume.txt", 18),
+    ("nikami_kongo_shtsume.txt", 20),
+    ("nikami_kongo_shtsume.txt", 26),
+    ("nikami_kongo_shtsume.txt", 36),
+    ("nikami_kongo_shtsume.txt", 40),
+    ("nikami_kongo_shtsume.txt", 42),
+    ("nikami_kongo_shtsume.txt", 44),
+    ("nikami_kongo_shtsume.txt", 46),
+    ("nikami_kongo_shtsume.txt", 48),
+    ("nikami_kongo_shtsume.txt", 50),
+    ("nikami_kongo_shtsume.txt", 52),
+];
 
 /// Per-problem limit in the normal suite: generous, a failure here is a real failure.
-const LIMIT: Duration = Duration::from_secs(60);
+const LIMIT: Duration = Duration::from_secs(30);
 
 // ---------------------------------------------------------------- the oracle
 

@@ -32,6 +32,21 @@ pub trait MateBoard {
     fn generate_or_moves(&mut self, out: &mut Vec<Self::Move>);
     /// Every legal move of the side to move, which is in check (AND node).
     fn generate_and_moves(&mut self, out: &mut Vec<Self::Move>);
+    /// How many legal replies the side to move (in check) has, counting at most `limit`.
+    /// Zero means checkmate. Implementations should stop generating at `limit`.
+    fn count_and_moves(&mut self, limit: usize) -> usize {
+        let mut moves = Vec::new();
+        self.generate_and_moves(&mut moves);
+        moves.len().min(limit)
+    }
+    /// Moves that share a delay group (at the same node) are searched one after another
+    /// (KomoringHeights' delayed expansion): the later one only counts once the earlier one is
+    /// resolved. Used for drops on the same interposition square (futile interpositions
+    /// (無駄合) would otherwise multiply an AND node's proof number) and for the promoting and
+    /// non-promoting forms of one move. `None`: never delayed.
+    fn delay_group(&self, _m: Self::Move) -> Option<u16> {
+        None
+    }
     /// Play a move.
     fn do_move(&mut self, m: Self::Move);
     /// Take back the last move `m`.

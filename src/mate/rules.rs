@@ -795,6 +795,11 @@ impl TsumePosition {
     /// Legal moves when in check: board moves plus drops between king and checker only.
     /// With `stop_at_one`, returns as soon as one is found (pawn-drop mate test).
     fn legal_moves_in_check(&mut self, out: &mut Vec<RMove>, stop_at_one: bool) {
+        self.legal_moves_in_check_limited(out, if stop_at_one { 1 } else { usize::MAX });
+    }
+
+    /// As [`Self::legal_moves_in_check`], stopping once `out` holds `limit` moves.
+    fn legal_moves_in_check_limited(&mut self, out: &mut Vec<RMove>, limit: usize) {
         let mut pseudo = Vec::with_capacity(64);
         self.board_moves(&mut pseudo);
         let (checkers, checker_sq) = self.checkers();
@@ -817,9 +822,18 @@ impl TsumePosition {
             {
                 continue;
             }
+            // A drop between a single checker and the king blocks it and cannot expose the
+            // king; only a pawn drop needs the full test (it might be a pawn-drop mate).
+            if m.is_drop() && m.drop != PAWN {
+                out.push(m);
+                if out.len() >= limit {
+                    return;
+                }
+                continue;
+            }
             if self.is_legal_pseudo(m) {
                 out.push(m);
-                if stop_at_one {
+                if out.len() >= limit {
                     return;
                 }
             }
@@ -1015,6 +1029,32 @@ impl MateBoard for TsumePosition {
             self.legal_moves_in_check(out, false);
         } else {
             self.legal_moves(out);
+        }
+    }
+
+    fn count_and_moves(&mut self, limit: usize) -> usize {
+        let mut moves = Vec::new();
+        if self.in_check_now() {
+            self.legal_moves_in_check_limited(&mut moves, limit);
+        } else {
+            self.legal_moves(&mut moves);
+        }
+        moves.len().min(limit)
+    }
+
+    fn delay_group(&self, m: RMove) -> Option<u16> {
+        if m.is_drop() {
+            // Only interpositions (the side to move is in check) are chained.
+            self.in_check_now().then_some(u16::from(m.to))
+        } else if matches!(kind_of(self.board[m.from as usize]), PAWN | BISHOP | ROOK)
+            && (rank_from_far(m.to, self.side) < 3 || rank_from_far(m.from, self.side) < 3)
+        {
+            // Not promoting a pawn, bishop or rook is rarely better (it can dodge a pawn-drop
+            // mate or similar), so it waits for the promotion to be refuted. Lances, knights
+            // and silvers often decline on purpose and keep both forms active.
+            Some(100 + u16::from(m.from) * 81 + u16::from(m.to))
+        } else {
+            None
         }
     }
 

@@ -69,6 +69,8 @@ pub struct NodeResult {
 /// One child in a node's local list.
 struct Child<M> {
     mv: M,
+    /// The child this one waits for (delayed expansion), or `NO_PRED`.
+    pred: u32,
     pn: PnDn,
     dn: PnDn,
     upper: Len,
@@ -77,6 +79,20 @@ struct Child<M> {
     rep_depth: u32,
     dropped: Option<HandKind>,
     captured: Option<HandKind>,
+}
+
+const NO_PRED: u32 = u32::MAX;
+
+/// Whether child `i` takes part yet: not delayed, resolved itself (a resolved child always
+/// counts), or its predecessor is resolved.
+#[inline]
+fn active<M>(children: &[Child<M>], i: usize) -> bool {
+    let me = &children[i];
+    let p = me.pred;
+    p == NO_PRED || me.pn == 0 || me.dn == 0 || {
+        let c = &children[p as usize];
+        c.pn == 0 || c.dn == 0
+    }
 }
 
 /// Progress figures for `info` lines.
@@ -330,12 +346,29 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         // Step 3. Expand: probe or estimate every child.
         let mut children: Vec<Child<B::Move>> = Vec::with_capacity(moves.len());
         let mut has_path_child = false;
+        let mut groups: Vec<(u16, u32)> = Vec::new();
+        if moves.len() > 1 {
+            for &mv in &moves {
+                self.board.do_move(mv);
+                self.tt.prefetch(self.board.board_key());
+                self.board.undo_move(mv);
+            }
+        }
         for &mv in &moves {
             let dropped = self.board.dropped_kind(mv);
             let captured = self.board.captured_kind(mv);
             self.board.do_move(mv);
-            let child = self.expand_child(or_node, mv, dropped, captured, child_bound);
+            let mut child = self.expand_child(or_node, mv, dropped, captured, child_bound);
             self.board.undo_move(mv);
+            if let Some(group) = self.board.delay_group(mv) {
+                match groups.iter_mut().find(|(g, _)| *g == group) {
+                    Some((_, last)) => {
+                        child.pred = *last;
+                        *last = children.len() as u32;
+                    }
+                    None => groups.push((group, children.len() as u32)),
+                }
+            }
             if child.rep_depth != REP_NONE && child.rep_depth != REP_DEPTH_CUT {
                 has_path_child = true;
             }
@@ -503,6 +536,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         let hand = self.board.attacker_hand();
         let mut c = Child {
             mv,
+            pred: NO_PRED,
             pn: 1,
             dn: 1,
             upper: LEN_INFINITE,
@@ -540,9 +574,10 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         }
         if parent_or {
             // df-pn+: the defender's reply count is the initial pn; zero replies is mate.
-            let mut replies = Vec::new();
-            self.board.generate_and_moves(&mut replies);
-            if replies.is_empty() {
+            // Under a bound that leaves no room for another check, only "any reply?" matters.
+            let limit = if child_bound < 2 { 1 } else { usize::MAX };
+            let replies = self.board.count_and_moves(limit);
+            if replies == 0 {
                 let r = self.mated_result(hand);
                 self.tt
                     .store_proof(self.board.board_key(), r.proof_hand, 0, 1);
@@ -558,7 +593,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                 c.dn = 0;
                 return c;
             }
-            c.pn = replies.len() as PnDn;
+            c.pn = replies as PnDn;
         } else {
             c.lower = c.lower.max(1);
         }
@@ -569,7 +604,10 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
     fn numbers(or_node: bool, children: &[Child<B::Move>]) -> (PnDn, PnDn) {
         let mut min = PN_INFINITE;
         let mut sum: PnDn = 0;
-        for c in children {
+        for (i, c) in children.iter().enumerate() {
+            if !active(children, i) {
+                continue;
+            }
             let (p, d) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
             min = min.min(p);
             sum = pn_add(sum, d);
@@ -588,6 +626,9 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         let mut best_delta = PN_INFINITE;
         let mut second = PN_INFINITE;
         for (i, c) in children.iter().enumerate() {
+            if !active(children, i) {
+                continue;
+            }
             let (p, d) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
             if p < best_phi || (p == best_phi && d < best_delta) {
                 second = second.min(best_phi);

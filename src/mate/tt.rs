@@ -128,6 +128,23 @@ impl MateTable {
         (((key as u128) * (self.buckets as u128)) >> 64) as usize
     }
 
+    /// Ask the CPU to start loading the bucket of `key`. The search calls this for every child
+    /// before probing them one by one, so the cache misses overlap instead of queueing.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let ptr: *const Bucket = &self.buckets_vec[self.bucket(key)];
+            // SAFETY: `_mm_prefetch` is a hint that never faults and never reads memory
+            // architecturally; the pointer is in bounds anyway. SSE is baseline on x86_64.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// Everything the table knows about `hand` on the board `key`.
     pub fn probe(&self, key: u64, hand: MateHand) -> Probe {
         let b = &self.buckets_vec[self.bucket(key)];

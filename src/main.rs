@@ -19,7 +19,16 @@ enum Command {
     Proxy,
     /// Run the built-in df-pn mate solver as a USI engine (`go mate`).
     Mate,
-    /// Benchmarks.
+    /// Count the leaves of the legal move tree: `gougi perft <depth> [startpos | sfen <SFEN…>]
+    /// [moves …]`. Prints one `move: count` line per first move, then `nodes <total>`.
+    Perft {
+        /// Depth in plies.
+        depth: u32,
+        /// The position, as after USI `position` (default `startpos`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        position: Vec<String>,
+    },
+    /// Fixed benchmarks that print node counts, time and speed.
     Bench {
         #[command(subcommand)]
         target: BenchTarget,
@@ -39,6 +48,109 @@ enum BenchTarget {
         #[arg(long, default_value_t = 30_000)]
         limit_ms: u64,
     },
+    /// Perft on fixed positions (startpos d5, matsuri d4, bench1 d4, bench2 d4, bench3 d3,
+    /// max593 d3), with bulk counting at the leaves.
+    Perft,
+}
+
+/// `gougi perft`: divide lines, then the total as the last token of the last line.
+fn run_perft(depth: u32, position: &[String]) -> anyhow::Result<()> {
+    use gougi::shogi::{perft_divide, Position};
+    let text = position.join(" ");
+    let text = if text.trim().is_empty() {
+        "startpos"
+    } else {
+        text.trim()
+    };
+    let text =
+        if text.starts_with("startpos") || text.starts_with("sfen") || text.starts_with("position")
+        {
+            text.to_string()
+        } else {
+            format!("sfen {text}")
+        };
+    let mut pos = Position::from_usi_position(&text)?;
+    let start = std::time::Instant::now();
+    let mut total = 0u64;
+    if depth == 0 {
+        total = 1;
+    } else {
+        for (m, n) in perft_divide(&mut pos, depth) {
+            println!("{m}: {n}");
+            total += n;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    tracing::info!(depth, nodes = total, secs, "perft done");
+    println!("nodes {total}");
+    Ok(())
+}
+
+/// `gougi bench perft`: fixed positions; each line checks the count against the reference.
+fn bench_perft() -> anyhow::Result<()> {
+    use gougi::shogi::{perft, Position};
+    // (name, SFEN, depth, reference count from tests/data/perft/perft.txt)
+    const CASES: [(&str, &str, u32, u64); 6] = [
+        (
+            "startpos",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+            5,
+            19_861_490,
+        ),
+        (
+            "matsuri",
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            4,
+            516_925_165,
+        ),
+        (
+            "bench1",
+            "lnsgkgsnl/1r7/p1ppp1bpp/1p3pp2/7P1/2P6/PP1PPPP1P/1B3S1R1/LNSGKG1NL b - 9",
+            4,
+            1_307_221,
+        ),
+        (
+            "bench2",
+            "l4S2l/4g1gs1/5p1p1/pr2N1pkp/4Gn3/PP3PPPP/2GPP4/1K7/L3r+s2L w BS2N5Pb 1",
+            4,
+            153_238_280,
+        ),
+        (
+            "bench3",
+            "6n1l/2+S1k4/2lp4p/1np1B2b1/3PP4/1N1S3rP/1P2+pPP+p1/1p1G5/3KG2r1 b GSN2L4Pgs2p 1",
+            3,
+            8_420_492,
+        ),
+        (
+            "max593",
+            "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+            3,
+            53_393_368,
+        ),
+    ];
+    let mut nodes = 0u64;
+    let mut secs = 0f64;
+    let mut ok = true;
+    for (name, sfen, depth, expected) in CASES {
+        let mut pos = Position::from_sfen(sfen)?;
+        let start = std::time::Instant::now();
+        let n = perft(&mut pos, depth);
+        let t = start.elapsed().as_secs_f64();
+        let verdict = if n == expected { "ok" } else { "MISMATCH" };
+        ok &= n == expected;
+        println!(
+            "{name:<9} depth {depth} nodes {n:>12} time {t:>8.3}s nps {:>12.0} {verdict}",
+            n as f64 / t.max(1e-9)
+        );
+        nodes += n;
+        secs += t;
+    }
+    println!(
+        "total nodes {nodes} time {secs:.3}s nps {:.0}",
+        nodes as f64 / secs.max(1e-9)
+    );
+    anyhow::ensure!(ok, "perft count mismatch");
+    Ok(())
 }
 
 fn main() -> anyhow::Result<()> {
@@ -46,25 +158,26 @@ fn main() -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Proxy) {
         Command::Proxy => Ok(()),
         Command::Mate => gougi::mate::usi::run_stdio(),
-        Command::Bench {
-            target:
-                BenchTarget::Mate {
-                    files,
-                    hash,
-                    limit_ms,
-                },
-        } => {
-            let files = if files.is_empty() {
-                gougi::mate::bench::default_files(std::path::Path::new("tests/data/tsume"))
-            } else {
-                files
-            };
-            gougi::mate::bench::run_bench(
-                &files,
+        Command::Perft { depth, position } => run_perft(depth, &position),
+        Command::Bench { target } => match target {
+            BenchTarget::Perft => bench_perft(),
+            BenchTarget::Mate {
+                files,
                 hash,
-                std::time::Duration::from_millis(limit_ms),
-                &mut std::io::stdout(),
-            )
-        }
+                limit_ms,
+            } => {
+                let files = if files.is_empty() {
+                    gougi::mate::bench::default_files(std::path::Path::new("tests/data/tsume"))
+                } else {
+                    files
+                };
+                gougi::mate::bench::run_bench(
+                    &files,
+                    hash,
+                    std::time::Duration::from_millis(limit_ms),
+                    &mut std::io::stdout(),
+                )
+            }
+        },
     }
 }

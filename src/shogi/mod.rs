@@ -1,1 +1,38 @@
 //! The rules of shogi, with no I/O.
+//!
+//! - [`types`]: `Color`, `File`, `Rank`, `Square`, `PieceKind`, `Piece`, `Move`.
+//! - [`hand`]: pieces in hand, packed with guard bits.
+//! - [`bitboard`]: sets of squares in a `u128`.
+//! - [`attacks`]: attack tables, sliders, `between`/`line`.
+//! - [`position`]: `Position` — do/undo, keys, check state, repetition, declaration.
+//! - [`sfen`]: SFEN and USI `position` text in and out.
+//! - [`legality`]: `is_legal` with `IllegalMoveKind`, `parse_usi_move`, `try_play`.
+//! - [`movegen`]: `MoveList` and the legal, capture, quiet, check and evasion generators.
+//! - [`zobrist`]: hash keys.
+//! - [`notation`]: Japanese KIF move names.
+//! - [`perft`]: move-tree counts.
+
+pub mod attacks;
+pub mod bitboard;
+pub mod hand;
+pub mod legality;
+pub mod movegen;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod sfen;
+pub mod types;
+pub mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use hand::Hand;
+pub use legality::IllegalMoveKind;
+pub use movegen::{
+    generate_captures, generate_checks, generate_evasions, generate_legal, generate_quiets,
+    MoveList,
+};
+pub use notation::{ki2_move, kif_move};
+pub use perft::{perft, perft_divide};
+pub use position::{Position, Repetition};
+pub use sfen::{PositionError, SfenError, STARTPOS_SFEN};
+pub use types::{Color, File, Move, Piece, PieceKind, Rank, Square};

@@ -1,0 +1,405 @@
+//! Legal move generation into a [`MoveList`] (no heap).
+//!
+//! Moves are generated pseudo-legally per piece and filtered cheaply, never by do/undo
+//! probing: a piece pinned to its king keeps to the pin line, the king avoids attacked squares
+//! (tested with the king lifted off the board, so it cannot hide behind itself from a slider),
+//! and in check only captures of the checker and interpositions are tried (only king moves in
+//! double check). Pawn drops skip files holding an own pawn (二歩 nifu); the uchifuzume
+//! (打ち歩詰め) test runs only for a pawn dropped right in front of the enemy king.
+//!
+//! Every legal non-promotion is generated (pawn, lance, knight, silver, bishop and rook), as
+//! the perft references count them; only moves that would leave a piece with no further move
+//! (行き所のない駒) are omitted.
+
+use super::attacks::{
+    between, bishop_attacks, gold_attacks, king_attacks, knight_attacks, lance_attacks, line,
+    pawn_attacks, rook_attacks, silver_attacks,
+};
+use super::bitboard::Bitboard;
+use super::position::Position;
+use super::types::{Color, Move, PieceKind, Square};
+use std::mem::MaybeUninit;
+
+/// Capacity of a [`MoveList`]: 593 is the known maximum number of legal moves.
+pub const MAX_MOVES: usize = 600;
+
+/// A fixed-capacity list of moves on the stack.
+pub struct MoveList {
+    moves: [MaybeUninit<Move>; MAX_MOVES],
+    len: usize,
+}
+
+impl MoveList {
+    /// An empty list.
+    #[inline]
+    pub fn new() -> MoveList {
+        MoveList {
+            moves: [MaybeUninit::uninit(); MAX_MOVES],
+            len: 0,
+        }
+    }
+
+    /// Appends a move (silently dropped if the list is full, which legal generation cannot
+    /// reach).
+    #[inline]
+    pub fn push(&mut self, m: Move) {
+        debug_assert!(self.len < MAX_MOVES);
+        if self.len < MAX_MOVES {
+            self.moves[self.len] = MaybeUninit::new(m);
+            self.len += 1;
+        }
+    }
+
+    /// Number of moves.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the list is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Removes all moves.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Keeps only the moves for which `f` holds.
+    pub fn retain(&mut self, mut f: impl FnMut(Move) -> bool) {
+        let mut j = 0;
+        for i in 0..self.len {
+            // SAFETY: slots below `len` are initialised.
+            let m = unsafe { self.moves[i].assume_init() };
+            if f(m) {
+                self.moves[j] = MaybeUninit::new(m);
+                j += 1;
+            }
+        }
+        self.len = j;
+    }
+
+    /// The moves as a slice.
+    #[inline]
+    pub fn as_slice(&self) -> &[Move] {
+        // SAFETY: the first `len` slots are initialised and `MaybeUninit<Move>` has the layout
+        // of `Move`.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<Move>(), self.len) }
+    }
+
+    /// The moves as a mutable slice (for sorting).
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [Move] {
+        // SAFETY: as in `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<Move>(), self.len) }
+    }
+
+    /// Whether `m` is in the list.
+    pub fn contains(&self, m: Move) -> bool {
+        self.as_slice().contains(&m)
+    }
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        MoveList::new()
+    }
+}
+
+impl std::ops::Deref for MoveList {
+    type Target = [Move];
+    fn deref(&self) -> &[Move] {
+        self.as_slice()
+    }
+}
+
+impl std::fmt::Debug for MoveList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+#[inline(always)]
+fn push_targets(list: &mut MoveList, us: Color, kind: PieceKind, from: Square, targets: Bitboard) {
+    let zone = Bitboard::zone(us);
+    match kind {
+        PieceKind::Pawn | PieceKind::Lance | PieceKind::Knight => {
+            // Dead ranks: relative rank 1 (pawn, lance) or 1-2 (knight); all inside the zone.
+            let dead = if kind == PieceKind::Knight {
+                Bitboard::relative_ranks(us, 1, 2)
+            } else {
+                Bitboard::relative_ranks(us, 1, 1)
+            };
+            for to in targets & zone {
+                list.push(Move::new_normal(from, to, true));
+            }
+            for to in targets - dead {
+                list.push(Move::new_normal(from, to, false));
+            }
+        }
+        PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => {
+            let promo = if zone.contains(from) {
+                targets
+            } else {
+                targets & zone
+            };
+            for to in promo {
+                list.push(Move::new_normal(from, to, true));
+            }
+            for to in targets {
+                list.push(Move::new_normal(from, to, false));
+            }
+        }
+        _ => {
+            for to in targets {
+                list.push(Move::new_normal(from, to, false));
+            }
+        }
+    }
+}
+
+/// Board moves of non-king pieces to `target`, and drops to `drop_target`, legal given the pin
+/// set; the caller has already restricted the targets for check.
+#[inline(always)]
+fn gen_pieces(
+    pos: &Position,
+    list: &mut MoveList,
+    target: Bitboard,
+    drop_target: Bitboard,
+    pinned: Bitboard,
+) {
+    let us = pos.side_to_move();
+    let occ = pos.occupied();
+    let ksq = pos.king_square(us);
+    let ours = pos.pieces_of(us);
+    let restrict = |from: Square, t: Bitboard| -> Bitboard {
+        match ksq {
+            Some(k) if pinned.contains(from) => t & line(k, from),
+            _ => t,
+        }
+    };
+    for from in pos.pieces(us, PieceKind::Pawn) {
+        let t = restrict(from, pawn_attacks(us, from) & target);
+        push_targets(list, us, PieceKind::Pawn, from, t);
+    }
+    for from in pos.pieces(us, PieceKind::Lance) {
+        let t = restrict(from, lance_attacks(us, from, occ) & target);
+        push_targets(list, us, PieceKind::Lance, from, t);
+    }
+    for from in pos.pieces(us, PieceKind::Knight) {
+        let t = restrict(from, knight_attacks(us, from) & target);
+        push_targets(list, us, PieceKind::Knight, from, t);
+    }
+    for from in pos.pieces(us, PieceKind::Silver) {
+        let t = restrict(from, silver_attacks(us, from) & target);
+        push_targets(list, us, PieceKind::Silver, from, t);
+    }
+    for from in pos.golds() & ours {
+        let t = restrict(from, gold_attacks(us, from) & target);
+        push_targets(list, us, PieceKind::Gold, from, t);
+    }
+    for from in pos.pieces(us, PieceKind::Bishop) {
+        let t = restrict(from, bishop_attacks(from, occ) & target);
+        push_targets(list, us, PieceKind::Bishop, from, t);
+    }
+    for from in pos.pieces(us, PieceKind::Rook) {
+        let t = restrict(from, rook_attacks(from, occ) & target);
+        push_targets(list, us, PieceKind::Rook, from, t);
+    }
+    for from in pos.pieces(us, PieceKind::Horse) {
+        let t = restrict(
+            from,
+            (bishop_attacks(from, occ) | king_attacks(from)) & target,
+        );
+        push_targets(list, us, PieceKind::Horse, from, t);
+    }
+    for from in pos.pieces(us, PieceKind::Dragon) {
+        let t = restrict(
+            from,
+            (rook_attacks(from, occ) | king_attacks(from)) & target,
+        );
+        push_targets(list, us, PieceKind::Dragon, from, t);
+    }
+    if drop_target.any() {
+        gen_drops(pos, list, drop_target);
+    }
+}
+
+fn gen_drops(pos: &Position, list: &mut MoveList, target: Bitboard) {
+    let us = pos.side_to_move();
+    let hand = pos.hand(us);
+    if hand.is_empty() {
+        return;
+    }
+    let rank1 = Bitboard::relative_ranks(us, 1, 1);
+    if hand.has(PieceKind::Pawn) {
+        let mut files = Bitboard::EMPTY;
+        for p in pos.pieces(us, PieceKind::Pawn) {
+            files |= Bitboard::file(p.file());
+        }
+        let t = target - rank1 - files;
+        // The only square where a pawn drop can mate: right in front of the enemy king.
+        let mate_sq = pos
+            .king_square(!us)
+            .and_then(|k| pawn_attacks(!us, k).lsb());
+        for to in t {
+            if Some(to) == mate_sq && pos.is_pawn_drop_mate(to) {
+                continue;
+            }
+            list.push(Move::new_drop(PieceKind::Pawn, to));
+        }
+    }
+    if hand.has(PieceKind::Lance) {
+        for to in target - rank1 {
+            list.push(Move::new_drop(PieceKind::Lance, to));
+        }
+    }
+    if hand.has(PieceKind::Knight) {
+        for to in target - Bitboard::relative_ranks(us, 1, 2) {
+            list.push(Move::new_drop(PieceKind::Knight, to));
+        }
+    }
+    for k in [
+        PieceKind::Silver,
+        PieceKind::Gold,
+        PieceKind::Bishop,
+        PieceKind::Rook,
+    ] {
+        if hand.has(k) {
+            for to in target {
+                list.push(Move::new_drop(k, to));
+            }
+        }
+    }
+}
+
+/// Legal moves whose destination is in `mask` (drops only on empty squares of it).
+fn gen_legal_masked(pos: &Position, list: &mut MoveList, mask: Bitboard) {
+    let us = pos.side_to_move();
+    let them = !us;
+    let occ = pos.occupied();
+    let ours = pos.pieces_of(us);
+    let mask = mask - ours;
+    let empty = !occ;
+    let checkers = pos.checkers();
+    let ksq = pos.king_square(us);
+    if let Some(k) = ksq {
+        let lifted = occ.without(k);
+        for to in king_attacks(k) & mask {
+            if !pos.is_attacked(them, to, lifted) {
+                list.push(Move::new_normal(k, to, false));
+            }
+        }
+    }
+    let (target, drop_target) = if checkers.any() {
+        if checkers.more_than_one() {
+            return;
+        }
+        let c = checkers.lsb().expect("non-empty");
+        let b = ksq.map_or(Bitboard::EMPTY, |k| between(k, c));
+        (mask & (b.with(c)), mask & b)
+    } else {
+        (mask, mask & empty)
+    };
+    let pinned = pos.pinned(us);
+    gen_pieces(pos, list, target, drop_target, pinned);
+}
+
+/// All legal moves.
+pub fn generate_legal(pos: &Position, list: &mut MoveList) {
+    gen_legal_masked(pos, list, Bitboard::FULL);
+}
+
+/// Legal captures (board moves onto an enemy piece), promoting or not.
+pub fn generate_captures(pos: &Position, list: &mut MoveList) {
+    gen_legal_masked(pos, list, pos.pieces_of(!pos.side_to_move()));
+}
+
+/// Legal non-captures: board moves to empty squares and drops.
+pub fn generate_quiets(pos: &Position, list: &mut MoveList) {
+    gen_legal_masked(pos, list, !pos.occupied());
+}
+
+/// Legal moves when in check (the mate solver's AND-node generator). Out of check this is
+/// simply all legal moves.
+pub fn generate_evasions(pos: &Position, list: &mut MoveList) {
+    debug_assert!(pos.in_check());
+    gen_legal_masked(pos, list, Bitboard::FULL);
+}
+
+/// Every legal move that gives check (the mate solver's OR-node generator). Without an enemy
+/// king there are none.
+pub fn generate_checks(pos: &Position, list: &mut MoveList) {
+    let us = pos.side_to_move();
+    let Some(ek) = pos.king_square(!us) else {
+        return;
+    };
+    generate_legal(pos, list);
+    let discover = pos.slider_blockers(us, ek, pos.occupied()) & pos.pieces_of(us);
+    list.retain(|m| pos.gives_check_with(m, ek, discover));
+}
+
+impl Position {
+    /// Whether the legal move `m` gives check.
+    pub fn gives_check(&self, m: Move) -> bool {
+        let us = self.side_to_move();
+        let Some(ek) = self.king_square(!us) else {
+            return false;
+        };
+        let discover = self.slider_blockers(us, ek, self.occupied()) & self.pieces_of(us);
+        self.gives_check_with(m, ek, discover)
+    }
+
+    fn gives_check_with(&self, m: Move, ek: Square, discover: Bitboard) -> bool {
+        let us = self.side_to_move();
+        let to = m.to();
+        let occ = self.occupied();
+        match m.from() {
+            None => {
+                let kind = m.dropped_kind().expect("a drop has a kind");
+                super::attacks::attacks(us, kind, to, occ).contains(ek)
+            }
+            Some(from) => {
+                let Some(p) = self.piece_on(from) else {
+                    return false;
+                };
+                let kind = if m.is_promotion() {
+                    p.kind.promote().unwrap_or(p.kind)
+                } else {
+                    p.kind
+                };
+                let occ2 = occ.without(from).with(to);
+                if super::attacks::attacks(us, kind, to, occ2).contains(ek) {
+                    return true;
+                }
+                discover.contains(from) && !line(ek, from).contains(to)
+            }
+        }
+    }
+
+    /// All legal moves, as a new list.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut l = MoveList::new();
+        generate_legal(self, &mut l);
+        l
+    }
+
+    /// Whether the side to move is checkmated (in check with no legal move).
+    pub fn is_checkmate(&self) -> bool {
+        self.in_check() && self.legal_moves().is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests;

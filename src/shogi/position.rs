@@ -1,0 +1,530 @@
+//! [`Position`]: board, hands, side to move, move number, incremental Zobrist key, check
+//! state, do/undo, repetition (千日手 sennichite) and the entering-king declaration (入玉宣言).
+//!
+//! Invariants: `board`, `by_color`, `by_kind` and `kings` always agree; the side not to move is
+//! never in check (SFEN input that breaks this is refused), and no piece stands where it could
+//! never move again. Every function works with zero, one or two kings on the board: tsume
+//! (詰将棋) problems usually have no attacker king, and then that side simply has no king
+//! safety constraint.
+
+use super::attacks::{
+    between, bishop_attacks, bishop_pseudo_attacks, gold_attacks, knight_attacks, lance_attacks,
+    lance_pseudo_attacks, pawn_attacks, rook_attacks, rook_pseudo_attacks, silver_attacks,
+};
+use super::bitboard::Bitboard;
+use super::hand::Hand;
+use super::types::{Color, Move, Piece, PieceKind, Square};
+use super::zobrist;
+
+/// What `do_move` must remember to undo a move and to judge repetitions.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StateInfo {
+    pub(super) board_key: u64,
+    pub(super) hand_key: u64,
+    pub(super) checkers: Bitboard,
+    /// Piece captured by the move that led here.
+    pub(super) captured: Option<Piece>,
+    /// Consecutive checking moves by each color up to here (for perpetual check, 連続王手).
+    pub(super) continuous_checks: [u16; 2],
+    /// Black's hand here; with equal boards White's hand follows from it.
+    pub(super) black_hand: Hand,
+    /// The move that led here.
+    pub(super) last_move: Option<Move>,
+}
+
+/// A shogi position.
+#[derive(Clone)]
+pub struct Position {
+    pub(super) board: [Option<Piece>; 81],
+    pub(super) by_color: [Bitboard; 2],
+    pub(super) by_kind: [Bitboard; 14],
+    pub(super) hands: [Hand; 2],
+    pub(super) kings: [Option<Square>; 2],
+    pub(super) side: Color,
+    pub(super) ply: u32,
+    pub(super) st: StateInfo,
+    pub(super) history: Vec<StateInfo>,
+}
+
+/// Result of [`Position::repetition`]: how the current position repeats an earlier one with the
+/// same side to move, from the point of view of the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repetition {
+    /// No earlier occurrence (within the searched history).
+    None,
+    /// Same position, no perpetual check: a draw (千日手).
+    Draw,
+    /// Same position, and the opponent checked on every move of the cycle: the opponent loses
+    /// by perpetual check (連続王手の千日手), so the side to move wins.
+    Win,
+    /// Same position, and the side to move checked on every one of its moves of the cycle:
+    /// the side to move loses.
+    Loss,
+    /// Same board and side to move, and the side to move holds more in hand than before
+    /// (優等局面): at least as good as the earlier position.
+    Superior,
+    /// Same board and side to move, and the side to move holds less in hand (劣等局面).
+    Inferior,
+}
+
+impl Position {
+    /// An empty board, Black to move, move number 1 (for building positions by hand).
+    pub fn empty() -> Position {
+        Position {
+            board: [None; 81],
+            by_color: [Bitboard::EMPTY; 2],
+            by_kind: [Bitboard::EMPTY; 14],
+            hands: [Hand::EMPTY; 2],
+            kings: [None; 2],
+            side: Color::Black,
+            ply: 1,
+            st: StateInfo {
+                board_key: 0,
+                hand_key: 0,
+                checkers: Bitboard::EMPTY,
+                captured: None,
+                continuous_checks: [0; 2],
+                black_hand: Hand::EMPTY,
+                last_move: None,
+            },
+            history: Vec::with_capacity(256),
+        }
+    }
+
+    /// The initial position (平手).
+    pub fn startpos() -> Position {
+        Position::from_sfen(super::sfen::STARTPOS_SFEN).expect("the startpos SFEN is valid")
+    }
+
+    /// Side to move.
+    #[inline]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// The move number (SFEN's fourth field; 1 at the start, +1 per move).
+    #[inline]
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// Number of moves played with `do_move` since the position was set up.
+    #[inline]
+    pub fn game_ply(&self) -> usize {
+        self.history.len()
+    }
+
+    /// The Zobrist key of board, hands and side to move.
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.st.board_key ^ self.st.hand_key
+    }
+
+    /// The key of board and side to move only (hands excluded).
+    #[inline]
+    pub fn board_key(&self) -> u64 {
+        self.st.board_key
+    }
+
+    /// `c`'s pieces in hand.
+    #[inline]
+    pub fn hand(&self, c: Color) -> Hand {
+        self.hands[c.index()]
+    }
+
+    /// The piece on `sq`.
+    #[inline]
+    pub fn piece_on(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+
+    /// `c`'s king square, if `c` has a king.
+    #[inline]
+    pub fn king_square(&self, c: Color) -> Option<Square> {
+        self.kings[c.index()]
+    }
+
+    /// All occupied squares.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// `c`'s pieces.
+    #[inline]
+    pub fn pieces_of(&self, c: Color) -> Bitboard {
+        self.by_color[c.index()]
+    }
+
+    /// Pieces of `kind`, both colors.
+    #[inline]
+    pub fn pieces_of_kind(&self, kind: PieceKind) -> Bitboard {
+        self.by_kind[kind.index()]
+    }
+
+    /// `c`'s pieces of `kind`.
+    #[inline]
+    pub fn pieces(&self, c: Color, kind: PieceKind) -> Bitboard {
+        self.by_kind[kind.index()] & self.by_color[c.index()]
+    }
+
+    /// Gold and the four kinds that move like gold (と, 成香, 成桂, 成銀), both colors.
+    #[inline]
+    pub(super) fn golds(&self) -> Bitboard {
+        self.by_kind[PieceKind::Gold as usize]
+            | self.by_kind[PieceKind::ProPawn as usize]
+            | self.by_kind[PieceKind::ProLance as usize]
+            | self.by_kind[PieceKind::ProKnight as usize]
+            | self.by_kind[PieceKind::ProSilver as usize]
+    }
+
+    /// Whether the side to move is in check.
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.st.checkers.any()
+    }
+
+    /// The pieces giving check to the side to move.
+    #[inline]
+    pub fn checkers(&self) -> Bitboard {
+        self.st.checkers
+    }
+
+    /// The piece captured by the last move, if any.
+    #[inline]
+    pub fn captured_piece(&self) -> Option<Piece> {
+        self.st.captured
+    }
+
+    /// The last move played with `do_move`, if any.
+    #[inline]
+    pub fn last_move(&self) -> Option<Move> {
+        self.st.last_move
+    }
+
+    /// `c`'s pieces that attack `sq` given occupancy `occ`.
+    pub fn attackers_to(&self, c: Color, sq: Square, occ: Bitboard) -> Bitboard {
+        let them = !c;
+        let k = &self.by_kind;
+        let hd = k[PieceKind::Horse as usize] | k[PieceKind::Dragon as usize];
+        let king_like = k[PieceKind::King as usize] | hd;
+        let b = (pawn_attacks(them, sq) & k[PieceKind::Pawn as usize])
+            | (knight_attacks(them, sq) & k[PieceKind::Knight as usize])
+            | (silver_attacks(them, sq) & (k[PieceKind::Silver as usize] | king_like))
+            | (gold_attacks(them, sq) & (self.golds() | king_like))
+            | (lance_attacks(them, sq, occ) & k[PieceKind::Lance as usize])
+            | (bishop_attacks(sq, occ)
+                & (k[PieceKind::Bishop as usize] | k[PieceKind::Horse as usize]))
+            | (rook_attacks(sq, occ)
+                & (k[PieceKind::Rook as usize] | k[PieceKind::Dragon as usize]));
+        b & self.by_color[c.index()]
+    }
+
+    /// Whether `c` attacks `sq` given occupancy `occ`.
+    #[inline]
+    pub fn is_attacked(&self, c: Color, sq: Square, occ: Bitboard) -> bool {
+        self.attackers_to(c, sq, occ).any()
+    }
+
+    /// The pieces (either color) that alone stand between `ksq` and a slider of `slider_color`
+    /// aiming at it, given occupancy `occ`. Our pieces among them are pinned when `ksq` is our
+    /// king; they are discovered-check candidates when `ksq` is the enemy king.
+    pub fn slider_blockers(&self, slider_color: Color, ksq: Square, occ: Bitboard) -> Bitboard {
+        let k = &self.by_kind;
+        let snipers = ((lance_pseudo_attacks(!slider_color, ksq) & k[PieceKind::Lance as usize])
+            | (bishop_pseudo_attacks(ksq)
+                & (k[PieceKind::Bishop as usize] | k[PieceKind::Horse as usize]))
+            | (rook_pseudo_attacks(ksq)
+                & (k[PieceKind::Rook as usize] | k[PieceKind::Dragon as usize])))
+            & self.by_color[slider_color.index()];
+        let mut blockers = Bitboard::EMPTY;
+        for s in snipers {
+            let b = between(ksq, s) & occ;
+            if b.any() && !b.more_than_one() {
+                blockers |= b;
+            }
+        }
+        blockers
+    }
+
+    /// `c`'s pieces pinned to `c`'s king (empty without a king).
+    #[inline]
+    pub fn pinned(&self, c: Color) -> Bitboard {
+        match self.kings[c.index()] {
+            Some(k) => self.slider_blockers(!c, k, self.occupied()) & self.by_color[c.index()],
+            None => Bitboard::EMPTY,
+        }
+    }
+
+    pub(super) fn put_piece(&mut self, p: Piece, sq: Square) {
+        debug_assert!(self.board[sq.index()].is_none());
+        self.board[sq.index()] = Some(p);
+        self.by_color[p.color.index()] |= Bitboard::from_square(sq);
+        self.by_kind[p.kind.index()] |= Bitboard::from_square(sq);
+        if p.kind == PieceKind::King {
+            self.kings[p.color.index()] = Some(sq);
+        }
+    }
+
+    pub(super) fn remove_piece(&mut self, sq: Square) -> Piece {
+        let p = self.board[sq.index()]
+            .take()
+            .expect("remove_piece on an empty square");
+        self.by_color[p.color.index()] ^= Bitboard::from_square(sq);
+        self.by_kind[p.kind.index()] ^= Bitboard::from_square(sq);
+        if p.kind == PieceKind::King {
+            self.kings[p.color.index()] = None;
+        }
+        p
+    }
+
+    /// Recomputes keys, checkers and the hand record from scratch (after setting up a
+    /// position). Also what tests compare the incremental key against.
+    pub(super) fn refresh_state(&mut self) {
+        let (bk, hk) = self.compute_keys();
+        self.st.board_key = bk;
+        self.st.hand_key = hk;
+        self.st.black_hand = self.hands[0];
+        self.st.checkers = self.compute_checkers();
+    }
+
+    /// (board key, hand key) computed from scratch.
+    pub fn compute_keys(&self) -> (u64, u64) {
+        let mut bk = 0;
+        for sq in Square::ALL {
+            if let Some(p) = self.board[sq.index()] {
+                bk ^= zobrist::piece(p.color, p.kind, sq);
+            }
+        }
+        if self.side == Color::White {
+            bk ^= zobrist::SIDE;
+        }
+        let mut hk = 0u64;
+        for c in Color::ALL {
+            for k in PieceKind::HAND {
+                hk = hk.wrapping_add(
+                    zobrist::hand(c, k).wrapping_mul(self.hands[c.index()].count(k) as u64),
+                );
+            }
+        }
+        (bk, hk)
+    }
+
+    fn compute_checkers(&self) -> Bitboard {
+        match self.kings[self.side.index()] {
+            Some(k) => self.attackers_to(!self.side, k, self.occupied()),
+            None => Bitboard::EMPTY,
+        }
+    }
+
+    /// Plays `m`, which must be legal (see [`Position::is_legal`]; moves from the generators
+    /// are). For input from outside use [`Position::try_play`].
+    pub fn do_move(&mut self, m: Move) {
+        let us = self.side;
+        let them = !us;
+        let prev = self.st;
+        self.history.push(prev);
+        let mut bk = prev.board_key ^ zobrist::SIDE;
+        let mut hk = prev.hand_key;
+        let mut captured = None;
+        let to = m.to();
+        if let Some(kind) = m.dropped_kind() {
+            debug_assert!(self.hands[us.index()].has(kind));
+            self.hands[us.index()].remove(kind);
+            hk = hk.wrapping_sub(zobrist::hand(us, kind));
+            self.put_piece(Piece::new(us, kind), to);
+            bk ^= zobrist::piece(us, kind, to);
+        } else {
+            let from = Square::from_index_unchecked(m.origin_index());
+            if let Some(cap) = self.board[to.index()] {
+                debug_assert!(cap.color == them && cap.kind != PieceKind::King);
+                self.remove_piece(to);
+                bk ^= zobrist::piece(them, cap.kind, to);
+                let hkind = cap.kind.unpromote();
+                self.hands[us.index()].add(hkind);
+                hk = hk.wrapping_add(zobrist::hand(us, hkind));
+                captured = Some(cap);
+            }
+            let p = self.remove_piece(from);
+            debug_assert!(p.color == us);
+            bk ^= zobrist::piece(us, p.kind, from);
+            let kind = if m.is_promotion() {
+                p.kind.promote().unwrap_or(p.kind)
+            } else {
+                p.kind
+            };
+            self.put_piece(Piece::new(us, kind), to);
+            bk ^= zobrist::piece(us, kind, to);
+        }
+        self.side = them;
+        self.ply += 1;
+        let checkers = self.compute_checkers();
+        let mut cc = prev.continuous_checks;
+        cc[us.index()] = if checkers.any() {
+            cc[us.index()].saturating_add(1)
+        } else {
+            0
+        };
+        self.st = StateInfo {
+            board_key: bk,
+            hand_key: hk,
+            checkers,
+            captured,
+            continuous_checks: cc,
+            black_hand: self.hands[0],
+            last_move: Some(m),
+        };
+    }
+
+    /// Takes back `m`, which must be the last move played with `do_move`.
+    pub fn undo_move(&mut self, m: Move) {
+        debug_assert_eq!(self.st.last_move, Some(m));
+        let them = self.side;
+        let us = !them;
+        let to = m.to();
+        let p = self.remove_piece(to);
+        if let Some(kind) = m.dropped_kind() {
+            self.hands[us.index()].add(kind);
+        } else {
+            let from = Square::from_index_unchecked(m.origin_index());
+            let kind = if m.is_promotion() {
+                p.kind.unpromote()
+            } else {
+                p.kind
+            };
+            self.put_piece(Piece::new(us, kind), from);
+            if let Some(cap) = self.st.captured {
+                self.hands[us.index()].remove(cap.kind.unpromote());
+                self.put_piece(cap, to);
+            }
+        }
+        self.side = us;
+        self.ply -= 1;
+        self.st = self
+            .history
+            .pop()
+            .expect("undo_move without a matching do_move");
+    }
+
+    /// Passes the turn (null move, for search). The side to move must not be in check.
+    pub fn do_null_move(&mut self) {
+        debug_assert!(!self.in_check());
+        self.history.push(self.st);
+        self.st.board_key ^= zobrist::SIDE;
+        self.st.captured = None;
+        self.st.last_move = None;
+        self.st.continuous_checks[self.side.index()] = 0;
+        self.side = !self.side;
+        self.ply += 1;
+        self.st.checkers = Bitboard::EMPTY;
+    }
+
+    /// Takes back [`Position::do_null_move`].
+    pub fn undo_null_move(&mut self) {
+        self.side = !self.side;
+        self.ply -= 1;
+        self.st = self
+            .history
+            .pop()
+            .expect("undo_null_move without do_null_move");
+    }
+
+    /// Looks back up to `max_plies` plies for an earlier position with the same board and side
+    /// to move (only positions reached with `do_move`), and classifies the most recent one.
+    /// This flags the first recurrence, as search wants; the official sennichite needs four
+    /// occurrences, see [`Position::repetition_count`].
+    pub fn repetition(&self, max_plies: usize) -> Repetition {
+        let n = self.history.len();
+        let limit = max_plies.min(n);
+        let mut d = 4;
+        while d <= limit {
+            let old = &self.history[n - d];
+            if old.board_key == self.st.board_key {
+                let us = self.side;
+                let (mine_now, mine_then) = if us == Color::Black {
+                    (self.st.black_hand, old.black_hand)
+                } else {
+                    // With equal boards both sides' hands sum to the same total, so White's
+                    // hand grows exactly when Black's shrinks.
+                    (old.black_hand, self.st.black_hand)
+                };
+                if mine_now == mine_then {
+                    let moves_each = (d / 2) as u16;
+                    let cc = self.st.continuous_checks;
+                    if cc[(!us).index()] >= moves_each {
+                        return Repetition::Win;
+                    }
+                    if cc[us.index()] >= moves_each {
+                        return Repetition::Loss;
+                    }
+                    return Repetition::Draw;
+                }
+                return if mine_now.is_superior_or_equal(mine_then) {
+                    Repetition::Superior
+                } else {
+                    Repetition::Inferior
+                };
+            }
+            d += 2;
+        }
+        Repetition::None
+    }
+
+    /// How many times the current position (board, hands, side) has occurred, this one
+    /// included, since the position was set up. Four means sennichite (千日手).
+    pub fn repetition_count(&self) -> usize {
+        let key = self.key();
+        1 + self
+            .history
+            .iter()
+            .rev()
+            .skip(1)
+            .step_by(2)
+            .filter(|s| s.board_key ^ s.hand_key == key)
+            .count()
+    }
+
+    /// Whether the side to move may declare a win by entering king (入玉宣言), under the CSA
+    /// 27-point rule: the king is in the three far ranks, the side is not in check, at least
+    /// ten other own pieces are in those ranks, and the points of those pieces plus the pieces
+    /// in hand (rook and bishop types 5, others 1) reach 28 for Black or 27 for White.
+    pub fn declaration_win(&self) -> bool {
+        let us = self.side;
+        let Some(k) = self.kings[us.index()] else {
+            return false;
+        };
+        if !k.in_zone(us) || self.in_check() {
+            return false;
+        }
+        let zone = Bitboard::zone(us) & self.by_color[us.index()];
+        let others = zone.without(k);
+        if others.count() < 10 {
+            return false;
+        }
+        let big = self.by_kind[PieceKind::Bishop as usize]
+            | self.by_kind[PieceKind::Rook as usize]
+            | self.by_kind[PieceKind::Horse as usize]
+            | self.by_kind[PieceKind::Dragon as usize];
+        let h = self.hands[us.index()];
+        let big_count =
+            (others & big).count() + h.count(PieceKind::Bishop) + h.count(PieceKind::Rook);
+        let small_count = (others - big).count() + h.total()
+            - h.count(PieceKind::Bishop)
+            - h.count(PieceKind::Rook);
+        let points = big_count * 5 + small_count;
+        points >= if us == Color::Black { 28 } else { 27 }
+    }
+}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({})", self.to_sfen())
+    }
+}
+
+impl PartialEq for Position {
+    /// Same board, hands, side to move and move number (history is not compared).
+    fn eq(&self, o: &Position) -> bool {
+        self.board == o.board && self.hands == o.hands && self.side == o.side && self.ply == o.ply
+    }
+}

@@ -14,8 +14,8 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use gougi::mate::core_board::CoreBoard;
 use gougi::mate::problems::{parse_problems, Problem};
-use gougi::mate::rules::TsumePosition;
 use gougi::mate::{solve, MateMode, MateOutcome, MateTable, SolveLimits};
 use shogi_core::{Color, Hand, Move, PartialPosition, Piece, PieceKind, Square};
 
@@ -176,7 +176,8 @@ fn oracle_check(sfen: &str, moves: &[String]) -> Result<usize, String> {
 // ---------------------------------------------------------------- solving files
 
 fn solve_problem(p: &Problem, tt: &mut MateTable) -> Result<(), String> {
-    let mut pos = TsumePosition::from_sfen(&p.sfen).map_err(|e| e.to_string())?;
+    let pos = gougi::shogi::Position::from_sfen(&p.sfen).map_err(|e| e.to_string())?;
+    let mut pos = CoreBoard::new(pos);
     tt.clear();
     let stop = AtomicBool::new(false);
     let limits = SolveLimits {

@@ -9,7 +9,6 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use super::problems::{check_mate_line, parse_problems};
-use super::rules::TsumePosition;
 use super::solver::{solve, MateMode, MateOutcome, SolveLimits};
 use super::tt::MateTable;
 
@@ -44,7 +43,6 @@ pub fn run_problem(
     tt: &mut MateTable,
     limit: Duration,
 ) -> Result<ProblemResult, String> {
-    let mut pos = TsumePosition::from_sfen(sfen).map_err(|e| e.to_string())?;
     tt.clear();
     let stop = AtomicBool::new(false);
     let start = Instant::now();
@@ -53,7 +51,10 @@ pub fn run_problem(
         stop: &stop,
         mode: MateMode::Shortest,
     };
-    let (outcome, stats) = solve(&mut pos, tt, &limits, None);
+    let pos = crate::shogi::Position::from_sfen(sfen).map_err(|e| e.to_string())?;
+    let mut board = super::core_board::CoreBoard::new(pos);
+    let (outcome, stats) = solve(&mut board, tt, &limits, None);
+    let outcome = outcome.map_moves(|m| m.to_string());
     let time = start.elapsed();
     let (solved, shortest, answer) = match (&outcome, expected) {
         (MateOutcome::Mate { moves, .. }, _) => {

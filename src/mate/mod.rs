@@ -7,7 +7,7 @@
 //! - [`tt`]: the transposition table keyed by board, with proof/disproof pieces (証明駒/反証駒).
 //! - [`board`]: the [`MateBoard`] trait the search runs over.
 //! - [`search`]: df-pn with df-pn+ estimates, repetition (GHI-safe) handling and TCA.
-//! - [`rules`]: a private shogi position (checks, evasions) the solver runs on for now.
+//! - [`core_board`]: the [`MateBoard`] over the rules core (`crate::shogi`) generators.
 //! - [`problems`]: problem files and a rules-only mate-line checker.
 //! - [`solver`]: first proof, shortest-mate re-search, iterative PV extraction.
 //!
@@ -17,10 +17,10 @@
 
 pub mod bench;
 pub mod board;
+pub mod core_board;
 pub mod hand;
 pub mod pndn;
 pub mod problems;
-pub mod rules;
 pub mod search;
 pub mod solver;
 pub mod tt;

@@ -1,10 +1,11 @@
-//! Tsume problem files (`tests/data/tsume/` format) and an independent-of-search mate checker.
+//! Tsume problem files (`tests/data/tsume/` format) and a mate-line checker that uses the
+//! rules core's legal move list, not the solver.
 //!
 //! Format, one problem per line, `#` comments:
 //! `sfen <board> <side> <hands> <ply> <expected> [moves…]`, where `<expected>` is the minimax
 //! mate length in plies or `nomate`.
 
-use super::rules::TsumePosition;
+use crate::shogi::{generate_legal, MoveList, Position};
 
 /// One problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,7 +56,7 @@ pub fn parse_problems(text: &str) -> Result<Vec<Problem>, String> {
 /// and the final position checkmate (the defender in check with no legal move). Returns the
 /// length. This uses only the rules (legal move lists), never the solver.
 pub fn check_mate_line(sfen: &str, moves: &[String]) -> Result<usize, String> {
-    let mut pos = TsumePosition::from_sfen(sfen).map_err(|e| e.to_string())?;
+    let mut pos = Position::from_sfen(sfen).map_err(|e| e.to_string())?;
     if moves.len() % 2 == 0 {
         return Err(format!(
             "a mate has an odd number of plies, got {}",
@@ -64,16 +65,16 @@ pub fn check_mate_line(sfen: &str, moves: &[String]) -> Result<usize, String> {
     }
     for (i, text) in moves.iter().enumerate() {
         let m = pos
-            .parse_move(text)
-            .map_err(|_| format!("ply {}: {text} is not legal", i + 1))?;
+            .parse_usi_move(text)
+            .map_err(|e| format!("ply {}: {text} is not legal ({e})", i + 1))?;
         pos.do_move(m);
-        if i % 2 == 0 && !pos.in_check_now() {
+        if i % 2 == 0 && !pos.in_check() {
             return Err(format!("ply {}: {text} is not a check", i + 1));
         }
     }
-    let mut replies = Vec::new();
-    pos.legal_moves(&mut replies);
-    if !pos.in_check_now() || !replies.is_empty() {
+    let mut replies = MoveList::new();
+    generate_legal(&pos, &mut replies);
+    if !pos.in_check() || !replies.is_empty() {
         return Err(format!(
             "the final position is not mate ({} replies)",
             replies.len()

@@ -604,6 +604,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
     fn numbers(or_node: bool, children: &[Child<B::Move>]) -> (PnDn, PnDn) {
         let mut min = PN_INFINITE;
         let mut sum: PnDn = 0;
+        let mut resolved = false;
         for (i, c) in children.iter().enumerate() {
             if !active(children, i) {
                 continue;
@@ -611,6 +612,13 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             let (p, d) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
             min = min.min(p);
             sum = pn_add(sum, d);
+            resolved |= d >= PN_INFINITE;
+        }
+        if !resolved {
+            // A sum of finite numbers stays finite: only a resolved child makes it infinite.
+            // Otherwise an unresolved node could look resolved to the `>= threshold` test at
+            // the root (threshold infinity) and the search would spin without progress.
+            sum = sum.min(PN_INFINITE - 1);
         }
         if or_node {
             (min, sum)

@@ -46,6 +46,20 @@ pub enum MateOutcome<M> {
     Timeout,
 }
 
+impl<M> MateOutcome<M> {
+    /// The same outcome with every move mapped (e.g. to USI text).
+    pub fn map_moves<N>(self, f: impl FnMut(M) -> N) -> MateOutcome<N> {
+        match self {
+            MateOutcome::Mate { moves, minimal } => MateOutcome::Mate {
+                moves: moves.into_iter().map(f).collect(),
+                minimal,
+            },
+            MateOutcome::NoMate => MateOutcome::NoMate,
+            MateOutcome::Timeout => MateOutcome::Timeout,
+        }
+    }
+}
+
 /// Limits for one solve.
 pub struct SolveLimits<'a> {
     pub deadline: Option<Instant>,

@@ -25,10 +25,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::rules::TsumePosition;
+use super::core_board::CoreBoard;
 use super::search::Progress;
 use super::solver::{solve, MateMode, MateOutcome, SolveLimits};
 use super::tt::MateTable;
+use crate::shogi::Position;
 
 const DEFAULT_HASH_MB: usize = 256;
 const MAX_HASH_MB: usize = 1 << 20;
@@ -52,7 +53,7 @@ enum GoKind {
 
 struct Engine {
     options: Options,
-    position: Option<TsumePosition>,
+    position: Option<CoreBoard>,
     table: Arc<Mutex<MateTable>>,
     table_mb: usize,
     stop: Arc<AtomicBool>,
@@ -254,7 +255,7 @@ impl Engine {
 }
 
 fn search_and_answer(
-    mut position: TsumePosition,
+    mut position: CoreBoard,
     table: Arc<Mutex<MateTable>>,
     stop: Arc<AtomicBool>,
     options: Options,
@@ -263,7 +264,7 @@ fn search_and_answer(
     wait_for_stop: bool,
 ) {
     let start = Instant::now();
-    let outcome = if options.root_in_check_nomate && position.in_check_now() {
+    let outcome = if options.root_in_check_nomate && position.pos.in_check() {
         (MateOutcome::NoMate, 0)
     } else {
         let mut table = match table.lock() {
@@ -276,7 +277,7 @@ fn search_and_answer(
             stop: &stop,
             mode: options.mode,
         };
-        let mut report = |p: &Progress<'_, super::rules::RMove>| {
+        let mut report = |p: &Progress<'_, crate::shogi::types::Move>| {
             let pv: Vec<String> = p.line.iter().map(|m| m.to_string()).collect();
             emit(&format!(
                 "info time {} nodes {} nps {} hashfull {}{}{}",
@@ -341,29 +342,9 @@ fn parse_setoption(line: &str) -> Option<(String, String)> {
 
 /// `position startpos|sfen <4 fields> [moves …]` → the position after the moves, with its
 /// side to move as the attacker.
-fn parse_position(line: &str) -> Result<TsumePosition, String> {
-    let rest = line
-        .strip_prefix("position")
-        .ok_or("not a position command")?
-        .trim();
-    let (base, moves) = match rest.find(" moves") {
-        Some(i) => (&rest[..i], rest[i + " moves".len()..].trim()),
-        None => (rest.strip_suffix("moves").unwrap_or(rest).trim(), ""),
-    };
-    let mut pos = if base == "startpos" {
-        TsumePosition::from_sfen("startpos")
-    } else if let Some(sfen) = base.strip_prefix("sfen") {
-        TsumePosition::from_sfen(sfen.trim())
-    } else {
-        return Err(format!("expected startpos or sfen: {line}"));
-    }
-    .map_err(|e| e.to_string())?;
-    for text in moves.split_whitespace() {
-        let m = pos.parse_move(text).map_err(|e| e.to_string())?;
-        pos.do_move(m);
-    }
-    pos.set_attacker_to_side_to_move();
-    Ok(pos)
+fn parse_position(line: &str) -> Result<CoreBoard, String> {
+    let pos = Position::from_usi_position(line).map_err(|e| e.to_string())?;
+    Ok(CoreBoard::new(pos))
 }
 
 #[cfg(test)]
@@ -386,12 +367,12 @@ mod tests {
     #[test]
     fn positions_parse_with_moves_and_reject_illegal_ones() {
         let p = parse_position("position startpos moves 7g7f 3c3d").unwrap();
-        assert_eq!(p.side_to_move(), 0);
+        assert_eq!(p.pos.side_to_move(), crate::shogi::types::Color::Black);
         assert!(parse_position("position startpos moves 7g7e").is_err());
         assert!(parse_position("position sfen 9/9 b - 1").is_err());
         assert!(parse_position("position banana").is_err());
         let p = parse_position("position sfen 6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1")
             .unwrap();
-        assert_eq!(p.played().len(), 0);
+        assert!(!p.pos.in_check());
     }
 }

@@ -438,3 +438,29 @@ fn usi_stop_is_honoured_at_once() {
         sent.elapsed()
     );
 }
+
+#[test]
+fn usi_root_in_check_option() {
+    // Both kings; the side to move (the attacker) is in check. `evade` (default) searches on
+    // with moves that escape and give check (a 7-ply mate); `nomate` refuses at once.
+    let sfen = "k3l3R/p4s3/9/N8/4p4/4KBB2/9/1pp+l+l+l+n+n+n/+s+s+sggggr1 b 14p 1";
+    let mut e = Engine::start();
+    e.send("isready");
+    e.until("readyok", Duration::from_secs(10));
+    e.send(&format!("position sfen {sfen}"));
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", Duration::from_secs(15));
+    let moves: Vec<String> = lines
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .map(String::from)
+        .collect();
+    assert_eq!(oracle_check(sfen, &moves), Ok(7), "{lines:?}");
+    e.send("setoption name RootInCheck value nomate");
+    e.send(&format!("position sfen {sfen}"));
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", Duration::from_secs(15));
+    assert_eq!(lines.last().unwrap(), "checkmate nomate");
+}

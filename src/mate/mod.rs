@@ -6,7 +6,8 @@
 //! - [`bench`]: `gougi bench mate`.
 //! - [`tt`]: the transposition table keyed by board, with proof/disproof pieces (証明駒/反証駒).
 //! - [`board`]: the [`MateBoard`] trait the search runs over.
-//! - [`search`]: df-pn with df-pn+ estimates, repetition (GHI-safe) handling and TCA.
+//! - [`search`]: df-pn with df-pn+ estimates, 1+ε thresholds, delayed expansion, repetition
+//!   (GHI-safe) handling and TCA.
 //! - [`core_board`]: the [`MateBoard`] over the rules core (`crate::shogi`) generators.
 //! - [`problems`]: problem files and a rules-only mate-line checker.
 //! - [`solver`]: first proof, shortest-mate re-search, iterative PV extraction.

@@ -26,6 +26,13 @@
 //!   whose cycle closes at or below the node itself is path-independent; anything else is
 //!   never stored in the table as a disproof (the graph-history-interaction (GHI) problem),
 //!   it lives only in the parent's local child list;
+//! - the 1+ε trick for child thresholds (ε = 1/4): without it, nikami_kongo_shtsume.txt
+//!   takes about ten times more nodes (measured with `gougi bench mate`);
+//! - delayed expansion (after KomoringHeights): drops on the same interposition square, and the
+//!   non-promoting form of a pawn/bishop/rook move, wait until the previous one is resolved,
+//!   so futile interpositions do not inflate an AND node's proof number;
+//! - double counting in DAGs is not corrected; sums are only kept finite (below infinity)
+//!   while no child is resolved, so an unresolved root never passes for a resolved one;
 //! - threshold control (TCA, Kishimoto 2010): when a node has a child on the current path, its
 //!   thresholds are raised just above its numbers so it keeps searching instead of bouncing
 //!   between ancestors with unchanged numbers;
@@ -33,7 +40,8 @@
 //!   bounded by [`MAX_DEPTH`], beyond which a node reports "unknown" (never stored).
 //!
 //! References: Nagai 2002 (df-pn); Kishimoto & Müller 2005 (GHI, df-pn+); Kishimoto 2010
-//! (TCA); Kaneko et al. (proof/disproof pieces); KomoringHeights (design study only).
+//! (TCA); Pawlewicz & Lew 2007 (1+ε); Kaneko et al. (proof/disproof pieces); KomoringHeights
+//! (design study only, no code taken).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

@@ -358,7 +358,10 @@ fn pick_defender_move<B: MateBoard>(
         .zip(&lengths)
         .max_by_key(|(_, &u)| u)
         .map(|(&m, &u)| (m, u))?;
-    if !exact || longest.1 + 1 == remaining || remaining < 3 {
+    // Without the minimality proof, take the reply with the longest known mate. With it, a
+    // long *known* mate is not enough (it is only an upper bound): the reply must be proven
+    // to have no mate shorter than `remaining - 1`, or the line could shrink further down.
+    if !exact || remaining < 3 {
         return Some(longest);
     }
     // Find a reply after which no mate shorter than `remaining - 1` exists.

@@ -307,6 +307,11 @@ fn search_and_answer(
             std::thread::sleep(Duration::from_millis(5));
         }
     }
+    if let MateOutcome::Mate { minimal: false, .. } = outcome {
+        if options.mode == MateMode::Shortest {
+            emit("info string mate found, but not proven shortest in time");
+        }
+    }
     match (kind, outcome) {
         (GoKind::Mate, MateOutcome::Mate { moves, .. }) => {
             let text: Vec<String> = moves.iter().map(|m| m.to_string()).collect();

@@ -471,3 +471,34 @@ fn usi_root_in_check_option() {
     let lines = e.until("checkmate", Duration::from_secs(15));
     assert_eq!(lines.last().unwrap(), "checkmate nomate");
 }
+
+#[test]
+#[ignore = "寿 (611 plies) needs an 8 GB table and minutes; run with --ignored --release"]
+fn kotobuki_611() {
+    let path = format!(
+        "{}/tests/data/tsume/long_famous.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let problem = parse_problems(&text)
+        .unwrap()
+        .into_iter()
+        .find(|p| p.expected == Some(611))
+        .unwrap();
+    let mut tt = MateTable::new(8192);
+    let pos = gougi::shogi::Position::from_sfen(&problem.sfen).unwrap();
+    let mut board = CoreBoard::new(pos);
+    let stop = AtomicBool::new(false);
+    let limits = SolveLimits {
+        deadline: Some(Instant::now() + Duration::from_secs(600)),
+        stop: &stop,
+        mode: MateMode::Shortest,
+    };
+    let (outcome, _) = solve(&mut board, &mut tt, &limits, None);
+    let MateOutcome::Mate { moves, minimal } = outcome else {
+        panic!("no mate: {outcome:?}");
+    };
+    let text: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+    assert_eq!(oracle_check(&problem.sfen, &text), Ok(611));
+    assert!(minimal);
+}

@@ -7,6 +7,7 @@
 //! - [`gougi`]: consultation — the coordinator, rounds, deadlines, policies, annotated lines.
 //! - [`shogi`]: the rules — types, bitboards, positions, legal move generation, notation. No I/O.
 //! - [`usi`]: the USI protocol as types; parse and format round-trip. No processes.
+//! - [`mate`]: the df-pn mate (tsume) solver, its `gougi mate` USI loop and `bench mate`.
 //! - [`search`]: the built-in alpha-beta engine (`gougi search`, `gougi bench search`).
 //!
 //! Dependency arrows (a module may use only what it points to):
@@ -14,12 +15,14 @@
 //! ```text
 //! gougi ──> member, usi, shogi, config
 //! member ──> usi, config
+//! mate ──> shogi, usi
 //! search ──> shogi (its own board in `search::board` for now)
 //! usi, shogi, config: leaves
 //! ```
 
 pub mod config;
 pub mod gougi;
+pub mod mate;
 pub mod member;
 pub mod search;
 pub mod shogi;

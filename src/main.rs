@@ -37,6 +37,8 @@ enum Command {
     },
     /// Run the built-in alpha-beta search as a USI engine on stdin/stdout.
     Search,
+    /// Run the built-in df-pn mate solver as a USI engine (`go mate`).
+    Mate,
     /// An instant USI engine (first legal move at once), the member of `gougi bench proxy`.
     #[command(hide = true)]
     BenchMember {
@@ -51,6 +53,17 @@ enum BenchTarget {
     /// Perft on fixed positions (startpos d5, matsuri d4, bench1 d4, bench2 d4, bench3 d3,
     /// max593 d3), with bulk counting at the leaves.
     Perft,
+    /// Solve tsume problem files (default: tests/data/tsume/*.txt except long_famous.txt).
+    Mate {
+        /// Problem files.
+        files: Vec<std::path::PathBuf>,
+        /// Table size in MiB.
+        #[arg(long, default_value_t = 256)]
+        hash: usize,
+        /// Time limit per problem in milliseconds.
+        #[arg(long, default_value_t = 30_000)]
+        limit_ms: u64,
+    },
     /// Fixed-depth search of fixed positions on one thread: node signature and nps.
     Search {
         /// Search depth.
@@ -195,10 +208,24 @@ fn main() -> anyhow::Result<()> {
         Command::Proxy => gougi::gougi::run_proxy(cli.config.as_deref()),
         Command::Perft { depth, position } => run_perft(depth, &position),
         Command::Search => gougi::search::engine::run_usi(),
+        Command::Mate => gougi::mate::usi::run_stdio(),
         Command::BenchMember { infos } => gougi::gougi::bench::instant_member(infos),
         Command::Bench { target } => match target {
             BenchTarget::Perft => bench_perft(),
             BenchTarget::Search { depth, file } => bench_search(depth, file),
+            BenchTarget::Mate {
+                files,
+                hash,
+                limit_ms,
+            } => {
+                let files = if files.is_empty() {
+                    gougi::mate::bench::default_files(std::path::Path::new("tests/data/tsume"))
+                } else {
+                    files
+                };
+                let limit = std::time::Duration::from_millis(limit_ms);
+                gougi::mate::bench::run_bench(&files, hash, limit, &mut std::io::stdout())
+            }
             BenchTarget::Proxy {
                 rounds,
                 infos,

@@ -1,0 +1,65 @@
+//! What the df-pn search needs from a position, as a trait.
+//!
+//! Why a trait: the search, the table and the PV logic are independent of how moves are
+//! generated. The production implementation wraps the core's `shogi::Position` (its check and
+//! evasion generators); the unit tests also run the search over small hand-made AND/OR graphs
+//! (with cycles), which pin down the df-pn, repetition and shortest-mate logic exactly.
+//!
+//! Invariants every implementation keeps:
+//! - the attacker is the side to move at OR nodes; [`MateBoard::generate_or_moves`] gives every
+//!   legal checking move, [`MateBoard::generate_and_moves`] every legal reply of the defender
+//!   (futile interpositions (無駄合) included);
+//! - [`MateBoard::board_key`] identifies the position without the hands, so that the table can
+//!   relate positions that differ only by the attacker's hand (dominance, 優越関係);
+//! - [`MateBoard::position_key`] identifies the whole position (hands included), for repetition.
+
+use super::hand::{HandKind, MateHand};
+
+/// A position the mate solver can search.
+pub trait MateBoard {
+    /// A move; `Display` is the USI text.
+    type Move: Copy + Eq + std::fmt::Display + std::fmt::Debug;
+
+    /// Hash of the board and side to move, hands excluded.
+    fn board_key(&self) -> u64;
+    /// Hash of the full position (board, side to move, both hands).
+    fn position_key(&self) -> u64;
+    /// The attacker's hand (the attacker is the side to move at the root).
+    fn attacker_hand(&self) -> MateHand;
+    /// The defender's hand.
+    fn defender_hand(&self) -> MateHand;
+    /// Every legal checking move of the side to move (OR node).
+    fn generate_or_moves(&mut self, out: &mut Vec<Self::Move>);
+    /// Every legal move of the side to move, which is in check (AND node).
+    fn generate_and_moves(&mut self, out: &mut Vec<Self::Move>);
+    /// How many legal replies the side to move (in check) has, counting at most `limit`.
+    /// Zero means checkmate. Implementations should stop generating at `limit`.
+    fn count_and_moves(&mut self, limit: usize) -> usize {
+        let mut moves = Vec::new();
+        self.generate_and_moves(&mut moves);
+        moves.len().min(limit)
+    }
+    /// Moves that share a delay group (at the same node) are searched one after another
+    /// (KomoringHeights' delayed expansion): the later one only counts once the earlier one is
+    /// resolved. Used for drops on the same interposition square (futile interpositions
+    /// (無駄合) would otherwise multiply an AND node's proof number) and for the promoting and
+    /// non-promoting forms of one move. `None`: never delayed.
+    fn delay_group(&self, _m: Self::Move) -> Option<u16> {
+        None
+    }
+    /// Play a move.
+    fn do_move(&mut self, m: Self::Move);
+    /// Take back the last move `m`.
+    fn undo_move(&mut self, m: Self::Move);
+    /// If `m` (legal here) is a drop, the kind dropped.
+    fn dropped_kind(&self, m: Self::Move) -> Option<HandKind>;
+    /// If `m` (legal here) captures, the kind the capturer puts in hand.
+    fn captured_kind(&self, m: Self::Move) -> Option<HandKind>;
+    /// At an AND node: whether some check could in principle be blocked by a drop (an empty
+    /// square lies between a distant checker and the king). Proof pieces (証明駒) must then
+    /// keep every attacker piece of the kinds the defender lacks, since with fewer of them the
+    /// defender would hold one and could interpose.
+    fn check_is_blockable(&self) -> bool;
+    /// Whether the side to move is in check.
+    fn in_check(&self) -> bool;
+}

@@ -1,0 +1,36 @@
+//! The built-in df-pn mate (tsume, 詰将棋) solver.
+//!
+//! - [`pndn`]: proof/disproof numbers and mate-length bounds.
+//! - [`hand`]: the attacker's hand as the table compares it (dominance, 優越関係).
+//! - [`usi`]: the `gougi mate` USI engine loop.
+//! - [`bench`]: `gougi bench mate`.
+//! - [`tt`]: the transposition table keyed by board, with proof/disproof pieces (証明駒/反証駒).
+//! - [`board`]: the [`MateBoard`] trait the search runs over.
+//! - [`search`]: df-pn with df-pn+ estimates, 1+ε thresholds, delayed expansion, repetition
+//!   (GHI-safe) handling and TCA.
+//! - [`core_board`]: the [`MateBoard`] over the rules core (`crate::shogi`) generators.
+//! - [`problems`]: problem files and a rules-only mate-line checker.
+//! - [`solver`]: first proof, shortest-mate re-search, iterative PV extraction.
+//!
+//! Invariants: the side to move at the root is the attacker; repetition is a failure for the
+//! attacker (tsume rules); the reported line is a legal mate, and in
+//! [`MateMode::Shortest`] with `minimal == true` no shorter mate exists under plain minimax.
+
+pub mod bench;
+pub mod board;
+pub mod core_board;
+pub mod hand;
+pub mod pndn;
+pub mod problems;
+pub mod search;
+pub mod solver;
+pub mod tt;
+pub mod usi;
+
+#[cfg(test)]
+mod graph_tests;
+
+pub use board::MateBoard;
+pub use hand::{HandKind, MateHand};
+pub use solver::{solve, MateMode, MateOutcome, SolveLimits, SolveStats};
+pub use tt::MateTable;

@@ -1,0 +1,660 @@
+//! Depth-first proof-number search (df-pn) with a mate-length bound.
+//!
+//! One node is searched by [`Dfpn::search`]: it expands the node once (every child probed in
+//! the table, or estimated), then loops — pick the most-proving child, search it with
+//! thresholds derived from the second-best child (Nagai's df-pn), update its cached numbers —
+//! until the node's numbers cross its thresholds or it is proven or disproven.
+//!
+//! Bounded search: every call carries `bound`, the longest mate (in plies from this node) that
+//! counts. A node is *proven* when a mate of length ≤ `bound` is known and *disproven* when no
+//! mate shorter than `bound + 1` exists. The first search uses `LEN_UNBOUNDED`; the
+//! shortest-mate driver ([`super::solver`]) then re-searches with `bound = L - 2` until that
+//! fails, which proves the length `L` minimal under plain minimax. Lengths are kept as an
+//! interval per node: `upper` (a proven mate length) and `lower` (no mate shorter than it),
+//! combined as `1 + min` at OR nodes and `1 + max` at AND nodes.
+//!
+//! Further pieces:
+//! - df-pn+ initial estimates: a check's pn starts at the number of the defender's replies
+//!   (counting them is also the 1-ply mate test: zero replies is mate);
+//! - a position with no checks is a disproof found at expansion (no-mate-possible leaf);
+//! - proof pieces (証明駒): OR node = the proving child's proof hand plus the dropped piece,
+//!   minus the captured one; AND node = the union of its children's proof hands, plus every
+//!   attacker piece of a kind the defender lacks when the check could be blocked by a drop;
+//!   disproof pieces (反証駒) are kept conservative: the node's own hand;
+//! - repetition (千日手) is a failure for the attacker. Such a disproof depends on the path:
+//!   results carry `rep_depth`, the shallowest ancestor their failure goes through. A result
+//!   whose cycle closes at or below the node itself is path-independent; anything else is
+//!   never stored in the table as a disproof (the graph-history-interaction (GHI) problem),
+//!   it lives only in the parent's local child list;
+//! - the 1+ε trick for child thresholds (ε = 1/4): without it, nikami_kongo_shtsume.txt
+//!   takes about ten times more nodes (measured with `gougi bench mate`);
+//! - delayed expansion (after KomoringHeights): drops on the same interposition square, and the
+//!   non-promoting form of a pawn/bishop/rook move, wait until the previous one is resolved,
+//!   so futile interpositions do not inflate an AND node's proof number;
+//! - double counting in DAGs is not corrected; sums are only kept finite (below infinity)
+//!   while no child is resolved, so an unresolved root never passes for a resolved one;
+//! - threshold control (TCA, Kishimoto 2010): when a node has a child on the current path, its
+//!   thresholds are raised just above its numbers so it keeps searching instead of bouncing
+//!   between ancestors with unchanged numbers;
+//! - the recursion runs on a thread with a large stack (see [`super::solver`]); depth is
+//!   bounded by [`MAX_DEPTH`], beyond which a node reports "unknown" (never stored).
+//!
+//! References: Nagai 2002 (df-pn); Kishimoto & Müller 2005 (GHI, df-pn+); Kishimoto 2010
+//! (TCA); Pawlewicz & Lew 2007 (1+ε); Kaneko et al. (proof/disproof pieces); KomoringHeights
+//! (design study only, no code taken).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::board::MateBoard;
+use super::hand::{HandKind, MateHand};
+use super::pndn::{len_plus_one, pn_add, Len, PnDn, LEN_INFINITE, PN_INFINITE};
+use super::tt::MateTable;
+
+/// The deepest ply the search goes to (the 1,525-ply problems need about 1,600).
+pub const MAX_DEPTH: u32 = 6000;
+
+/// `rep_depth` of a path-independent result.
+pub const REP_NONE: u32 = u32::MAX;
+
+/// `rep_depth` of a result cut by [`MAX_DEPTH`]: never becomes path-independent.
+const REP_DEPTH_CUT: u32 = 0;
+
+/// What a search of one node returns.
+#[derive(Clone, Copy, Debug)]
+pub struct NodeResult {
+    pub pn: PnDn,
+    pub dn: PnDn,
+    /// A proven mate length (valid for hands ≥ `proof_hand`), or `LEN_INFINITE`.
+    pub upper: Len,
+    /// No mate shorter than this.
+    pub lower: Len,
+    pub proof_hand: MateHand,
+    /// The shallowest ancestor depth a disproof depends on, or [`REP_NONE`].
+    pub rep_depth: u32,
+}
+
+/// One child in a node's local list.
+struct Child<M> {
+    mv: M,
+    /// The child this one waits for (delayed expansion), or `NO_PRED`.
+    pred: u32,
+    pn: PnDn,
+    dn: PnDn,
+    upper: Len,
+    lower: Len,
+    proof_hand: MateHand,
+    rep_depth: u32,
+    dropped: Option<HandKind>,
+    captured: Option<HandKind>,
+}
+
+const NO_PRED: u32 = u32::MAX;
+
+/// Whether child `i` takes part yet: not delayed, resolved itself (a resolved child always
+/// counts), or its predecessor is resolved.
+#[inline]
+fn active<M>(children: &[Child<M>], i: usize) -> bool {
+    let me = &children[i];
+    let p = me.pred;
+    p == NO_PRED || me.pn == 0 || me.dn == 0 || {
+        let c = &children[p as usize];
+        c.pn == 0 || c.dn == 0
+    }
+}
+
+/// Progress figures for `info` lines.
+pub struct Progress<'a, M> {
+    pub nodes: u64,
+    pub elapsed_ms: u64,
+    pub hashfull: u32,
+    pub line: &'a [M],
+}
+
+/// The progress callback: called about once a second with the figures for an `info` line.
+pub type Reporter<'a, M> = &'a mut dyn FnMut(&Progress<'_, M>);
+
+/// The 1+ε trick (Pawlewicz & Lew 2007): let the best child run until its φ exceeds the
+/// second-best by a factor, not by one, so siblings with close numbers do not alternate
+/// (the seesaw effect) and re-expand the same subtrees over and over.
+#[inline]
+fn epsilon_threshold(second: PnDn) -> PnDn {
+    pn_add(pn_add(second, second / EPSILON_DIVISOR), 1)
+}
+
+/// ε = 1 / EPSILON_DIVISOR.
+const EPSILON_DIVISOR: PnDn = 4;
+
+/// How often (in nodes) the clock and the stop flag are looked at.
+const POLL_INTERVAL: u64 = 4096;
+
+/// The df-pn searcher over one board and one table.
+pub struct Dfpn<'a, B: MateBoard> {
+    pub board: &'a mut B,
+    pub tt: &'a mut MateTable,
+    /// Position keys on the current path → their depth (first occurrence).
+    path: std::collections::HashMap<u64, u32>,
+    /// The moves of the current path (for `info … pv`).
+    line: Vec<B::Move>,
+    pub nodes: u64,
+    start: Instant,
+    deadline: Option<Instant>,
+    stop: &'a AtomicBool,
+    pub aborted: bool,
+    next_poll: u64,
+    next_report_ms: u64,
+    /// After a deadline or `stop`: the node count up to which the PV walk may still search.
+    grace_until: Option<u64>,
+    report: Option<Reporter<'a, B::Move>>,
+}
+
+impl<'a, B: MateBoard> Dfpn<'a, B> {
+    /// A searcher; `deadline` and `stop` end the search early (`aborted` is then set).
+    pub fn new(
+        board: &'a mut B,
+        tt: &'a mut MateTable,
+        deadline: Option<Instant>,
+        stop: &'a AtomicBool,
+        report: Option<Reporter<'a, B::Move>>,
+    ) -> Self {
+        Dfpn {
+            board,
+            tt,
+            path: std::collections::HashMap::new(),
+            line: Vec::new(),
+            nodes: 0,
+            start: Instant::now(),
+            deadline,
+            stop,
+            aborted: false,
+            next_poll: POLL_INTERVAL,
+            next_report_ms: 1000,
+            grace_until: None,
+            report,
+        }
+    }
+
+    /// Mark the current position as being on the path at `depth` (the root is depth 1).
+    pub fn push_path(&mut self, depth: u32) {
+        let key = self.board.position_key();
+        self.path.entry(key).or_insert(depth);
+    }
+
+    /// Undo [`push_path`](Self::push_path) for the current position at `depth`.
+    pub fn pop_path(&mut self, depth: u32) {
+        let key = self.board.position_key();
+        if self.path.get(&key) == Some(&depth) {
+            self.path.remove(&key);
+        }
+    }
+
+    /// Whether the current position is already on the path; its depth if so.
+    pub fn on_path(&self) -> Option<u32> {
+        self.path.get(&self.board.position_key()).copied()
+    }
+
+    /// Record a move made outside the search (PV walking), for `info` lines.
+    pub fn push_line(&mut self, m: B::Move) {
+        self.line.push(m);
+    }
+
+    pub fn pop_line(&mut self) {
+        self.line.pop();
+    }
+
+    /// Resume after an abort for at most `nodes` more nodes, ignoring the clock and `stop`.
+    pub fn enter_grace(&mut self, nodes: u64) {
+        self.aborted = false;
+        if self.grace_until.is_none() {
+            self.grace_until = Some(self.nodes + nodes);
+        }
+    }
+
+    fn poll(&mut self) {
+        self.next_poll = self.nodes + POLL_INTERVAL;
+        if let Some(limit) = self.grace_until {
+            if self.nodes >= limit {
+                self.aborted = true;
+            }
+            return;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            self.aborted = true;
+        }
+        let now = Instant::now();
+        if let Some(deadline) = self.deadline {
+            if now >= deadline {
+                self.aborted = true;
+            }
+        }
+        let elapsed_ms = now.duration_since(self.start).as_millis() as u64;
+        if elapsed_ms >= self.next_report_ms {
+            self.next_report_ms = elapsed_ms + 1000;
+            let hashfull = self.tt.hashfull();
+            if let Some(report) = self.report.as_mut() {
+                report(&Progress {
+                    nodes: self.nodes,
+                    elapsed_ms,
+                    hashfull,
+                    line: &self.line,
+                });
+            }
+        }
+    }
+
+    /// The attacker's hand after adjusting a child's proof hand back across move `c`.
+    fn or_proof_hand(c: &Child<B::Move>) -> MateHand {
+        let mut h = c.proof_hand;
+        if let Some(k) = c.dropped {
+            h.add(k);
+        }
+        if let Some(k) = c.captured {
+            h.remove_if_any(k);
+        }
+        h
+    }
+
+    /// At an AND node, extend a proof hand so that the defender cannot gain interposing pieces.
+    fn and_proof_hand(&self, union: MateHand, hand: MateHand) -> MateHand {
+        let mut out = union;
+        if self.board.check_is_blockable() {
+            let defender = self.board.defender_hand();
+            for k in HandKind::ALL {
+                if defender.count(k) == 0 {
+                    out.set(k, hand.count(k));
+                }
+            }
+        }
+        out
+    }
+
+    /// A mated AND node: proven with length 0.
+    fn mated_result(&self, hand: MateHand) -> NodeResult {
+        NodeResult {
+            pn: 0,
+            dn: PN_INFINITE,
+            upper: 0,
+            lower: 0,
+            proof_hand: self.and_proof_hand(MateHand::EMPTY, hand),
+            rep_depth: REP_NONE,
+        }
+    }
+
+    fn leaf(pn: PnDn, dn: PnDn, upper: Len, lower: Len, hand: MateHand, rep: u32) -> NodeResult {
+        NodeResult {
+            pn,
+            dn,
+            upper,
+            lower,
+            proof_hand: hand,
+            rep_depth: rep,
+        }
+    }
+
+    /// Search the current position (an OR node when `or_node`) at `depth` until its numbers
+    /// reach the thresholds, it is resolved under `bound`, or the search is aborted.
+    pub fn search(
+        &mut self,
+        or_node: bool,
+        depth: u32,
+        mut thpn: PnDn,
+        mut thdn: PnDn,
+        bound: Len,
+    ) -> NodeResult {
+        self.nodes += 1;
+        if self.nodes >= self.next_poll {
+            self.poll();
+        }
+        let nodes_at_entry = self.nodes;
+        let hand = self.board.attacker_hand();
+        let key = self.board.board_key();
+        let min_len: Len = if or_node { 1 } else { 2 };
+
+        // Step 1. The node's own entry may already settle it.
+        let own = self.tt.probe(key, hand);
+        if own.upper <= bound {
+            return Self::leaf(
+                0,
+                PN_INFINITE,
+                own.upper,
+                own.lower,
+                own.proof_hand,
+                REP_NONE,
+            );
+        }
+        if own.lower > bound {
+            return Self::leaf(PN_INFINITE, 0, own.upper, own.lower, hand, REP_NONE);
+        }
+        if depth >= MAX_DEPTH {
+            return Self::leaf(PN_INFINITE, 0, LEN_INFINITE, 0, hand, REP_DEPTH_CUT);
+        }
+
+        // Step 2. Generate moves; terminal nodes.
+        let mut moves = Vec::new();
+        if or_node {
+            self.board.generate_or_moves(&mut moves);
+            if moves.is_empty() {
+                self.tt.store_lower(key, hand, LEN_INFINITE, 1);
+                return Self::leaf(PN_INFINITE, 0, LEN_INFINITE, LEN_INFINITE, hand, REP_NONE);
+            }
+        } else {
+            self.board.generate_and_moves(&mut moves);
+            if moves.is_empty() {
+                let r = self.mated_result(hand);
+                self.tt.store_proof(key, r.proof_hand, 0, 1);
+                return r;
+            }
+        }
+        if bound < min_len {
+            // Not resolved within the bound; a trivial lower bound, not worth a table slot.
+            return Self::leaf(PN_INFINITE, 0, own.upper, min_len, hand, REP_NONE);
+        }
+        let child_bound = bound - 1;
+
+        // Step 3. Expand: probe or estimate every child.
+        let mut children: Vec<Child<B::Move>> = Vec::with_capacity(moves.len());
+        let mut has_path_child = false;
+        let mut groups: Vec<(u16, u32)> = Vec::new();
+        if moves.len() > 1 {
+            for &mv in &moves {
+                self.board.do_move(mv);
+                self.tt.prefetch(self.board.board_key());
+                self.board.undo_move(mv);
+            }
+        }
+        for &mv in &moves {
+            let dropped = self.board.dropped_kind(mv);
+            let captured = self.board.captured_kind(mv);
+            self.board.do_move(mv);
+            let mut child = self.expand_child(or_node, mv, dropped, captured, child_bound);
+            self.board.undo_move(mv);
+            if let Some(group) = self.board.delay_group(mv) {
+                match groups.iter_mut().find(|(g, _)| *g == group) {
+                    Some((_, last)) => {
+                        child.pred = *last;
+                        *last = children.len() as u32;
+                    }
+                    None => groups.push((group, children.len() as u32)),
+                }
+            }
+            if child.rep_depth != REP_NONE && child.rep_depth != REP_DEPTH_CUT {
+                has_path_child = true;
+            }
+            let proven_mate_in_one = or_node && child.pn == 0 && child.upper == 0;
+            children.push(child);
+            if proven_mate_in_one {
+                // A mate in one is as short as it gets; no need to look further.
+                break;
+            }
+        }
+
+        // Step 4. The df-pn loop.
+        loop {
+            let (pn, dn) = Self::numbers(or_node, &children);
+            if pn == 0 || dn == 0 || self.aborted {
+                break;
+            }
+            if has_path_child {
+                // TCA: a child on the path makes the numbers unreliable; search a little
+                // beyond them rather than returning with nothing learnt.
+                thpn = thpn.max(pn_add(pn, 1)).min(PN_INFINITE);
+                thdn = thdn.max(pn_add(dn, 1)).min(PN_INFINITE);
+                has_path_child = false;
+            }
+            if pn >= thpn || dn >= thdn {
+                break;
+            }
+            let (best, second) = Self::select(or_node, &children);
+            let c = &children[best];
+            let (c_thpn, c_thdn) = if or_node {
+                (
+                    thpn.min(epsilon_threshold(second)),
+                    (thdn - dn).saturating_add(c.dn).min(PN_INFINITE),
+                )
+            } else {
+                (
+                    (thpn - pn).saturating_add(c.pn).min(PN_INFINITE),
+                    thdn.min(epsilon_threshold(second)),
+                )
+            };
+            let mv = c.mv;
+            self.board.do_move(mv);
+            self.line.push(mv);
+            let pushed_key = self.board.position_key();
+            self.path.insert(pushed_key, depth + 1);
+            let r = self.search(!or_node, depth + 1, c_thpn, c_thdn, child_bound);
+            self.path.remove(&pushed_key);
+            self.line.pop();
+            self.board.undo_move(mv);
+            let c = &mut children[best];
+            c.pn = r.pn;
+            c.dn = r.dn;
+            c.upper = r.upper;
+            c.lower = r.lower;
+            c.proof_hand = r.proof_hand;
+            c.rep_depth = r.rep_depth;
+        }
+
+        // Step 5. Summarise and store.
+        let amount = (self.nodes - nodes_at_entry + 1).min(u64::from(u32::MAX)) as u32;
+        let (pn, dn) = Self::numbers(or_node, &children);
+        if pn == 0 {
+            let (upper, proof_hand) = if or_node {
+                let c = children
+                    .iter()
+                    .filter(|c| c.pn == 0)
+                    .min_by_key(|c| c.upper)
+                    .expect("a proven OR node has a proven child");
+                (len_plus_one(c.upper), Self::or_proof_hand(c))
+            } else {
+                let upper = children.iter().map(|c| c.upper).max().unwrap_or(0);
+                let union = children
+                    .iter()
+                    .fold(MateHand::EMPTY, |acc, c| acc.union(c.proof_hand));
+                (len_plus_one(upper), self.and_proof_hand(union, hand))
+            };
+            self.tt.store_proof(key, proof_hand, upper, amount);
+            return NodeResult {
+                pn: 0,
+                dn: PN_INFINITE,
+                upper,
+                lower: own.lower,
+                proof_hand,
+                rep_depth: REP_NONE,
+            };
+        }
+        if dn == 0 {
+            // A child's failure is path-independent here if it never went through a
+            // repetition, or its cycle closes at this node or below.
+            let indep = |c: &Child<B::Move>| {
+                c.rep_depth == REP_NONE || (c.rep_depth != REP_DEPTH_CUT && c.rep_depth >= depth)
+            };
+            let rep_depth = if or_node {
+                children
+                    .iter()
+                    .filter(|c| !indep(c))
+                    .map(|c| c.rep_depth)
+                    .min()
+                    .unwrap_or(REP_NONE)
+            } else if children.iter().any(|c| c.dn == 0 && indep(c)) {
+                REP_NONE
+            } else {
+                children
+                    .iter()
+                    .filter(|c| c.dn == 0)
+                    .map(|c| c.rep_depth)
+                    .min()
+                    .unwrap_or(REP_NONE)
+            };
+            let lower = if rep_depth == REP_NONE {
+                let from_children = if or_node {
+                    children
+                        .iter()
+                        .map(|c| c.lower)
+                        .min()
+                        .unwrap_or(LEN_INFINITE)
+                } else {
+                    children
+                        .iter()
+                        .filter(|c| indep(c))
+                        .map(|c| c.lower)
+                        .max()
+                        .unwrap_or(0)
+                };
+                let lower = len_plus_one(from_children)
+                    .max(min_len)
+                    .max(own.lower)
+                    .max(bound.saturating_add(1));
+                self.tt.store_lower(key, hand, lower, amount);
+                lower
+            } else {
+                bound.saturating_add(1)
+            };
+            return NodeResult {
+                pn: PN_INFINITE,
+                dn: 0,
+                upper: own.upper,
+                lower,
+                proof_hand: hand,
+                rep_depth,
+            };
+        }
+        if !self.aborted || amount > 1 {
+            self.tt.store_pndn(key, hand, pn, dn, amount);
+        }
+        NodeResult {
+            pn,
+            dn,
+            upper: own.upper,
+            lower: own.lower,
+            proof_hand: hand,
+            rep_depth: REP_NONE,
+        }
+    }
+
+    /// Probe or estimate the child the board is now at (the move `mv` was just played).
+    fn expand_child(
+        &mut self,
+        parent_or: bool,
+        mv: B::Move,
+        dropped: Option<HandKind>,
+        captured: Option<HandKind>,
+        child_bound: Len,
+    ) -> Child<B::Move> {
+        let hand = self.board.attacker_hand();
+        let mut c = Child {
+            mv,
+            pred: NO_PRED,
+            pn: 1,
+            dn: 1,
+            upper: LEN_INFINITE,
+            lower: 0,
+            proof_hand: hand,
+            rep_depth: REP_NONE,
+            dropped,
+            captured,
+        };
+        if let Some(d) = self.on_path() {
+            c.pn = PN_INFINITE;
+            c.dn = 0;
+            c.lower = LEN_INFINITE;
+            c.rep_depth = d;
+            return c;
+        }
+        let probe = self.tt.probe(self.board.board_key(), hand);
+        c.upper = probe.upper;
+        c.lower = probe.lower;
+        if probe.upper <= child_bound {
+            c.pn = 0;
+            c.dn = PN_INFINITE;
+            c.proof_hand = probe.proof_hand;
+            return c;
+        }
+        if probe.lower > child_bound {
+            c.pn = PN_INFINITE;
+            c.dn = 0;
+            return c;
+        }
+        if let Some((pn, dn)) = probe.pndn {
+            c.pn = pn.max(1);
+            c.dn = dn.max(1);
+            return c;
+        }
+        if parent_or {
+            // df-pn+: the defender's reply count is the initial pn; zero replies is mate.
+            // Under a bound that leaves no room for another check, only "any reply?" matters.
+            let limit = if child_bound < 2 { 1 } else { usize::MAX };
+            let replies = self.board.count_and_moves(limit);
+            if replies == 0 {
+                let r = self.mated_result(hand);
+                self.tt
+                    .store_proof(self.board.board_key(), r.proof_hand, 0, 1);
+                c.pn = 0;
+                c.dn = PN_INFINITE;
+                c.upper = 0;
+                c.proof_hand = r.proof_hand;
+                return c;
+            }
+            c.lower = c.lower.max(2);
+            if child_bound < 2 {
+                c.pn = PN_INFINITE;
+                c.dn = 0;
+                return c;
+            }
+            c.pn = replies as PnDn;
+        } else {
+            c.lower = c.lower.max(1);
+        }
+        c
+    }
+
+    /// The node's (pn, dn) from its children.
+    fn numbers(or_node: bool, children: &[Child<B::Move>]) -> (PnDn, PnDn) {
+        let mut min = PN_INFINITE;
+        let mut sum: PnDn = 0;
+        let mut resolved = false;
+        for (i, c) in children.iter().enumerate() {
+            if !active(children, i) {
+                continue;
+            }
+            let (p, d) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
+            min = min.min(p);
+            sum = pn_add(sum, d);
+            resolved |= d >= PN_INFINITE;
+        }
+        if !resolved {
+            // A sum of finite numbers stays finite: only a resolved child makes it infinite.
+            // Otherwise an unresolved node could look resolved to the `>= threshold` test at
+            // the root (threshold infinity) and the search would spin without progress.
+            sum = sum.min(PN_INFINITE - 1);
+        }
+        if or_node {
+            (min, sum)
+        } else {
+            (sum, min)
+        }
+    }
+
+    /// The index of the most-proving child and the second-best φ among the others.
+    fn select(or_node: bool, children: &[Child<B::Move>]) -> (usize, PnDn) {
+        let mut best = 0;
+        let mut best_phi = PN_INFINITE;
+        let mut best_delta = PN_INFINITE;
+        let mut second = PN_INFINITE;
+        for (i, c) in children.iter().enumerate() {
+            if !active(children, i) {
+                continue;
+            }
+            let (p, d) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
+            if p < best_phi || (p == best_phi && d < best_delta) {
+                second = second.min(best_phi);
+                best = i;
+                best_phi = p;
+                best_delta = d;
+            } else {
+                second = second.min(p);
+            }
+        }
+        (best, second)
+    }
+}

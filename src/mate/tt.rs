@@ -1,0 +1,290 @@
+//! The transposition table, with dominance (優越関係) lookups over the attacker's hand.
+//!
+//! Keying: an entry is found by the *board* hash (hands excluded) and carries the attacker's
+//! hand, so one bucket holds every hand seen for a board and a probe can relate them:
+//!
+//! - a proven mate of length `upper` stored with proof hand (証明駒) `P` holds for every hand
+//!   `H ≥ P` (more pieces for the attacker, hence fewer for the defender, never hurt him);
+//! - a lower bound `lower` ("no mate shorter than `lower`", `LEN_INFINITE` = no mate at all)
+//!   stored with disproof hand (反証駒) `D` holds for every hand `H ≤ D`;
+//! - proof and disproof numbers are kept for the exact hand only.
+//!
+//! This is sound inside one search because the pieces are conserved: on a given board, a
+//! bigger attacker hand means a smaller defender hand. The table is cleared between problems
+//! (a new `position`), so entries never mix problems with different piece sets.
+//!
+//! Bucket layout: `BUCKET` entries of 40 bytes stored as arrays (structure of arrays), all
+//! hands of one board in the same bucket:
+//!
+//! ```text
+//! bytes   0..64   key[8]     board key                      <- the only line a miss reads
+//!        64..96   hand[8]    MateHand raw
+//!        96..128  amount[8]  search effort (replacement priority)
+//!       128..192  pn[8]      192..256 dn[8]  (for this exact hand, when flag bit 0)
+//!       256..272  upper[8]   proven mate length for hands ≥ hand (LEN_INFINITE = none)
+//!       272..288  lower[8]   no mate shorter than this for hands ≤ hand (0 = nothing)
+//!       288..320  flags[8]   bit 0: pn/dn valid; bits 1..: generation (free unless current)
+//! ```
+//!
+//! Replacement: a new (board, hand) pair takes a free slot of its bucket, else the slot with the
+//! least amount (proofs and disproofs cost many nodes, so they tend to stay).
+
+use super::hand::MateHand;
+use super::pndn::{Len, PnDn, LEN_INFINITE};
+
+/// Entries per bucket.
+const BUCKET: usize = 8;
+
+/// `flags` bit 0: pn/dn are valid. Bits 1..: the generation the entry belongs to; an entry of
+/// another generation is free, so clearing the table between problems costs nothing.
+const FLAG_HAS_PNDN: u32 = 1;
+const GEN_SHIFT: u32 = 1;
+
+/// One bucket, laid out as arrays so that a probe reads the keys (one cache line) and only
+/// touches the rest for entries whose key matches.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket {
+    key: [u64; BUCKET],
+    hand: [u32; BUCKET],
+    amount: [u32; BUCKET],
+    pn: [PnDn; BUCKET],
+    dn: [PnDn; BUCKET],
+    upper: [Len; BUCKET],
+    lower: [Len; BUCKET],
+    flags: [u32; BUCKET],
+}
+
+const _: () = assert!(std::mem::size_of::<Bucket>() == 40 * BUCKET);
+
+/// What a probe found for a (board, hand) pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// The shortest proven mate length valid for the hand (`LEN_INFINITE` if none).
+    pub upper: Len,
+    /// The proof hand of that proof.
+    pub proof_hand: MateHand,
+    /// The best lower bound valid for the hand (0 if none).
+    pub lower: Len,
+    /// The disproof hand of that bound.
+    pub disproof_hand: MateHand,
+    /// Proof and disproof numbers stored for this exact hand, if any.
+    pub pndn: Option<(PnDn, PnDn)>,
+    /// The search effort recorded for this exact hand (0 if none).
+    pub amount: u32,
+}
+
+/// The mate solver's transposition table.
+pub struct MateTable {
+    buckets_vec: Vec<Bucket>,
+    buckets: usize,
+    generation: u32,
+}
+
+impl MateTable {
+    /// A table of about `megabytes` MiB (at least one bucket).
+    pub fn new(megabytes: usize) -> MateTable {
+        let bytes = megabytes.saturating_mul(1 << 20);
+        let buckets = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        MateTable {
+            buckets_vec: vec![Bucket::default(); buckets],
+            buckets,
+            generation: 1,
+        }
+    }
+
+    /// Forget everything (in O(1): a new generation; a full wipe only when it wraps).
+    pub fn clear(&mut self) {
+        self.generation += 1;
+        if self.generation >= (u32::MAX >> GEN_SHIFT) {
+            self.buckets_vec.fill(Bucket::default());
+            self.generation = 1;
+        }
+    }
+
+    /// Number of entries.
+    pub fn capacity(&self) -> usize {
+        self.buckets * BUCKET
+    }
+
+    /// Per-mille of used entries, sampled over the first buckets (USI `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let sample = &self.buckets_vec[..self.buckets.min(500)];
+        let used: usize = sample
+            .iter()
+            .map(|b| {
+                b.flags
+                    .iter()
+                    .filter(|&&f| f >> GEN_SHIFT == self.generation)
+                    .count()
+            })
+            .sum();
+        (used * 1000 / (sample.len() * BUCKET)) as u32
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> usize {
+        // Multiply-shift maps the key onto any bucket count without a modulo.
+        (((key as u128) * (self.buckets as u128)) >> 64) as usize
+    }
+
+    /// Ask the CPU to start loading the bucket of `key`. The search calls this for every child
+    /// before probing them one by one, so the cache misses overlap instead of queueing.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let ptr: *const Bucket = &self.buckets_vec[self.bucket(key)];
+            // SAFETY: `_mm_prefetch` is a hint that never faults and never reads memory
+            // architecturally; the pointer is in bounds anyway. SSE is baseline on x86_64.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Everything the table knows about `hand` on the board `key`.
+    pub fn probe(&self, key: u64, hand: MateHand) -> Probe {
+        let b = &self.buckets_vec[self.bucket(key)];
+        let mut probe = Probe {
+            upper: LEN_INFINITE,
+            proof_hand: hand,
+            lower: 0,
+            disproof_hand: hand,
+            pndn: None,
+            amount: 0,
+        };
+        for i in 0..BUCKET {
+            if b.key[i] != key || b.flags[i] >> GEN_SHIFT != self.generation {
+                continue;
+            }
+            let e_hand = MateHand::from_raw(b.hand[i]);
+            if b.upper[i] < probe.upper && hand.is_superior_or_equal(e_hand) {
+                probe.upper = b.upper[i];
+                probe.proof_hand = e_hand;
+            }
+            if b.lower[i] > probe.lower && e_hand.is_superior_or_equal(hand) {
+                probe.lower = b.lower[i];
+                probe.disproof_hand = e_hand;
+            }
+            if b.hand[i] == hand.raw() {
+                probe.amount = b.amount[i];
+                if b.flags[i] & FLAG_HAS_PNDN != 0 {
+                    probe.pndn = Some((b.pn[i], b.dn[i]));
+                }
+            }
+        }
+        probe
+    }
+
+    /// The bucket and index for exactly (key, hand), creating the entry if needed.
+    fn slot(&mut self, key: u64, hand: MateHand) -> (&mut Bucket, usize) {
+        let index = self.bucket(key);
+        let generation = self.generation;
+        let b = &mut self.buckets_vec[index];
+        let mut victim = 0;
+        let mut victim_amount = u64::MAX;
+        for i in 0..BUCKET {
+            let used = b.flags[i] >> GEN_SHIFT == generation;
+            if used && b.key[i] == key && b.hand[i] == hand.raw() {
+                return (b, i);
+            }
+            let priority = if !used { 0 } else { u64::from(b.amount[i]) + 1 };
+            if priority < victim_amount {
+                victim_amount = priority;
+                victim = i;
+            }
+        }
+        b.key[victim] = key;
+        b.hand[victim] = hand.raw();
+        b.amount[victim] = 0;
+        b.pn[victim] = 0;
+        b.dn[victim] = 0;
+        b.upper[victim] = LEN_INFINITE;
+        b.lower[victim] = 0;
+        b.flags[victim] = generation << GEN_SHIFT;
+        (b, victim)
+    }
+
+    /// Record proof and disproof numbers for exactly `hand`.
+    pub fn store_pndn(&mut self, key: u64, hand: MateHand, pn: PnDn, dn: PnDn, amount: u32) {
+        let (b, i) = self.slot(key, hand);
+        b.pn[i] = pn;
+        b.dn[i] = dn;
+        b.flags[i] |= FLAG_HAS_PNDN;
+        b.amount[i] = b.amount[i].max(amount);
+    }
+
+    /// Record a proven mate of length `upper` for every hand ≥ `proof_hand`.
+    pub fn store_proof(&mut self, key: u64, proof_hand: MateHand, upper: Len, amount: u32) {
+        let (b, i) = self.slot(key, proof_hand);
+        b.upper[i] = b.upper[i].min(upper);
+        b.amount[i] = b.amount[i].max(amount);
+    }
+
+    /// Record "no mate shorter than `lower`" for every hand ≤ `disproof_hand`.
+    pub fn store_lower(&mut self, key: u64, disproof_hand: MateHand, lower: Len, amount: u32) {
+        let (b, i) = self.slot(key, disproof_hand);
+        b.lower[i] = b.lower[i].max(lower);
+        b.amount[i] = b.amount[i].max(amount);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::hand::HandKind;
+    use super::*;
+
+    fn hand(pawns: u32, golds: u32) -> MateHand {
+        let mut h = MateHand::EMPTY;
+        h.set(HandKind::Pawn, pawns);
+        h.set(HandKind::Gold, golds);
+        h
+    }
+
+    #[test]
+    fn proofs_extend_to_superior_hands_only() {
+        let mut tt = MateTable::new(1);
+        tt.store_proof(42, hand(1, 1), 7, 10);
+        assert_eq!(tt.probe(42, hand(1, 1)).upper, 7);
+        assert_eq!(tt.probe(42, hand(2, 1)).upper, 7);
+        assert_eq!(tt.probe(42, hand(2, 1)).proof_hand, hand(1, 1));
+        assert_eq!(tt.probe(42, hand(2, 0)).upper, LEN_INFINITE);
+        assert_eq!(tt.probe(43, hand(2, 1)).upper, LEN_INFINITE);
+        // A shorter proof with a bigger proof hand does not replace the first one.
+        tt.store_proof(42, hand(3, 1), 5, 10);
+        assert_eq!(tt.probe(42, hand(2, 1)).upper, 7);
+        assert_eq!(tt.probe(42, hand(3, 2)).upper, 5);
+    }
+
+    #[test]
+    fn lower_bounds_extend_to_inferior_hands_only() {
+        let mut tt = MateTable::new(1);
+        tt.store_lower(42, hand(1, 1), LEN_INFINITE, 10);
+        assert_eq!(tt.probe(42, hand(0, 1)).lower, LEN_INFINITE);
+        assert_eq!(tt.probe(42, hand(1, 0)).lower, LEN_INFINITE);
+        assert_eq!(tt.probe(42, hand(2, 1)).lower, 0);
+        tt.store_lower(42, hand(5, 5), 9, 10);
+        assert_eq!(tt.probe(42, hand(2, 1)).lower, 9);
+        assert_eq!(tt.probe(42, hand(1, 1)).lower, LEN_INFINITE);
+    }
+
+    #[test]
+    fn pndn_is_exact_hand_and_replacement_keeps_big_entries() {
+        let mut tt = MateTable::new(0);
+        assert_eq!(tt.capacity(), BUCKET);
+        tt.store_pndn(1, hand(1, 0), 3, 4, 1000);
+        assert_eq!(tt.probe(1, hand(1, 0)).pndn, Some((3, 4)));
+        assert_eq!(tt.probe(1, hand(2, 0)).pndn, None);
+        // Fill the single bucket with cheap entries; the expensive one survives.
+        for k in 2..40 {
+            tt.store_pndn(k, MateHand::EMPTY, 1, 1, 1);
+        }
+        assert_eq!(tt.probe(1, hand(1, 0)).pndn, Some((3, 4)));
+        assert!(tt.hashfull() == 1000);
+        tt.clear();
+        assert_eq!(tt.probe(1, hand(1, 0)).pndn, None);
+    }
+}

@@ -1,0 +1,383 @@
+//! `gougi mate`: the df-pn solver as a USI engine on stdin/stdout.
+//!
+//! Commands: `usi`, `isready`, `setoption name <n> value <v>`, `usinewgame`,
+//! `position startpos|sfen <4 fields> [moves …]`, `go mate <ms>|infinite`, plain `go …`,
+//! `stop`, `quit` (`gameover`/`ponderhit` are accepted and ignored).
+//!
+//! - `go mate` answers `checkmate <moves>`, `checkmate nomate` or `checkmate timeout`; `stop`
+//!   ends it at once (stdin is read on its own thread; the search polls a flag).
+//! - A plain `go` (not mate) searches for a mate for `movetime`, else `byoyomi`, else 1 s
+//!   (`infinite`/`ponder`: until `stop`), then answers `bestmove <first move of the mate>` with
+//!   an `info score mate` line, or `bestmove resign` when no mate was found: this engine has no
+//!   evaluation, so "no mate found" is all it can say.
+//! - Options: `USI_Hash` (MiB of table), `MateMode` (`shortest`: prove the mate minimal under
+//!   plain minimax, the default; `first`: report the first mate found), `RootInCheck` — what
+//!   to do when the side to move (the attacker) is in check at the root: `evade` (default)
+//!   searches on, the attacker's moves being the legal moves that both escape the check and
+//!   give check; `nomate` answers `checkmate nomate` at once.
+//! - While solving, an `info time … nodes … nps … hashfull … pv <current line>` about every
+//!   second. stdout is only written here (USI); logs go through `tracing` to stderr.
+
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::core_board::CoreBoard;
+use super::search::Progress;
+use super::solver::{solve, MateMode, MateOutcome, SolveLimits};
+use super::tt::MateTable;
+use crate::shogi::Position;
+
+const DEFAULT_HASH_MB: usize = 256;
+const MAX_HASH_MB: usize = 1 << 20;
+
+/// Options settable with `setoption`.
+#[derive(Clone, Debug)]
+struct Options {
+    hash_mb: usize,
+    mode: MateMode,
+    root_in_check_nomate: bool,
+}
+
+/// What `go` asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GoKind {
+    /// `go mate`: answer `checkmate …`.
+    Mate,
+    /// Any other `go`: answer `bestmove …`.
+    Play,
+}
+
+struct Engine {
+    options: Options,
+    position: Option<CoreBoard>,
+    table: Arc<Mutex<MateTable>>,
+    table_mb: usize,
+    stop: Arc<AtomicBool>,
+    worker: Option<JoinHandle<()>>,
+}
+
+fn emit(line: &str) {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    // A closed stdout means the GUI is gone; there is nobody left to tell.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// Run the engine on the process's stdin/stdout until `quit` or end of input.
+pub fn run_stdio() -> anyhow::Result<()> {
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::Builder::new()
+        .name("usi-stdin".into())
+        .spawn(move || {
+            let stdin = std::io::stdin();
+            for line in stdin.lock().lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        })?;
+    let mut engine = Engine {
+        options: Options {
+            hash_mb: DEFAULT_HASH_MB,
+            mode: MateMode::Shortest,
+            root_in_check_nomate: false,
+        },
+        position: None,
+        table: Arc::new(Mutex::new(MateTable::new(1))),
+        table_mb: 1,
+        stop: Arc::new(AtomicBool::new(false)),
+        worker: None,
+    };
+    while let Ok(line) = rx.recv() {
+        if !engine.handle(line.trim()) {
+            break;
+        }
+    }
+    engine.stop_search();
+    Ok(())
+}
+
+impl Engine {
+    /// Handle one line; `false` on `quit`.
+    fn handle(&mut self, line: &str) -> bool {
+        let mut words = line.split_whitespace();
+        let Some(cmd) = words.next() else { return true };
+        match cmd {
+            "usi" => {
+                emit("id name gougi-mate");
+                emit("id author the gougi developers");
+                emit(&format!(
+                    "option name USI_Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+                ));
+                emit("option name MateMode type combo default shortest var shortest var first");
+                emit("option name RootInCheck type combo default evade var evade var nomate");
+                emit("usiok");
+            }
+            "isready" => {
+                if self.worker.is_none() {
+                    self.ensure_table();
+                }
+                emit("readyok");
+            }
+            "setoption" => self.set_option(line),
+            "usinewgame" | "gameover" | "ponderhit" => {}
+            "position" => {
+                self.stop_search();
+                match parse_position(line) {
+                    Ok(p) => self.position = Some(p),
+                    Err(e) => {
+                        self.position = None;
+                        tracing::warn!(line, error = %e, "bad position");
+                        emit(&format!("info string error: {e}"));
+                    }
+                }
+            }
+            "go" => self.go(line),
+            "stop" => self.stop_search(),
+            "quit" => return false,
+            _ => {
+                tracing::warn!(line, "unknown command");
+                emit(&format!("info string unknown command: {line}"));
+            }
+        }
+        true
+    }
+
+    fn set_option(&mut self, line: &str) {
+        let Some((name, value)) = parse_setoption(line) else {
+            emit(&format!("info string error: bad setoption: {line}"));
+            return;
+        };
+        match (name.as_str(), value.as_str()) {
+            ("USI_Hash" | "Hash", v) => match v.parse::<usize>() {
+                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => self.options.hash_mb = mb,
+                _ => emit(&format!("info string error: bad USI_Hash value {v}")),
+            },
+            ("MateMode", "shortest") => self.options.mode = MateMode::Shortest,
+            ("MateMode", "first") => self.options.mode = MateMode::First,
+            ("RootInCheck", "evade") => self.options.root_in_check_nomate = false,
+            ("RootInCheck", "nomate") => self.options.root_in_check_nomate = true,
+            _ => emit(&format!(
+                "info string error: unknown option or value: {name} = {value}"
+            )),
+        }
+    }
+
+    /// (Re)allocate the table if `USI_Hash` changed. Only called with no search running.
+    fn ensure_table(&mut self) {
+        if self.table_mb != self.options.hash_mb {
+            // Drop the old table before allocating the new one, so both never coexist.
+            if let Ok(mut t) = self.table.lock() {
+                *t = MateTable::new(1);
+            }
+            self.table = Arc::new(Mutex::new(MateTable::new(self.options.hash_mb)));
+            self.table_mb = self.options.hash_mb;
+        }
+    }
+
+    fn stop_search(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            self.stop.store(true, Ordering::Relaxed);
+            if worker.join().is_err() {
+                tracing::error!("mate worker panicked");
+            }
+        }
+    }
+
+    fn go(&mut self, line: &str) {
+        self.stop_search();
+        self.ensure_table();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let value_of = |key: &str| {
+            words
+                .iter()
+                .position(|w| *w == key)
+                .and_then(|i| words.get(i + 1))
+                .copied()
+        };
+        let (kind, limit, wait_for_stop) = if let Some(v) = value_of("mate") {
+            let limit = match v {
+                "infinite" => None,
+                ms => match ms.parse::<u64>() {
+                    Ok(ms) => Some(Duration::from_millis(ms)),
+                    Err(_) => {
+                        emit(&format!("info string error: bad go mate value {ms}"));
+                        emit("checkmate timeout");
+                        return;
+                    }
+                },
+            };
+            (GoKind::Mate, limit, false)
+        } else if words.contains(&"infinite") || words.contains(&"ponder") {
+            (GoKind::Play, None, true)
+        } else {
+            let ms = value_of("movetime")
+                .or_else(|| value_of("byoyomi"))
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|&ms| ms > 0)
+                .unwrap_or(1000);
+            (GoKind::Play, Some(Duration::from_millis(ms)), false)
+        };
+        let Some(position) = self.position.clone() else {
+            emit("info string error: go without a valid position");
+            emit(match kind {
+                GoKind::Mate => "checkmate nomate",
+                GoKind::Play => "bestmove resign",
+            });
+            return;
+        };
+        self.stop = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&self.stop);
+        let table = Arc::clone(&self.table);
+        let options = self.options.clone();
+        let worker = std::thread::Builder::new()
+            .name("mate-go".into())
+            .spawn(move || {
+                search_and_answer(position, table, stop, options, kind, limit, wait_for_stop)
+            });
+        match worker {
+            Ok(w) => self.worker = Some(w),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot start the search");
+                emit(match kind {
+                    GoKind::Mate => "checkmate timeout",
+                    GoKind::Play => "bestmove resign",
+                });
+            }
+        }
+    }
+}
+
+fn search_and_answer(
+    mut position: CoreBoard,
+    table: Arc<Mutex<MateTable>>,
+    stop: Arc<AtomicBool>,
+    options: Options,
+    kind: GoKind,
+    limit: Option<Duration>,
+    wait_for_stop: bool,
+) {
+    let start = Instant::now();
+    let outcome = if options.root_in_check_nomate && position.pos.in_check() {
+        (MateOutcome::NoMate, 0)
+    } else {
+        let mut table = match table.lock() {
+            Ok(t) => t,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        table.clear();
+        let limits = SolveLimits {
+            deadline: limit.map(|l| start + l),
+            stop: &stop,
+            mode: options.mode,
+        };
+        let mut report = |p: &Progress<'_, crate::shogi::types::Move>| {
+            let pv: Vec<String> = p.line.iter().map(|m| m.to_string()).collect();
+            emit(&format!(
+                "info time {} nodes {} nps {} hashfull {}{}{}",
+                p.elapsed_ms,
+                p.nodes,
+                p.nodes * 1000 / p.elapsed_ms.max(1),
+                p.hashfull,
+                if pv.is_empty() { "" } else { " pv " },
+                pv.join(" ")
+            ));
+        };
+        let (outcome, stats) = solve(&mut position, &mut table, &limits, Some(&mut report));
+        let ms = stats.elapsed.as_millis() as u64;
+        emit(&format!(
+            "info time {} nodes {} nps {} hashfull {}",
+            ms,
+            stats.nodes,
+            stats.nodes * 1000 / ms.max(1),
+            table.hashfull()
+        ));
+        (outcome, stats.nodes)
+    };
+    let (outcome, _) = outcome;
+    if wait_for_stop {
+        // `go infinite`/`go ponder`: USI forbids `bestmove` before `stop`.
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    if let MateOutcome::Mate { minimal: false, .. } = outcome {
+        if options.mode == MateMode::Shortest {
+            emit("info string mate found, but not proven shortest in time");
+        }
+    }
+    match (kind, outcome) {
+        (GoKind::Mate, MateOutcome::Mate { moves, .. }) => {
+            let text: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+            emit(&format!("checkmate {}", text.join(" ")));
+        }
+        (GoKind::Mate, MateOutcome::NoMate) => emit("checkmate nomate"),
+        (GoKind::Mate, MateOutcome::Timeout) => emit("checkmate timeout"),
+        (GoKind::Play, MateOutcome::Mate { moves, .. }) => {
+            let text: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+            emit(&format!(
+                "info score mate {} pv {}",
+                moves.len(),
+                text.join(" ")
+            ));
+            emit(&format!("bestmove {}", text[0]));
+        }
+        (GoKind::Play, _) => emit("bestmove resign"),
+    }
+}
+
+/// `setoption name <name…> value <value…>` → (name, value).
+fn parse_setoption(line: &str) -> Option<(String, String)> {
+    let rest = line.strip_prefix("setoption")?.trim();
+    let rest = rest.strip_prefix("name")?.trim();
+    match rest.find(" value") {
+        Some(i) => Some((
+            rest[..i].trim().to_string(),
+            rest[i + " value".len()..].trim().to_string(),
+        )),
+        None => Some((rest.to_string(), String::new())),
+    }
+}
+
+/// `position startpos|sfen <4 fields> [moves …]` → the position after the moves, with its
+/// side to move as the attacker.
+fn parse_position(line: &str) -> Result<CoreBoard, String> {
+    let pos = Position::from_usi_position(line).map_err(|e| e.to_string())?;
+    Ok(CoreBoard::new(pos))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setoption_splits_name_and_value() {
+        assert_eq!(
+            parse_setoption("setoption name USI_Hash value 64"),
+            Some(("USI_Hash".into(), "64".into()))
+        );
+        assert_eq!(
+            parse_setoption("setoption name Some Name value a b"),
+            Some(("Some Name".into(), "a b".into()))
+        );
+        assert_eq!(parse_setoption("setoption foo"), None);
+    }
+
+    #[test]
+    fn positions_parse_with_moves_and_reject_illegal_ones() {
+        let p = parse_position("position startpos moves 7g7f 3c3d").unwrap();
+        assert_eq!(p.pos.side_to_move(), crate::shogi::types::Color::Black);
+        assert!(parse_position("position startpos moves 7g7e").is_err());
+        assert!(parse_position("position sfen 9/9 b - 1").is_err());
+        assert!(parse_position("position banana").is_err());
+        let p = parse_position("position sfen 6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1")
+            .unwrap();
+        assert!(!p.pos.in_check());
+    }
+}

@@ -224,6 +224,9 @@ pub struct Coordinator<W> {
     next_round: u64,
     usi_pending: bool,
     ready_pending: Option<Instant>,
+    /// GUI commands that arrived while `usiok`/`readyok` was still owed; handled after it, in
+    /// order (a GUI normally waits, but a script or a fast GUI may not).
+    deferred: VecDeque<GuiCommand>,
     next_keepalive: Option<Instant>,
     quitting: bool,
 }
@@ -283,6 +286,7 @@ impl<W: std::io::Write> Coordinator<W> {
             next_round: 1,
             usi_pending: false,
             ready_pending: None,
+            deferred: VecDeque::new(),
             next_keepalive: None,
             quitting: false,
         }
@@ -372,6 +376,25 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     fn on_gui(&mut self, cmd: GuiCommand) {
+        if (self.usi_pending || self.ready_pending.is_some()) && cmd != GuiCommand::Quit {
+            self.deferred.push_back(cmd);
+            return;
+        }
+        self.handle_gui(cmd);
+    }
+
+    /// Handle the commands held back while `usiok`/`readyok` was owed, until one of them
+    /// makes gougi wait again.
+    fn drain_deferred(&mut self) {
+        while !self.usi_pending && self.ready_pending.is_none() {
+            let Some(cmd) = self.deferred.pop_front() else {
+                break;
+            };
+            self.handle_gui(cmd);
+        }
+    }
+
+    fn handle_gui(&mut self, cmd: GuiCommand) {
         match cmd {
             GuiCommand::Usi => {
                 self.usi_pending = true;
@@ -454,6 +477,7 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         lines.push("usiok".to_string());
         self.buffer.extend(lines);
+        self.drain_deferred();
     }
 
     fn on_setoption(&mut self, opt: SetOption) {
@@ -538,6 +562,7 @@ impl<W: std::io::Write> Coordinator<W> {
         self.ready_pending = None;
         self.next_keepalive = None;
         self.say("readyok");
+        self.drain_deferred();
     }
 
     fn on_gameover(&mut self, result: GameResult) {

@@ -305,7 +305,7 @@ fn pick_attacker_move<B: MateBoard>(
             };
             dfpn.board.undo_move(m);
             if let Some(u) = upper {
-                if best.map_or(true, |(_, bu, bt)| (u, tie) < (bu, bt)) {
+                if best.is_none_or(|(_, bu, bt)| (u, tie) < (bu, bt)) {
                     best = Some((m, u, tie));
                 }
             }

@@ -1959,7 +1959,7 @@ fn least_attacker(pos: &Position, sq: usize, side: usize, gone: u128) -> Option<
     let t = tables();
     let mut best: Option<(usize, Kind)> = None;
     let consider = |s: usize, k: Kind, best: &mut Option<(usize, Kind)>| {
-        if best.map_or(true, |(_, bk)| see_value(k) < see_value(bk)) {
+        if best.is_none_or(|(_, bk)| see_value(k) < see_value(bk)) {
             *best = Some((s, k));
         }
     };

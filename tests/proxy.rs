@@ -601,6 +601,7 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name G_InfoRelay type combo default leader var leader var all var none",
             "option name G_Resign type combo default chosen var chosen var all",
             "option name G_EarlyAgreement type spin default 0 min 0 max 100",
+            "option name G_OutputEncoding type combo default UTF-8 var UTF-8 var Shift_JIS",
         ]
     );
     g.send("setoption name E1_OwnBook value false");
@@ -759,4 +760,36 @@ fn early_agreement_decides_optimistic_rounds_before_the_slowest() {
     g.send(BYO);
     assert_eq!(g.until_prefix("bestmove").last().unwrap(), "bestmove 7g7f");
     assert!(t0.elapsed() < Duration::from_millis(2000));
+}
+
+#[test]
+fn shift_jis_output_for_old_gui() {
+    use std::io::{Read, Write};
+    let dir = scratch_dir("sjis");
+    let script = "id name e1\ngo: info score cp 5 pv 7g7f ; bestmove 7g7f\n";
+    let config = mock_config(&dir, "optimistic", &[script], None, "");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["--config", config.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "usi\nsetoption name G_OutputEncoding value Shift_JIS\nisready\nposition startpos\ngo btime 0 wtime 0 byoyomi 2000").unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    writeln!(stdin, "quit").unwrap();
+    let mut raw = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut raw).unwrap();
+    child.wait().unwrap();
+    assert!(
+        std::str::from_utf8(&raw).is_err(),
+        "Japanese text is not UTF-8 any more"
+    );
+    let (text, _, errors) = encoding_rs::SHIFT_JIS.decode(&raw);
+    assert!(!errors);
+    assert!(
+        text.contains("info string [O] bestmove 7g7f [７六歩(77)] [評価値 5 （前回 差分 ）] [e1]"),
+        "{text}"
+    );
 }

@@ -324,12 +324,17 @@ impl<W: std::io::Write> Coordinator<W> {
         if self.buffer.is_empty() {
             return Ok(());
         }
-        let mut bytes = Vec::new();
+        let mut text = String::new();
         for line in self.buffer.drain(..) {
             debug!(target: "gougi::gui", "> {line}");
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.push(b'\n');
+            text.push_str(&line);
+            text.push('\n');
         }
+        let bytes = match self.options.text("G_OutputEncoding") {
+            // Characters Shift_JIS lacks become numeric character references.
+            "Shift_JIS" => encoding_rs::SHIFT_JIS.encode(&text).0.into_owned(),
+            _ => text.into_bytes(),
+        };
         self.out.write_all(&bytes)?;
         self.out.flush()
     }

@@ -43,7 +43,7 @@ pub use hand::Hand;
 pub use legality::IllegalMoveKind;
 pub use movegen::{
     generate_captures, generate_checks, generate_evasions, generate_legal, generate_pseudo_legal,
-    generate_quiets, MoveList,
+    generate_quiets, CheckInfo, MoveList,
 };
 pub use notation::{ki2_move, kif_move};
 pub use perft::{perft, perft_divide};

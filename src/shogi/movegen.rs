@@ -449,6 +449,16 @@ pub fn generate_checks(pos: &Position, list: &mut MoveList) {
     }
 }
 
+/// Per-node data for fast [`Position::gives_check_with_info`]: the enemy king and our pieces
+/// whose move may uncover a check (discovered-check candidates).
+#[derive(Clone, Copy, Debug)]
+pub struct CheckInfo {
+    /// The enemy king's square.
+    pub enemy_king: Square,
+    /// Our pieces that alone block one of our sliders from the enemy king.
+    pub discover: Bitboard,
+}
+
 /// Pseudo-legal moves for search, to be filtered lazily with [`Position::is_legal_pseudo`]:
 /// out of check, every move by the piece rules, nifu and dead-square rules included, but
 /// without the own-king safety test and without the uchifuzume test; in check, the legal
@@ -536,13 +546,33 @@ impl Position {
     }
 
     /// Whether the legal move `m` gives check.
+    ///
+    /// Computes the discovered-check candidates on each call; a search that asks for many
+    /// moves of one node should take a [`CheckInfo`] once and use
+    /// [`Position::gives_check_with_info`].
     pub fn gives_check(&self, m: Move) -> bool {
+        match self.check_info() {
+            Some(ci) => self.gives_check_with_info(m, &ci),
+            None => false,
+        }
+    }
+
+    /// What [`Position::gives_check_with_info`] needs, computed once per node; `None` when the
+    /// opponent has no king (then no move gives check).
+    pub fn check_info(&self) -> Option<CheckInfo> {
         let us = self.side_to_move();
-        let Some(ek) = self.king_square(!us) else {
-            return false;
-        };
-        let discover = self.slider_blockers(us, ek, self.occupied()) & self.pieces_of(us);
-        self.gives_check_with(m, ek, discover)
+        let ek = self.king_square(!us)?;
+        Some(CheckInfo {
+            enemy_king: ek,
+            discover: self.slider_blockers(us, ek, self.occupied()) & self.pieces_of(us),
+        })
+    }
+
+    /// Whether the legal move `m` gives check, with `ci` from [`Position::check_info`] of this
+    /// same position.
+    #[inline]
+    pub fn gives_check_with_info(&self, m: Move, ci: &CheckInfo) -> bool {
+        self.gives_check_with(m, ci.enemy_king, ci.discover)
     }
 
     fn gives_check_with(&self, m: Move, ek: Square, discover: Bitboard) -> bool {

@@ -315,3 +315,48 @@ fn random_games_from_tsume_positions() {
         random_games(&sfen, 2, 30, rng);
     }
 }
+
+#[test]
+fn sfen_parser_never_panics_on_mutations() {
+    // Mutate valid SFEN and USI position strings byte by byte (replace, insert, delete) with
+    // characters that matter to the parser; every result must be Ok or Err, never a panic,
+    // and every accepted position must round-trip.
+    const ALPHABET: &[&str] = &[
+        "p", "P", "l", "L", "n", "N", "s", "S", "g", "G", "b", "B", "r", "R", "k", "K", "+", "/",
+        " ", "-", "0", "1", "2", "9", "18", "w", "b", "*", "moves", "７", "\u{3000}", "x",
+    ];
+    let mut seeds: Vec<String> = perft_roots();
+    seeds.push("startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e".to_string());
+    let mut rng = Rng(0x5eed);
+    for _ in 0..20_000 {
+        let mut s = seeds[rng.below(seeds.len())].clone();
+        for _ in 0..1 + rng.below(4) {
+            let chars: Vec<char> = s.chars().collect();
+            let i = rng.below(chars.len() + 1);
+            let ins = ALPHABET[rng.below(ALPHABET.len())];
+            let mut out: String = chars[..i.min(chars.len())].iter().collect();
+            match rng.below(3) {
+                0 => {
+                    out.push_str(ins);
+                    out.extend(chars.iter().skip(i + 1));
+                }
+                1 => {
+                    out.push_str(ins);
+                    out.extend(chars.iter().skip(i));
+                }
+                _ => out.extend(chars.iter().skip(i + 1)),
+            }
+            s = out;
+        }
+        if let Ok(p) = Position::from_sfen(&s) {
+            assert_eq!(
+                Position::from_sfen(&p.to_sfen()).unwrap().to_sfen(),
+                p.to_sfen()
+            );
+            let _ = p.legal_moves();
+        }
+        if let Ok(p) = Position::from_usi_position(&s) {
+            let _ = p.legal_moves();
+        }
+    }
+}

@@ -11,6 +11,20 @@
 //! - [`zobrist`]: hash keys.
 //! - [`notation`]: Japanese KIF move names.
 //! - [`perft`]: move-tree counts.
+//!
+//! ```
+//! use gougi::shogi::{generate_checks, MoveList, Position};
+//!
+//! let mut pos = Position::from_usi_position("startpos moves 7g7f 3c3d").unwrap();
+//! let m = pos.parse_usi_move("8h2b+").unwrap();
+//! assert!(!pos.gives_check(m));
+//! pos.do_move(m);
+//! assert!(pos.legal_moves().iter().any(|m| m.to_string() == "3a2b"));
+//! let mut checks = MoveList::new();
+//! generate_checks(&pos, &mut checks);
+//! assert!(checks.is_empty()); // White has no way to check here
+//! assert_eq!(pos.to_sfen(), "lnsgkgsnl/1r5+B1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/7R1/LNSGKGSNL w B 4");
+//! ```
 
 pub mod attacks;
 pub mod bitboard;
@@ -29,7 +43,7 @@ pub use hand::Hand;
 pub use legality::IllegalMoveKind;
 pub use movegen::{
     generate_captures, generate_checks, generate_evasions, generate_legal, generate_pseudo_legal,
-    generate_quiets, MoveList,
+    generate_quiets, CheckInfo, MoveList,
 };
 pub use notation::{ki2_move, kif_move};
 pub use perft::{perft, perft_divide};

@@ -202,6 +202,22 @@ impl Position {
         self.st.last_move
     }
 
+    /// The piece `m` moves (before any promotion): the piece on its origin, or the dropped
+    /// piece of the side to move. `None` if the origin is empty.
+    #[inline]
+    pub fn moved_piece(&self, m: Move) -> Option<Piece> {
+        match m.dropped_kind() {
+            Some(k) => Some(Piece::new(self.side, k)),
+            None => self.board[m.origin_index()],
+        }
+    }
+
+    /// Whether `m` captures (its destination holds a piece; drops never do).
+    #[inline]
+    pub fn is_capture(&self, m: Move) -> bool {
+        !m.is_drop() && self.board[m.to().index()].is_some()
+    }
+
     /// `c`'s pieces that attack `sq` given occupancy `occ`.
     pub fn attackers_to(&self, c: Color, sq: Square, occ: Bitboard) -> Bitboard {
         let them = !c;
@@ -590,6 +606,28 @@ mod tests {
         // King outside the zone.
         let p = Position::from_sfen("RRBBGGGG1/8S/8S/4K4/9/9/9/9/4k4 b 2P 1").unwrap();
         assert!(!p.declaration_win());
+    }
+
+    #[test]
+    fn moved_piece_and_capture() {
+        let mut p = Position::from_usi_position("startpos moves 7g7f 3c3d").unwrap();
+        let m = p.parse_usi_move("8h2b+").unwrap();
+        assert_eq!(
+            p.moved_piece(m),
+            Some(Piece::new(Color::Black, PieceKind::Bishop))
+        );
+        assert!(p.is_capture(m));
+        p.do_move(m);
+        assert_eq!(
+            p.captured_piece(),
+            Some(Piece::new(Color::White, PieceKind::Bishop))
+        );
+        let d = Move::new_drop(PieceKind::Bishop, Square::SQ55);
+        assert_eq!(
+            p.moved_piece(d),
+            Some(Piece::new(Color::White, PieceKind::Bishop))
+        );
+        assert!(!p.is_capture(d));
     }
 
     #[test]

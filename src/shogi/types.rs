@@ -40,6 +40,15 @@ impl Color {
         self as usize
     }
 
+    /// The color with this index.
+    pub const fn try_index(i: usize) -> Option<Color> {
+        match i {
+            0 => Some(Color::Black),
+            1 => Some(Color::White),
+            _ => None,
+        }
+    }
+
     /// The other side.
     #[inline]
     #[must_use]

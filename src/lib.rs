@@ -16,7 +16,7 @@
 //! gougi ──> member, usi, shogi, config
 //! member ──> usi, config
 //! mate ──> shogi, usi
-//! search ──> shogi (its own board in `search::board` for now)
+//! search ──> shogi
 //! usi, shogi, config: leaves
 //! ```
 

@@ -11,6 +11,8 @@
 //! - [`zobrist`]: hash keys.
 //! - [`notation`]: Japanese KIF move names.
 //! - [`perft`]: move-tree counts.
+//! - [`search_support`]: what the alpha-beta search asks beyond that (search repetition,
+//!   any legal move, mate in one).
 //!
 //! ```
 //! use gougi::shogi::{generate_checks, MoveList, Position};
@@ -34,6 +36,7 @@ pub mod movegen;
 pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod search_support;
 pub mod sfen;
 pub mod types;
 pub mod zobrist;

@@ -7,7 +7,9 @@
 //! version: pins are ignored, and recaptures never promote; the move itself is credited with
 //! its promotion gain.
 
-use crate::shogi::attacks::{bishop_attacks, lance_attacks, rook_attacks};
+use crate::shogi::attacks::{
+    bishop_attacks, bishop_pseudo_attacks, lance_attacks, rook_attacks, rook_pseudo_attacks,
+};
 use crate::shogi::{Bitboard, Color, Move, PieceKind, Position, Square};
 
 use super::eval::PIECE_VALUE;
@@ -40,17 +42,27 @@ const LEAST_VALUABLE_FIRST: [PieceKind; 14] = [
     PieceKind::King,
 ];
 
-/// Sliders of either color that attack `sq` through `occ` (the x-ray refresh after a
-/// recapturer leaves its square).
+/// Sliders of either color that attack `sq` through `occ` once the piece on `gone` has left
+/// it (the x-ray refresh): only the slider family whose line through `sq` passes `gone`.
 #[inline]
-fn slider_attackers(pos: &Position, sq: Square, occ: Bitboard) -> Bitboard {
-    let diag = pos.pieces_of_kind(PieceKind::Bishop) | pos.pieces_of_kind(PieceKind::Horse);
-    let orth = pos.pieces_of_kind(PieceKind::Rook) | pos.pieces_of_kind(PieceKind::Dragon);
-    // A Black lance attacks `sq` from the squares a White lance on `sq` would attack.
-    (bishop_attacks(sq, occ) & diag)
-        | (rook_attacks(sq, occ) & orth)
-        | (lance_attacks(Color::White, sq, occ) & pos.pieces(Color::Black, PieceKind::Lance))
-        | (lance_attacks(Color::Black, sq, occ) & pos.pieces(Color::White, PieceKind::Lance))
+fn xray_attackers(pos: &Position, sq: Square, gone: Square, occ: Bitboard) -> Bitboard {
+    if bishop_pseudo_attacks(sq).contains(gone) {
+        let diag = pos.pieces_of_kind(PieceKind::Bishop) | pos.pieces_of_kind(PieceKind::Horse);
+        bishop_attacks(sq, occ) & diag
+    } else if rook_pseudo_attacks(sq).contains(gone) {
+        let orth = pos.pieces_of_kind(PieceKind::Rook) | pos.pieces_of_kind(PieceKind::Dragon);
+        let mut b = rook_attacks(sq, occ) & orth;
+        if sq.file() == gone.file() {
+            // A Black lance attacks `sq` from the squares a White lance on `sq` would attack.
+            b |= (lance_attacks(Color::White, sq, occ)
+                & pos.pieces(Color::Black, PieceKind::Lance))
+                | (lance_attacks(Color::Black, sq, occ)
+                    & pos.pieces(Color::White, PieceKind::Lance));
+        }
+        b
+    } else {
+        Bitboard::EMPTY
+    }
 }
 
 /// Whether `m` (legal here) wins at least `threshold` by static exchange.
@@ -85,8 +97,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
     if swap <= 0 {
         return true;
     }
-    let mut attackers =
-        (pos.attackers_to(Color::Black, to, occ) | pos.attackers_to(Color::White, to, occ)) & occ;
+    let mut attackers = pos.attackers_to_both(to, occ) & occ;
     let mut side = us;
     let mut res = true; // true: the side that made `m` is winning the exchange so far
     loop {
@@ -114,7 +125,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
             break;
         }
         occ = occ.without(sq);
-        attackers |= slider_attackers(pos, to, occ);
+        attackers |= xray_attackers(pos, to, sq, occ);
     }
     res
 }

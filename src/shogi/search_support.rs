@@ -9,7 +9,11 @@
 //! References: YaneuraOu `position.cpp` (`is_repetition`, `mate1ply`), Stockfish
 //! `position.cpp` (`is_draw`: a cycle never crosses a null move).
 
-use super::attacks::{attacks, between, king_attacks, line};
+use super::attacks::{
+    attacks, between, bishop_attacks, bishop_pseudo_attacks, gold_attacks, king_attacks,
+    knight_attacks, lance_attacks, lance_pseudo_attacks, line, pawn_attacks, rook_attacks,
+    rook_pseudo_attacks, silver_attacks,
+};
 use super::bitboard::Bitboard;
 use super::legality::has_further_move;
 use super::movegen::{generate_checks, generate_legal, MoveList};
@@ -176,10 +180,13 @@ impl Position {
     ///
     /// Every legal check is a candidate, but one that leaves one of the enemy king's free
     /// flights uncovered by the moved piece (on an empty board, so a superset of what it
-    /// covers) is skipped before it is played. A flight covered only by a slider the move
-    /// uncovers is missed that way, so a rare mate may be missed; a reported mate is always
-    /// real. Non-promotions of pawns, bishops and rooks are skipped: where they mate, the
-    /// promotion mates too (its piece attacks a superset of squares).
+    /// covers) is skipped before it is played; and when no kind we could place covers them
+    /// all from a square where it checks directly, no check is generated at all. A mate that
+    /// relies on a slider the move uncovers (a discovered check, or a flight covered only by
+    /// the uncovered slider) may be missed that way; a reported mate is always real, and the
+    /// search finds the missed ones by searching. Non-promotions of pawns, bishops and rooks
+    /// are skipped: where they mate, the promotion mates too (its piece attacks a superset of
+    /// squares).
     pub fn mate_in_one(&mut self) -> Option<Move> {
         let us = self.side;
         let them = !us;
@@ -210,7 +217,7 @@ impl Position {
                     }
                 }
             };
-            let covered = attacks(us, kind, m.to(), Bitboard::EMPTY).with(m.to());
+            let covered = pseudo_attacks(us, kind, m.to()).with(m.to());
             if (free - covered).any() {
                 continue;
             }
@@ -234,22 +241,27 @@ impl Position {
         let them = !us;
         let hand = self.hands[us.index()];
         let ours = self.by_color[us.index()];
+        // Bit `kind` set when `us` could have a `kind` on some square after one move.
+        let mut available = 0u16;
         for kind in PieceKind::ALL {
-            if kind == PieceKind::King {
-                continue;
+            if kind.is_hand_kind() && hand.has(kind) {
+                available |= 1 << kind.index();
             }
-            let available = (kind.is_hand_kind() && hand.has(kind))
-                || (self.by_kind[kind.index()] & ours).any()
-                || PieceKind::HAND.iter().any(|&base| {
-                    base.promote() == Some(kind) && (self.by_kind[base.index()] & ours).any()
-                });
-            if !available {
+            if kind != PieceKind::King && (self.by_kind[kind.index()] & ours).any() {
+                available |= 1 << kind.index();
+                if let Some(p) = kind.promote() {
+                    available |= 1 << p.index();
+                }
+            }
+        }
+        for kind in PieceKind::ALL {
+            if available & (1 << kind.index()) == 0 {
                 continue;
             }
             // Squares from which `kind` of `us` attacks the king, on an empty board.
-            let mut to = attacks(them, kind, ek, Bitboard::EMPTY);
+            let mut to = pseudo_attacks(them, kind, ek);
             for f in free {
-                to &= attacks(them, kind, f, Bitboard::EMPTY).with(f);
+                to &= pseudo_attacks(them, kind, f).with(f);
                 if to.is_empty() {
                     break;
                 }
@@ -259,6 +271,33 @@ impl Position {
             }
         }
         false
+    }
+
+    /// The pieces of both colors that attack `sq` given occupancy `occ`: the union of
+    /// [`Position::attackers_to`] for Black and White, with each slider family computed once
+    /// (static exchange evaluation asks this for every capture it weighs).
+    pub fn attackers_to_both(&self, sq: Square, occ: Bitboard) -> Bitboard {
+        let k = &self.by_kind;
+        let black = self.by_color[Color::Black.index()];
+        let white = self.by_color[Color::White.index()];
+        let hd = k[PieceKind::Horse.index()] | k[PieceKind::Dragon.index()];
+        let king_like = k[PieceKind::King.index()] | hd;
+        let silvers = k[PieceKind::Silver.index()] | king_like;
+        let golds = self.golds() | king_like;
+        // A Black piece attacks `sq` from where a White piece of its kind on `sq` would.
+        let steps_of = |attacker: Color| {
+            let v = !attacker;
+            (pawn_attacks(v, sq) & k[PieceKind::Pawn.index()])
+                | (knight_attacks(v, sq) & k[PieceKind::Knight.index()])
+                | (silver_attacks(v, sq) & silvers)
+                | (gold_attacks(v, sq) & golds)
+                | (lance_attacks(v, sq, occ) & k[PieceKind::Lance.index()])
+        };
+        (steps_of(Color::Black) & black)
+            | (steps_of(Color::White) & white)
+            | (bishop_attacks(sq, occ)
+                & (k[PieceKind::Bishop.index()] | k[PieceKind::Horse.index()]))
+            | (rook_attacks(sq, occ) & (k[PieceKind::Rook.index()] | k[PieceKind::Dragon.index()]))
     }
 
     /// Whether `m` is a non-promotion of a pawn, bishop or rook that could have promoted.
@@ -278,6 +317,20 @@ impl Position {
             self.board[from.index()].map(|p| p.kind),
             Some(PieceKind::Pawn | PieceKind::Bishop | PieceKind::Rook)
         ) && (from.in_zone(us) || m.to().in_zone(us))
+    }
+}
+
+/// Squares `kind` of `c` on `sq` attacks on an empty board (table lookups only).
+#[inline]
+fn pseudo_attacks(c: Color, kind: PieceKind, sq: Square) -> Bitboard {
+    match kind {
+        PieceKind::Lance => lance_pseudo_attacks(c, sq),
+        PieceKind::Bishop => bishop_pseudo_attacks(sq),
+        PieceKind::Rook => rook_pseudo_attacks(sq),
+        PieceKind::Horse => bishop_pseudo_attacks(sq) | king_attacks(sq),
+        PieceKind::Dragon => rook_pseudo_attacks(sq) | king_attacks(sq),
+        // Step pieces ignore occupancy.
+        _ => attacks(c, kind, sq, Bitboard::EMPTY),
     }
 }
 
@@ -387,7 +440,8 @@ mod tests {
     }
 
     /// Every mate found is a mate, in random positions the fast "any legal move" agrees with
-    /// full generation, and `key_after` with `do_move`.
+    /// full generation, `key_after` with `do_move`, and `attackers_to_both` with
+    /// `attackers_to`.
     #[test]
     fn agrees_with_generation_in_random_games() {
         let mut seed = 5u64;
@@ -396,6 +450,17 @@ mod tests {
             for _ in 0..150 {
                 let legal = p.legal_moves();
                 assert_eq!(p.has_legal_move(), !legal.is_empty(), "{}", p.to_sfen());
+                let occ = p.occupied();
+                for sq in crate::shogi::Square::ALL {
+                    let both = p.attackers_to(Color::Black, sq, occ)
+                        | p.attackers_to(Color::White, sq, occ);
+                    assert_eq!(
+                        p.attackers_to_both(sq, occ),
+                        both,
+                        "{sq} in {}",
+                        p.to_sfen()
+                    );
+                }
                 for &m in legal.as_slice() {
                     let mut q = p.clone();
                     q.do_move(m);

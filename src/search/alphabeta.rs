@@ -18,14 +18,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::shogi::{Move, PieceKind, Position, Repetition};
+use crate::shogi::{Move, MoveList, PieceKind, Position, Repetition};
 
 use super::eval::{Evaluator, PIECE_VALUE};
 use super::history::{
     move_index, piece_index, stat_bonus, stat_malus, ButterflyHistory, CaptureHistory,
     ContinuationHistory,
 };
-use super::movepick::{Histories, MoveBuf, MovePicker};
+use super::movepick::{Histories, MovePicker, PickerBuffers};
 use super::see::see_ge;
 use super::timeman::TimeBudget;
 use super::tt::{Bound, TranspositionTable, DEPTH_OFFSET};
@@ -212,20 +212,18 @@ pub struct Worker<E: Evaluator> {
     best_move_changes: f64,
     info: Option<InfoSink>,
     /// Spare move buffers, so that nodes neither allocate nor clear 5 KB arrays.
-    buf_pool: Vec<Box<MoveBuf>>,
+    buf_pool: Vec<PickerBuffers>,
+    /// Scratch list for the mate-in-one test (see [`PickerBuffers`] for why it is kept).
+    mate_scratch: Box<MoveList>,
 }
 
 impl<E: Evaluator> Worker<E> {
-    fn take_buffers(&mut self) -> (Box<MoveBuf>, Box<MoveBuf>) {
-        let a = self.buf_pool.pop().unwrap_or_default();
-        let b = self.buf_pool.pop().unwrap_or_default();
-        (a, b)
+    fn take_buffers(&mut self) -> PickerBuffers {
+        self.buf_pool.pop().unwrap_or_default()
     }
 
     fn give_back(&mut self, picker: MovePicker) {
-        let (a, b) = picker.into_buffers();
-        self.buf_pool.push(a);
-        self.buf_pool.push(b);
+        self.buf_pool.push(picker.into_buffers());
     }
 
     pub fn new(
@@ -258,6 +256,7 @@ impl<E: Evaluator> Worker<E> {
             best_move_changes: 0.0,
             info: None,
             buf_pool: Vec::new(),
+            mate_scratch: Box::default(),
         }
     }
 
@@ -638,7 +637,7 @@ impl<E: Evaluator> Worker<E> {
         // found here is exact. YaneuraOu runs its `mate1ply` at every node not in check
         // without a TT hit.
         if !root && !in_check && !tt_hit {
-            if let Some(m) = self.pos.mate_in_one() {
+            if let Some(m) = self.pos.mate_in_one(&mut self.mate_scratch) {
                 let v = Value::mate_in(ply + 1);
                 self.tt.save(
                     writer,

@@ -119,12 +119,28 @@ pub fn root_moves(pos: &Position) -> Vec<Move> {
         .collect()
 }
 
-/// Generates into `buf` with `gen` (a core generator), keeping the search's move set.
-fn generate_into(pos: &Position, buf: &mut MoveBuf, gen: fn(&Position, &mut MoveList)) -> usize {
-    let mut list = MoveList::new();
-    gen(pos, &mut list);
-    buf.fill_from(pos, &list);
+/// Generates into `buf` with `gen` (a core generator, writing to `scratch`), keeping the
+/// search's move set.
+fn generate_into(
+    pos: &Position,
+    buf: &mut MoveBuf,
+    scratch: &mut MoveList,
+    gen: fn(&Position, &mut MoveList),
+) -> usize {
+    scratch.clear();
+    gen(pos, scratch);
+    buf.fill_from(pos, scratch);
     buf.len()
+}
+
+/// The buffers a [`MovePicker`] works in, kept by the worker between nodes: creating a
+/// `MoveList` on the stack compiles to a 2 KB memset (the compiler merges its uninitialised
+/// array with the zeroed length into one zeroing store), which measured 2% of the search.
+#[derive(Default)]
+pub struct PickerBuffers {
+    buf: Box<MoveBuf>,
+    bad: Box<MoveBuf>,
+    scratch: Box<MoveList>,
 }
 
 /// Checking moves that capture nothing (for the first quiescence ply).
@@ -190,6 +206,7 @@ pub struct MovePicker {
     end: usize,
     bad: Box<MoveBuf>,
     bad_cur: usize,
+    scratch: Box<MoveList>,
     /// Quiet moves below this score are skipped when `skip_quiets` is set by the caller.
     see_threshold: i32,
     with_checks: bool,
@@ -201,7 +218,11 @@ impl MovePicker {
         pos: &Position,
         tt_move: Option<Move>,
         killers: [Option<Move>; 2],
-        (mut buf, mut bad): (Box<MoveBuf>, Box<MoveBuf>),
+        PickerBuffers {
+            mut buf,
+            mut bad,
+            scratch,
+        }: PickerBuffers,
     ) -> Self {
         buf.clear();
         bad.clear();
@@ -220,6 +241,7 @@ impl MovePicker {
             end: 0,
             bad,
             bad_cur: 0,
+            scratch,
             see_threshold: 0,
             with_checks: false,
         }
@@ -230,7 +252,11 @@ impl MovePicker {
         pos: &Position,
         tt_move: Option<Move>,
         with_checks: bool,
-        (mut buf, mut bad): (Box<MoveBuf>, Box<MoveBuf>),
+        PickerBuffers {
+            mut buf,
+            mut bad,
+            scratch,
+        }: PickerBuffers,
     ) -> Self {
         buf.clear();
         bad.clear();
@@ -250,6 +276,7 @@ impl MovePicker {
             end: 0,
             bad,
             bad_cur: 0,
+            scratch,
             see_threshold: 0,
             with_checks,
         }
@@ -333,8 +360,12 @@ impl MovePicker {
     }
 
     /// Gives the move buffers back (for reuse by the next node).
-    pub fn into_buffers(self) -> (Box<MoveBuf>, Box<MoveBuf>) {
-        (self.buf, self.bad)
+    pub fn into_buffers(self) -> PickerBuffers {
+        PickerBuffers {
+            buf: self.buf,
+            bad: self.bad,
+            scratch: self.scratch,
+        }
     }
 
     /// The next move, or `None` when the node is exhausted. With `skip_quiets`, quiet moves
@@ -353,7 +384,8 @@ impl MovePicker {
                     }
                 }
                 Stage::CaptureInit | Stage::QsCaptureInit => {
-                    self.end = generate_into(pos, &mut self.buf, generate_captures);
+                    self.end =
+                        generate_into(pos, &mut self.buf, &mut self.scratch, generate_captures);
                     self.cur = 0;
                     self.score_captures(pos, h);
                     self.stage = if self.stage == Stage::CaptureInit {
@@ -403,7 +435,8 @@ impl MovePicker {
                         self.cur = 0;
                         continue;
                     }
-                    self.end = generate_into(pos, &mut self.buf, generate_quiets);
+                    self.end =
+                        generate_into(pos, &mut self.buf, &mut self.scratch, generate_quiets);
                     self.cur = 0;
                     self.score_quiets(pos, h);
                     // Sort once, best first (a full sort: quiets are few enough).
@@ -430,7 +463,8 @@ impl MovePicker {
                     self.stage = Stage::Done;
                 }
                 Stage::EvasionInit => {
-                    self.end = generate_into(pos, &mut self.buf, generate_evasions);
+                    self.end =
+                        generate_into(pos, &mut self.buf, &mut self.scratch, generate_evasions);
                     self.cur = 0;
                     self.score_evasions(pos, h);
                     self.stage = Stage::Evasion;
@@ -452,7 +486,8 @@ impl MovePicker {
                     }
                 },
                 Stage::QsCheckInit => {
-                    self.end = generate_into(pos, &mut self.buf, generate_quiet_checks);
+                    self.end =
+                        generate_into(pos, &mut self.buf, &mut self.scratch, generate_quiet_checks);
                     self.cur = 0;
                     self.stage = Stage::QsCheck;
                 }

@@ -187,7 +187,9 @@ impl Position {
     /// search finds the missed ones by searching. Non-promotions of pawns, bishops and rooks
     /// are skipped: where they mate, the promotion mates too (its piece attacks a superset of
     /// squares).
-    pub fn mate_in_one(&mut self) -> Option<Move> {
+    ///
+    /// `checks` is scratch space (its contents are replaced).
+    pub fn mate_in_one(&mut self, checks: &mut MoveList) -> Option<Move> {
         let us = self.side;
         let them = !us;
         let ek = self.kings[them.index()]?;
@@ -201,8 +203,8 @@ impl Position {
         if !self.some_piece_could_cover(free, ek) {
             return None;
         }
-        let mut checks = MoveList::new();
-        generate_checks(self, &mut checks);
+        checks.clear();
+        generate_checks(self, checks);
         for &m in checks.as_slice() {
             let kind = match m.from() {
                 None => m.dropped_kind().expect("a drop has a kind"),
@@ -385,17 +387,22 @@ mod tests {
         let mut p = Position::from_sfen("7nk/9/7GG/9/9/9/9/9/K8 b P 1").unwrap();
         assert!(p.parse_usi_move("P*1b").is_err());
         assert_eq!(
-            p.mate_in_one().map(|m| m.to_string()).as_deref(),
+            p.mate_in_one(&mut MoveList::new())
+                .map(|m| m.to_string())
+                .as_deref(),
             Some("1c1b")
         );
         // Without the second gold nothing mates.
         let mut p = Position::from_sfen("7nk/9/8G/9/9/9/9/9/K8 b P 1").unwrap();
-        assert_eq!(p.mate_in_one(), None);
+        assert_eq!(p.mate_in_one(&mut MoveList::new()), None);
         let mut q = Position::from_sfen("7nk/9/8G/9/9/9/9/9/K8 b G 1").unwrap();
-        let m = q.mate_in_one().expect("mate in one").to_string();
+        let m = q
+            .mate_in_one(&mut MoveList::new())
+            .expect("mate in one")
+            .to_string();
         assert!(m == "G*1b" || m == "G*2b", "{m}");
         let mut s = Position::startpos();
-        assert_eq!(s.mate_in_one(), None);
+        assert_eq!(s.mate_in_one(&mut MoveList::new()), None);
         assert!(s.has_legal_move());
         let m = q.parse_usi_move("G*1b").unwrap();
         q.do_move(m);
@@ -466,7 +473,7 @@ mod tests {
                     q.do_move(m);
                     assert_eq!(p.key_after(m), q.key(), "{m} in {}", p.to_sfen());
                 }
-                if let Some(m) = p.clone().mate_in_one() {
+                if let Some(m) = p.clone().mate_in_one(&mut MoveList::new()) {
                     let mut q = p.clone();
                     q.do_move(m);
                     assert!(q.is_checkmate(), "{m} in {}", p.to_sfen());

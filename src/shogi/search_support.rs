@@ -178,7 +178,9 @@ impl Position {
 
     /// A move that mates at once (一手詰め), if one is found.
     ///
-    /// Every legal check is a candidate, but one that leaves one of the enemy king's free
+    /// Every legal check landing near the enemy king ([`near_king`]) is a candidate (a mate
+    /// by a check from further away is left to the search, as in YaneuraOu's `mate1ply`),
+    /// but one that leaves one of the enemy king's free
     /// flights uncovered by the moved piece (on an empty board, so a superset of what it
     /// covers) is skipped before it is played; and when no kind we could place covers them
     /// all from a square where it checks directly, no check is generated at all. A mate that
@@ -204,7 +206,7 @@ impl Position {
             return None;
         }
         checks.clear();
-        generate_checks(self, checks);
+        self.generate_checks_near_king(checks);
         for &m in checks.as_slice() {
             let kind = match m.from() {
                 None => m.dropped_kind().expect("a drop has a kind"),
@@ -231,6 +233,99 @@ impl Position {
             }
         }
         None
+    }
+
+    /// The legal checking moves of the side to move that land on [`near_king`] of the enemy
+    /// king (captures included; nothing without an enemy king). The same moves as the core's
+    /// [`generate_checks`] restricted to those squares — a test holds them to that — but made
+    /// only from the pieces that reach those squares, which costs a fraction of generating
+    /// every check (search asks at most nodes: mate in one, and quiet checks in quiescence).
+    pub fn generate_checks_near_king(&self, list: &mut MoveList) {
+        let us = self.side;
+        let them = !us;
+        let Some(ek) = self.kings[them.index()] else {
+            return;
+        };
+        let near = near_king(ek);
+        if self.in_check() {
+            // Rare in these callers: take the general generator.
+            let start = list.len();
+            generate_checks(self, list);
+            let mut i = 0;
+            list.retain(|m| {
+                i += 1;
+                i <= start || near.contains(m.to())
+            });
+            return;
+        }
+        let occ = self.occupied();
+        let ours = self.by_color[us.index()];
+        let targets = near - ours;
+        let ksq = self.kings[us.index()];
+        let pinned = self.pinned(us);
+        let discover = self.slider_blockers(us, ek, occ) & ours;
+        for from in ours {
+            let kind = self.board[from.index()].expect("own piece").kind;
+            let reach = attacks(us, kind, from, occ) & targets;
+            if reach.is_empty() {
+                continue;
+            }
+            let lifted = occ.without(from);
+            if Some(from) == ksq {
+                // A king move checks only by discovery.
+                if discover.contains(from) {
+                    for to in reach - line(ek, from) {
+                        if !self.is_attacked(them, to, lifted) {
+                            list.push(Move::new_normal(from, to, false));
+                        }
+                    }
+                }
+                continue;
+            }
+            let reach = match ksq {
+                Some(k) if pinned.contains(from) => reach & line(k, from),
+                _ => reach,
+            };
+            let uncovering = discover.contains(from);
+            let promoted = kind.promote();
+            for to in reach {
+                let disc = uncovering && !line(ek, from).contains(to);
+                if let Some(pk) = promoted {
+                    if (from.in_zone(us) || to.in_zone(us))
+                        && (disc || attacks(us, pk, to, lifted).contains(ek))
+                    {
+                        list.push(Move::new_normal(from, to, true));
+                    }
+                }
+                if has_further_move(us, kind, to)
+                    && (disc || attacks(us, kind, to, lifted).contains(ek))
+                {
+                    list.push(Move::new_normal(from, to, false));
+                }
+            }
+        }
+        let hand = self.hands[us.index()];
+        if hand.is_empty() {
+            return;
+        }
+        let empty_near = near - occ;
+        for kind in PieceKind::HAND {
+            if !hand.has(kind) {
+                continue;
+            }
+            for to in attacks(them, kind, ek, occ) & empty_near {
+                if !has_further_move(us, kind, to) {
+                    continue;
+                }
+                if kind == PieceKind::Pawn
+                    && ((self.pieces(us, PieceKind::Pawn) & Bitboard::file(to.file())).any()
+                        || self.is_pawn_drop_mate(to))
+                {
+                    continue;
+                }
+                list.push(Move::new_drop(kind, to));
+            }
+        }
     }
 
     /// The mate-in-one filter of [`Position::mate_in_one`], for all moves at once: whether
@@ -322,6 +417,36 @@ impl Position {
     }
 }
 
+/// The squares within one file and two ranks of `sq`, `sq` excluded: where a check lands
+/// when it comes from a step piece, or from a slider at close range.
+pub fn near_king(sq: Square) -> Bitboard {
+    NEAR_KING[sq.index()]
+}
+
+static NEAR_KING: [Bitboard; 81] = {
+    let mut t = [Bitboard::EMPTY; 81];
+    let mut i = 0;
+    while i < 81 {
+        let (f, r) = ((i / 9) as i32, (i % 9) as i32);
+        let mut bits = 0u128;
+        let mut df = -1;
+        while df <= 1 {
+            let mut dr = -2;
+            while dr <= 2 {
+                let (ff, rr) = (f + df, r + dr);
+                if (df != 0 || dr != 0) && ff >= 0 && ff < 9 && rr >= 0 && rr < 9 {
+                    bits |= 1u128 << (ff * 9 + rr);
+                }
+                dr += 1;
+            }
+            df += 1;
+        }
+        t[i] = Bitboard::from_bits(bits);
+        i += 1;
+    }
+    t
+};
+
 /// Squares `kind` of `c` on `sq` attacks on an empty board (table lookups only).
 #[inline]
 fn pseudo_attacks(c: Color, kind: PieceKind, sq: Square) -> Bitboard {
@@ -407,6 +532,50 @@ mod tests {
         let m = q.parse_usi_move("G*1b").unwrap();
         q.do_move(m);
         assert!(!q.has_legal_move());
+    }
+
+    /// The near-king check generator gives exactly the core's checks landing there.
+    #[test]
+    fn near_king_checks_match_the_core() {
+        let mut seed = 3u64;
+        let mut seen = 0;
+        for start in [
+            "startpos",
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "l4S2l/4g1gs1/5p1p1/pr2N1pkp/4Gn3/PP3PPPP/2GPP4/1K7/L3r+s2L w BS2N5Pb 1",
+        ] {
+            for _ in 0..20 {
+                let mut p = Position::from_sfen(start).unwrap();
+                for _ in 0..150 {
+                    let mut core = MoveList::new();
+                    generate_checks(&p, &mut core);
+                    let mut want: Vec<String> = match p.king_square(!p.side_to_move()) {
+                        Some(ek) => core
+                            .iter()
+                            .filter(|m| near_king(ek).contains(m.to()))
+                            .map(|m| m.to_string())
+                            .collect(),
+                        None => Vec::new(),
+                    };
+                    let mut mine = MoveList::new();
+                    p.generate_checks_near_king(&mut mine);
+                    let mut got: Vec<String> = mine.iter().map(|m| m.to_string()).collect();
+                    want.sort();
+                    got.sort();
+                    assert_eq!(got, want, "{}", p.to_sfen());
+                    seen += got.len();
+                    let legal = p.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    p.do_move(legal[(seed >> 33) as usize % legal.len()]);
+                }
+            }
+        }
+        assert!(seen > 1000, "{seen}");
     }
 
     /// In random games steered towards checks, `has_legal_move` in check agrees with full

@@ -1121,8 +1121,10 @@ impl<E: Evaluator> Worker<E> {
                 .is_some_and(|ci| self.pos.gives_check_with_info(m, ci));
             let capture = self.pos.is_capture(m);
 
-            // Step Q6. Pruning, once we are not being mated.
+            // Step Q6. Pruning, once we are not being mated. (SEE is asked at most twice per
+            // move: a move known to win at least 1 passes the lower thresholds too.)
             if best_value.0 > Value::MATED_IN_MAX_PLY.0 {
+                let mut wins_material = false;
                 if !gives_check && !m.is_promotion() && futility_base.0 > -Value::MATE_IN_MAX_PLY.0
                 {
                     if move_count > 2 && !capture {
@@ -1134,18 +1136,25 @@ impl<E: Evaluator> Worker<E> {
                         best_value = best_value.max(futility_value);
                         continue;
                     }
-                    if futility_base <= alpha && !see_ge(&self.pos, m, 1) {
-                        best_value = best_value.max(futility_base);
-                        continue;
+                    if futility_base <= alpha {
+                        if !see_ge(&self.pos, m, 1) {
+                            best_value = best_value.max(futility_base);
+                            continue;
+                        }
+                        wins_material = true;
                     }
                 }
-                // Do not search moves that lose material (Stockfish: SEE < -90 → ours -40).
-                if !see_ge(&self.pos, m, -QS_SEE_MARGIN) {
-                    continue;
-                }
-                // Quiet checks must at least be safe.
-                if !capture && !in_check && !see_ge(&self.pos, m, 0) {
-                    continue;
+                if !wins_material {
+                    // Quiet checks must at least be safe; other moves may not lose material
+                    // (Stockfish: SEE < -90 → ours -40).
+                    let floor = if !capture && !in_check {
+                        0
+                    } else {
+                        -QS_SEE_MARGIN
+                    };
+                    if !see_ge(&self.pos, m, floor) {
+                        continue;
+                    }
                 }
             }
 

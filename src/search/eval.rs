@@ -153,30 +153,47 @@ fn placed_value(color: Color, kind: PieceKind, sq: Square) -> i32 {
     PIECE_VALUE[kind.index()] + PSQ_RANK[kind.index()][rel_rank(color, sq)]
 }
 
-/// King-relative terms of one piece, from its owner's point of view.
+/// King-relative terms of one piece of `color`, signed from Black's point of view and split
+/// by the king they depend on: `[on Black's king, on White's king]` (its own king's
+/// neighbourhood is defence, the enemy king's is attack).
 #[inline]
-fn king_terms(color: Color, kind: PieceKind, sq: Square, kings: [Option<Square>; 2]) -> i32 {
+fn king_terms(color: Color, kind: PieceKind, sq: Square, kings: [Option<Square>; 2]) -> [i32; 2] {
+    let mut t = [0; 2];
     if kind == PieceKind::King {
-        return 0;
+        return t;
     }
-    let mut v = 0;
+    let sg = sign(color);
     if let Some(k) = kings[color.index()] {
-        v += DEFEND[kind.index()][chebyshev(sq, k)];
+        t[color.index()] += sg * DEFEND[kind.index()][chebyshev(sq, k)];
     }
     if let Some(k) = kings[(!color).index()] {
-        v += ATTACK[kind.index()][chebyshev(sq, k)];
+        t[(!color).index()] += sg * ATTACK[kind.index()][chebyshev(sq, k)];
     }
-    v
+    t
 }
 
 #[derive(Clone, Copy, Debug, Default)]
 struct EvalState {
     /// Material and piece-square terms, Black minus White.
     base: i32,
-    /// King-safety terms, Black minus White; stale if `king_dirty`.
-    king: i32,
+    /// King-safety terms, Black minus White, split by the king they depend on (see
+    /// [`king_terms`]); `king[c]` is stale while `king_dirty[c]` (that king moved).
+    king: [i32; 2],
     kings: [Option<Square>; 2],
-    king_dirty: bool,
+    king_dirty: [bool; 2],
+}
+
+impl EvalState {
+    /// Adds `sign ×` the king terms of a piece to the parts that are not stale.
+    #[inline]
+    fn add_king_terms(&mut self, sign: i32, color: Color, kind: PieceKind, sq: Square) {
+        let t = king_terms(color, kind, sq, self.kings);
+        for ((part, dirty), term) in self.king.iter_mut().zip(self.king_dirty).zip(t) {
+            if !dirty {
+                *part += sign * term;
+            }
+        }
+    }
 }
 
 /// Material + piece-square + king-safety evaluation (see the module doc).
@@ -201,14 +218,27 @@ fn sign(color: Color) -> i32 {
     }
 }
 
-fn full_king_terms(pos: &Position, kings: [Option<Square>; 2]) -> i32 {
+/// The part of the king terms that depends on `c`'s king (on `king`), from scratch.
+fn full_king_part(pos: &Position, c: Color, king: Option<Square>) -> i32 {
+    let Some(k) = king else {
+        return 0;
+    };
     let mut v = 0;
-    for sq in pos.occupied() {
+    for sq in pos.pieces_of(c) {
         if let Some(p) = pos.piece_on(sq) {
-            v += sign(p.color) * king_terms(p.color, p.kind, sq, kings);
+            if p.kind != PieceKind::King {
+                v += DEFEND[p.kind.index()][chebyshev(sq, k)];
+            }
         }
     }
-    v
+    for sq in pos.pieces_of(!c) {
+        if let Some(p) = pos.piece_on(sq) {
+            if p.kind != PieceKind::King {
+                v -= ATTACK[p.kind.index()][chebyshev(sq, k)];
+            }
+        }
+    }
+    sign(c) * v
 }
 
 impl MaterialEval {
@@ -227,9 +257,9 @@ impl MaterialEval {
         }
         EvalState {
             base,
-            king: full_king_terms(pos, kings),
+            king: Color::ALL.map(|c| full_king_part(pos, c, kings[c.index()])),
             kings,
-            king_dirty: false,
+            king_dirty: [false; 2],
         }
     }
 
@@ -237,7 +267,7 @@ impl MaterialEval {
     /// incremental path).
     pub fn black_score(pos: &Position) -> i32 {
         let s = Self::compute(pos);
-        s.base + s.king
+        s.base + s.king[0] + s.king[1]
     }
 }
 
@@ -256,9 +286,7 @@ impl Evaluator for MaterialEval {
             None => {
                 let k = m.dropped_kind().expect("a drop has a kind");
                 s.base += sg * (placed_value(us, k, to) - PIECE_VALUE[k.index()]);
-                if !s.king_dirty {
-                    s.king += sg * king_terms(us, k, to, s.kings);
-                }
+                s.add_king_terms(1, us, k, to);
             }
             Some(from) => {
                 let k = pos.piece_on(from).expect("a piece on the from square").kind;
@@ -271,16 +299,15 @@ impl Evaluator for MaterialEval {
                 if let Some(c) = pos.piece_on(to) {
                     s.base -= sign(c.color) * placed_value(c.color, c.kind, to);
                     s.base += sg * PIECE_VALUE[c.kind.unpromote().index()];
-                    if !s.king_dirty {
-                        s.king -= sign(c.color) * king_terms(c.color, c.kind, to, s.kings);
-                    }
+                    s.add_king_terms(-1, c.color, c.kind, to);
                 }
                 if k == PieceKind::King {
+                    // Terms on the other king do not involve this king: they stay exact.
                     s.kings[us.index()] = Some(to);
-                    s.king_dirty = true;
-                } else if !s.king_dirty {
-                    s.king +=
-                        sg * (king_terms(us, nk, to, s.kings) - king_terms(us, k, from, s.kings));
+                    s.king_dirty[us.index()] = true;
+                } else {
+                    s.add_king_terms(-1, us, k, from);
+                    s.add_king_terms(1, us, nk, to);
                 }
             }
         }
@@ -298,11 +325,13 @@ impl Evaluator for MaterialEval {
 
     fn evaluate(&mut self, pos: &Position) -> Value {
         let s = self.stack.last_mut().expect("reset before evaluate");
-        if s.king_dirty {
-            s.king = full_king_terms(pos, s.kings);
-            s.king_dirty = false;
+        for c in Color::ALL {
+            if s.king_dirty[c.index()] {
+                s.king[c.index()] = full_king_part(pos, c, s.kings[c.index()]);
+                s.king_dirty[c.index()] = false;
+            }
         }
-        let v = s.base + s.king;
+        let v = s.base + s.king[0] + s.king[1];
         Value(sign(pos.side_to_move()) * v)
     }
 }

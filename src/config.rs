@@ -861,102 +861,100 @@ impl Parser {
 
     /// Resolves one `*.Path` value into a command.
     fn command(&self, line: usize, key: &str, text: &str) -> Result<EngineCommand, ConfigError> {
-        let err = |p: Problem| self.err(line, key, p);
-        if let Some(rest) = text.strip_prefix("builtin:") {
-            let words = split_words(rest).ok_or_else(|| {
-                err(Problem::UnbalancedQuote {
+        resolve_command(text, &self.dir).map_err(|p| self.err(line, key, p))
+    }
+}
+
+/// Resolves an engine command line (`builtin:search`, `ssh -T host /path/engine`, a program
+/// relative to `dir` or on `PATH`) the way `*.Path` config values are; `gougi match` uses it
+/// for its `cmd=` values too.
+pub fn resolve_command(text: &str, dir: &Path) -> Result<EngineCommand, Problem> {
+    if let Some(rest) = text.strip_prefix("builtin:") {
+        let words = split_words(rest).ok_or_else(|| Problem::UnbalancedQuote {
+            value: text.to_owned(),
+        })?;
+        let (which, args) = words.split_first().ok_or_else(|| Problem::UnknownBuiltin {
+            value: text.to_owned(),
+        })?;
+        let builtin = match which.as_str() {
+            "search" => Builtin::Search,
+            "mate" => Builtin::Mate,
+            _ => {
+                return Err(Problem::UnknownBuiltin {
                     value: text.to_owned(),
                 })
-            })?;
-            let (which, args) = words.split_first().ok_or_else(|| {
-                err(Problem::UnknownBuiltin {
-                    value: text.to_owned(),
-                })
-            })?;
-            let builtin = match which.as_str() {
-                "search" => Builtin::Search,
-                "mate" => Builtin::Mate,
-                _ => {
-                    return Err(err(Problem::UnknownBuiltin {
-                        value: text.to_owned(),
-                    }))
-                }
-            };
-            let exe = std::env::current_exe().map_err(|e| {
-                err(Problem::NoCurrentExe {
-                    message: e.to_string(),
-                })
-            })?;
-            let mut all_args = vec![builtin.subcommand().to_owned()];
-            all_args.extend(args.iter().cloned());
+            }
+        };
+        let exe = std::env::current_exe().map_err(|e| Problem::NoCurrentExe {
+            message: e.to_string(),
+        })?;
+        let mut all_args = vec![builtin.subcommand().to_owned()];
+        all_args.extend(args.iter().cloned());
+        return Ok(EngineCommand {
+            program: exe,
+            args: all_args,
+            working_dir: None,
+            builtin: Some(builtin),
+            text: text.to_owned(),
+        });
+    }
+
+    // Compatibility: the original ran the whole value as one program path.
+    let unquoted = !text.contains(['"', '\'']);
+    if unquoted && text.contains(char::is_whitespace) {
+        let whole = dir.join(text);
+        if whole.is_file() {
+            check_executable(&whole)?;
             return Ok(EngineCommand {
-                program: exe,
-                args: all_args,
-                working_dir: None,
-                builtin: Some(builtin),
+                working_dir: whole.parent().map(Path::to_owned),
+                program: whole,
+                args: Vec::new(),
+                builtin: None,
                 text: text.to_owned(),
             });
         }
-
-        // Compatibility: the original ran the whole value as one program path.
-        let unquoted = !text.contains(['"', '\'']);
-        if unquoted && text.contains(char::is_whitespace) {
-            let whole = self.dir.join(text);
-            if whole.is_file() {
-                check_executable(&whole).map_err(&err)?;
-                return Ok(EngineCommand {
-                    working_dir: whole.parent().map(Path::to_owned),
-                    program: whole,
-                    args: Vec::new(),
-                    builtin: None,
-                    text: text.to_owned(),
-                });
-            }
-        }
-
-        let words = split_words(text).ok_or_else(|| {
-            err(Problem::UnbalancedQuote {
-                value: text.to_owned(),
-            })
-        })?;
-        let Some((program, args)) = words.split_first() else {
-            return Err(err(Problem::Empty));
-        };
-        let has_folder = program.contains('/') || program.contains('\\') || {
-            let p = Path::new(program);
-            p.is_absolute()
-        };
-        let (program_path, working_dir) = if has_folder {
-            // `components()` drops `.` segments, so messages show `dir/x`, not `dir/./x`.
-            let p: PathBuf = self.dir.join(program).components().collect();
-            if !p.is_file() {
-                return Err(err(Problem::NoSuchFile { path: p }));
-            }
-            check_executable(&p).map_err(&err)?;
-            let wd = p.parent().map(Path::to_owned);
-            (p, wd)
-        } else {
-            let local = self.dir.join(program);
-            if local.is_file() {
-                check_executable(&local).map_err(&err)?;
-                let wd = local.parent().map(Path::to_owned);
-                (local, wd)
-            } else if find_on_path(program).is_some() {
-                (PathBuf::from(program), None)
-            } else {
-                return Err(err(Problem::NotOnPath {
-                    program: program.clone(),
-                }));
-            }
-        };
-        Ok(EngineCommand {
-            program: program_path,
-            args: args.to_vec(),
-            working_dir,
-            builtin: None,
-            text: text.to_owned(),
-        })
     }
+
+    let words = split_words(text).ok_or_else(|| Problem::UnbalancedQuote {
+        value: text.to_owned(),
+    })?;
+    let Some((program, args)) = words.split_first() else {
+        return Err(Problem::Empty);
+    };
+    let has_folder = program.contains('/') || program.contains('\\') || {
+        let p = Path::new(program);
+        p.is_absolute()
+    };
+    let (program_path, working_dir) = if has_folder {
+        // `components()` drops `.` segments, so messages show `dir/x`, not `dir/./x`.
+        let p: PathBuf = dir.join(program).components().collect();
+        if !p.is_file() {
+            return Err(Problem::NoSuchFile { path: p });
+        }
+        check_executable(&p)?;
+        let wd = p.parent().map(Path::to_owned);
+        (p, wd)
+    } else {
+        let local = dir.join(program);
+        if local.is_file() {
+            check_executable(&local)?;
+            let wd = local.parent().map(Path::to_owned);
+            (local, wd)
+        } else if find_on_path(program).is_some() {
+            (PathBuf::from(program), None)
+        } else {
+            return Err(Problem::NotOnPath {
+                program: program.clone(),
+            });
+        }
+    };
+    Ok(EngineCommand {
+        program: program_path,
+        args: args.to_vec(),
+        working_dir,
+        builtin: None,
+        text: text.to_owned(),
+    })
 }
 
 /// On Unix, a file with no execute bit cannot be spawned: say so now rather than at `usi`.

@@ -47,7 +47,13 @@ impl LimitOverrides {
             time_ms: self.time_ms.unwrap_or(base.time_ms),
             byoyomi_ms: self.byoyomi_ms.unwrap_or(base.byoyomi_ms),
             inc_ms: self.inc_ms.unwrap_or(base.inc_ms),
-            nodes: self.nodes.or(base.nodes),
+            // `nodes=0` lifts the match's node limit for an engine that cannot take `go … nodes`
+            // (gpsusi exits on it; it takes `--node-count-hard-limit` on its command line).
+            nodes: match self.nodes {
+                Some(0) => None,
+                Some(n) => Some(n),
+                None => base.nodes,
+            },
         }
     }
 }
@@ -57,7 +63,8 @@ impl EngineSpec {
     /// hold spaces (`cmd="/usr/games/gpsusi --node-count-hard-limit 20000"`). Keys: `cmd`
     /// (a command line as in a config's `Engine1.Path`, `builtin:search` included), or `config`
     /// (a gougi consultation config: the player is `gougi --config FILE`), `name`,
-    /// `option.<NAME>`, `time`, `byoyomi`, `inc` (milliseconds), `nodes`. Relative paths
+    /// `option.<NAME>`, `time`, `byoyomi`, `inc` (milliseconds), `nodes` (0: no node limit for
+    /// this engine). Relative paths
     /// resolve against `dir` (the working directory).
     pub fn parse(text: &str, dir: &Path) -> Result<EngineSpec, String> {
         let words = split_words(text).ok_or_else(|| format!("unbalanced quote in {text:?}"))?;
@@ -105,7 +112,7 @@ impl EngineSpec {
                 "time" => limits.time_ms = Some(number(value)?),
                 "byoyomi" => limits.byoyomi_ms = Some(number(value)?),
                 "inc" => limits.inc_ms = Some(number(value)?),
-                "nodes" => limits.nodes = Some(number(value)?.max(1)),
+                "nodes" => limits.nodes = Some(number(value)?),
                 _ => match key.strip_prefix("option.") {
                     Some(opt) if !opt.is_empty() && !opt.contains(char::is_whitespace) => {
                         options.push((opt.to_owned(), value.to_owned()));
@@ -474,5 +481,14 @@ mod tests {
                 nodes: Some(9)
             }
         );
+        let lifted = LimitOverrides {
+            nodes: Some(0),
+            ..Default::default()
+        };
+        let with_nodes = Limits {
+            nodes: Some(5),
+            ..base
+        };
+        assert_eq!(lifted.apply(with_nodes).nodes, None);
     }
 }

@@ -59,6 +59,22 @@ fn play(tag: &str, engines: &[String], extra: &[&str]) -> (PathBuf, String) {
     (out, stdout)
 }
 
+/// A match between mock engines `A` and `B` with these scripts, optional opening lines, and
+/// extra arguments; returns the output folder and stdout.
+fn duel(tag: &str, a: &str, b: &str, openings: Option<&str>, extra: &[&str]) -> (PathBuf, String) {
+    let dir = scratch_dir(tag);
+    let engines = [mock(&dir, "A", a), mock(&dir, "B", b)];
+    let mut args: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+    if let Some(text) = openings {
+        let path = dir.join("openings.txt");
+        std::fs::write(&path, text).unwrap();
+        args.push("--openings".into());
+        args.push(path.display().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    play(&format!("{tag}-run"), &engines, &args)
+}
+
 /// The `games` lines of summary.json (one game a line).
 fn game_lines(out: &Path) -> Vec<String> {
     let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
@@ -74,22 +90,12 @@ fn read(out: &Path, file: &str) -> String {
 
 #[test]
 fn checkmate_ends_the_game_with_exact_records() {
-    let dir = scratch_dir("arena-mate");
-    let a = mock(&dir, "A", "go: bestmove G*5b");
-    let b = mock(&dir, "B", "go: bestmove resign");
-    let openings = dir.join("open.txt");
-    std::fs::write(&openings, "sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\n").unwrap();
-    let (out, stdout) = play(
-        "arena-mate-run",
-        &[a, b],
-        &[
-            "--openings",
-            openings.to_str().unwrap(),
-            "--games",
-            "1",
-            "--byoyomi",
-            "2000",
-        ],
+    let (out, stdout) = duel(
+        "arena-mate",
+        "go: bestmove G*5b",
+        "go: bestmove resign",
+        Some("sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\n"),
+        &["--games", "1", "--byoyomi", "2000"],
     );
     assert!(stdout.contains("A vs B: +1 =0 -0 (1 games)"), "{stdout}");
     assert!(stdout.contains("game ends: checkmate 1"), "{stdout}");
@@ -136,24 +142,12 @@ fn checkmate_ends_the_game_with_exact_records() {
 
 #[test]
 fn every_opening_is_played_with_both_colours() {
-    let dir = scratch_dir("arena-colours");
-    let a = mock(&dir, "A", "go: bestmove resign");
-    let b = mock(&dir, "B", "go: bestmove 7g7f");
-    let openings = dir.join("open.txt");
-    std::fs::write(
-        &openings,
-        "# two openings\nstartpos\n\nstartpos moves 2g2f 8c8d\n",
-    )
-    .unwrap();
-    let (out, stdout) = play(
-        "arena-colours-run",
-        &[a, b],
-        &[
-            "--openings",
-            openings.to_str().unwrap(),
-            "--byoyomi",
-            "1000",
-        ],
+    let (out, stdout) = duel(
+        "arena-colours",
+        "go: bestmove resign",
+        "go: bestmove 7g7f",
+        Some("# two openings\nstartpos\n\nstartpos moves 2g2f 8c8d\n"),
+        &["--byoyomi", "1000"],
     );
     assert!(stdout.contains("A vs B: +0 =0 -4 (4 games)"), "{stdout}");
     let games = game_lines(&out);
@@ -190,12 +184,11 @@ fn every_opening_is_played_with_both_colours() {
 
 #[test]
 fn illegal_and_unparsable_moves_lose() {
-    let dir = scratch_dir("arena-illegal");
-    let a = mock(&dir, "A", "go: bestmove 5e5d");
-    let b = mock(&dir, "B", "go: bestmove xyz");
-    let (out, _) = play(
-        "arena-illegal-run",
-        &[a, b],
+    let (out, _) = duel(
+        "arena-illegal",
+        "go: bestmove 5e5d",
+        "go: bestmove xyz",
+        None,
         &["--games", "2", "--byoyomi", "1000"],
     );
     let games = game_lines(&out);
@@ -209,12 +202,11 @@ fn illegal_and_unparsable_moves_lose() {
 
 #[test]
 fn a_slow_move_loses_on_time() {
-    let dir = scratch_dir("arena-time");
-    let a = mock(&dir, "A", "go: busy 900 ; bestmove 7g7f");
-    let b = mock(&dir, "B", "go: bestmove 3c3d");
-    let (out, stdout) = play(
-        "arena-time-run",
-        &[a, b],
+    let (out, stdout) = duel(
+        "arena-time",
+        "go: busy 900 ; bestmove 7g7f",
+        "go: bestmove 3c3d",
+        None,
         &["--games", "1", "--byoyomi", "100", "--grace", "50"],
     );
     assert!(stdout.contains("game ends: time loss 1"), "{stdout}");
@@ -259,20 +251,13 @@ fn a_crashing_engine_loses_and_is_restarted() {
 
 #[test]
 fn fourfold_repetition_is_a_draw_and_max_plies_too() {
-    let dir = scratch_dir("arena-rep");
-    let a = mock(
-        &dir,
-        "A",
-        &moves(&["5i4h", "4h5i", "5i4h", "4h5i", "5i4h", "4h5i"]),
-    );
-    let b = mock(
-        &dir,
-        "B",
-        &moves(&["5a4b", "4b5a", "5a4b", "4b5a", "5a4b", "4b5a"]),
-    );
-    let (out, stdout) = play(
-        "arena-rep-run",
-        &[a.clone(), b.clone()],
+    let a = moves(&["5i4h", "4h5i", "5i4h", "4h5i", "5i4h", "4h5i"]);
+    let b = moves(&["5a4b", "4b5a", "5a4b", "4b5a", "5a4b", "4b5a"]);
+    let (out, stdout) = duel(
+        "arena-rep",
+        &a,
+        &b,
+        None,
         &["--games", "1", "--byoyomi", "1000"],
     );
     assert!(stdout.contains("A vs B: +0 =1 -0 (1 games)"), "{stdout}");
@@ -287,9 +272,11 @@ fn fourfold_repetition_is_a_draw_and_max_plies_too() {
     assert!(read(&out, "games/0001-A-vs-B.kif").ends_with("  13 千日手\nまで12手で千日手\n"));
     assert!(read(&out, "games/0001-A-vs-B.csa").contains("\n%SENNICHITE\n"));
 
-    let (out, _) = play(
-        "arena-maxply-run",
-        &[a, b],
+    let (out, _) = duel(
+        "arena-maxply",
+        &a,
+        &b,
+        None,
         &["--games", "1", "--byoyomi", "1000", "--max-plies", "5"],
     );
     let games = game_lines(&out);
@@ -305,30 +292,14 @@ fn fourfold_repetition_is_a_draw_and_max_plies_too() {
 
 #[test]
 fn perpetual_check_loses_for_the_checking_side() {
-    let dir = scratch_dir("arena-perpetual");
-    let a = mock(
-        &dir,
-        "A",
-        &moves(&["9i9a", "9a9b", "9b9a", "9a9b", "9b9a", "9a9b", "9b9a"]),
-    );
-    let b = mock(
-        &dir,
-        "B",
-        &moves(&["5a5b", "5b5a", "5a5b", "5b5a", "5a5b", "5b5a", "5a5b"]),
-    );
-    let openings = dir.join("open.txt");
-    std::fs::write(&openings, "sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1\n").unwrap();
-    let (out, _) = play(
-        "arena-perpetual-run",
-        &[a, b],
-        &[
-            "--openings",
-            openings.to_str().unwrap(),
-            "--games",
-            "1",
-            "--byoyomi",
-            "1000",
-        ],
+    let a = moves(&["9i9a", "9a9b", "9b9a", "9a9b", "9b9a", "9a9b", "9b9a"]);
+    let b = moves(&["5a5b", "5b5a", "5a5b", "5b5a", "5a5b", "5b5a", "5a5b"]);
+    let (out, _) = duel(
+        "arena-perpetual",
+        &a,
+        &b,
+        Some("sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1\n"),
+        &["--games", "1", "--byoyomi", "1000"],
     );
     let games = game_lines(&out);
     assert!(
@@ -344,27 +315,13 @@ fn perpetual_check_loses_for_the_checking_side() {
 
 #[test]
 fn declarations_are_checked_not_trusted() {
-    let dir = scratch_dir("arena-declare");
-    let a = mock(&dir, "A", "go: bestmove win");
-    let b = mock(&dir, "B", "go: bestmove win");
-    let openings = dir.join("open.txt");
     // Black: king on 5b, ten tokin in the zone, two rooks and two bishops in hand: 30 points.
-    std::fs::write(
-        &openings,
-        "sfen +P+P+P+P+P+P+P+P+P/4K3+P/9/9/9/9/9/9/4k4 b 2R2B4g4s4n4l8p 1\nstartpos\n",
-    )
-    .unwrap();
-    let (out, _) = play(
-        "arena-declare-run",
-        &[a, b],
-        &[
-            "--openings",
-            openings.to_str().unwrap(),
-            "--games",
-            "3",
-            "--byoyomi",
-            "1000",
-        ],
+    let (out, _) = duel(
+        "arena-declare",
+        "go: bestmove win",
+        "go: bestmove win",
+        Some("sfen +P+P+P+P+P+P+P+P+P/4K3+P/9/9/9/9/9/9/4k4 b 2R2B4g4s4n4l8p 1\nstartpos\n"),
+        &["--games", "3", "--byoyomi", "1000"],
     );
     let games = game_lines(&out);
     assert!(
@@ -392,12 +349,11 @@ fn declarations_are_checked_not_trusted() {
 
 #[test]
 fn sprt_stops_the_match_early() {
-    let dir = scratch_dir("arena-sprt");
-    let a = mock(&dir, "A", "go: bestmove resign");
-    let b = mock(&dir, "B", "go: bestmove 7g7f");
-    let (out, stdout) = play(
-        "arena-sprt-run",
-        &[a, b],
+    let (out, stdout) = duel(
+        "arena-sprt",
+        "go: bestmove resign",
+        "go: bestmove 7g7f",
+        None,
         &[
             "--games",
             "200",

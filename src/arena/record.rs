@@ -49,19 +49,13 @@ fn kanji_count(n: u32) -> String {
 
 fn hand_text(pos: &Position, c: Color) -> String {
     let hand = pos.hand(c);
-    let parts: Vec<String> = [
-        PieceKind::Rook,
-        PieceKind::Bishop,
-        PieceKind::Gold,
-        PieceKind::Silver,
-        PieceKind::Knight,
-        PieceKind::Lance,
-        PieceKind::Pawn,
-    ]
-    .iter()
-    .filter(|&&k| hand.count(k) > 0)
-    .map(|&k| format!("{}{}", bod_char(k), kanji_count(hand.count(k))))
-    .collect();
+    // Rook first, pawn last, as KIF files list hands.
+    let parts: Vec<String> = PieceKind::HAND
+        .into_iter()
+        .rev()
+        .filter(|&k| hand.count(k) > 0)
+        .map(|k| format!("{}{}", bod_char(k), kanji_count(hand.count(k))))
+        .collect();
     if parts.is_empty() {
         "なし".into()
     } else {

@@ -154,7 +154,8 @@ pub fn csa_position(pos: &Position) -> String {
         }
         s.push('P');
         s.push(csa_sign(c));
-        for kind in HAND_ORDER {
+        // From the most valuable, as records usually list them.
+        for kind in PieceKind::HAND.into_iter().rev() {
             for _ in 0..hand.count(kind) {
                 s.push_str("00");
                 s.push_str(csa_kind(kind));
@@ -166,17 +167,6 @@ pub fn csa_position(pos: &Position) -> String {
     s.push('\n');
     s
 }
-
-/// Hand pieces from the most valuable, as records usually list them.
-const HAND_ORDER: [PieceKind; 7] = [
-    PieceKind::Rook,
-    PieceKind::Bishop,
-    PieceKind::Gold,
-    PieceKind::Silver,
-    PieceKind::Knight,
-    PieceKind::Lance,
-    PieceKind::Pawn,
-];
 
 #[cfg(test)]
 mod tests {

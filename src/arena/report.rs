@@ -51,6 +51,8 @@ impl PairResult {
 
 /// `+147.2`, `+inf`, `-inf`.
 pub fn fmt_elo(x: f64) -> String {
+    // `+ 0.0` turns a negative zero (a 50 % score) into `+0.0`.
+    let x = x + 0.0;
     if x.is_infinite() {
         if x > 0.0 { "+inf" } else { "-inf" }.to_owned()
     } else {
@@ -336,7 +338,8 @@ pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
     );
     // Grid every 50 Elo (or 100 when the range is wide).
     let step = if hi - lo > 600.0 { 100.0 } else { 50.0 };
-    let mut e = lo;
+    // Grid lines on multiples of the step, so 0 is always one of them.
+    let mut e = (lo / step).ceil() * step;
     while e <= hi + 1e-9 {
         let yy = y(e);
         let stroke = if e == 0.0 { "#000" } else { "#ddd" };
@@ -353,12 +356,27 @@ pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
         );
         e += step;
     }
+    // Five ticks along the games axis.
+    for k in 0..=5 {
+        let g = (max_games * f64::from(k) / 5.0).round();
+        let xx = x(g);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{xx:.1}\" y1=\"{:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" stroke=\"#000\"/>",
+            H - B,
+            H - B + 5.0
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{g}</text>",
+            H - B + 18.0
+        );
+    }
     let _ = writeln!(
         s,
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">games ({})</text>",
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">games</text>",
         (L + W - R) / 2.0,
-        H - 8.0,
-        max_games
+        H - 6.0
     );
     for (i, p) in pairs.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
@@ -395,12 +413,17 @@ pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
         let last = p.history.last().expect("not empty");
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{color}\">{} vs {}: {} after {} games</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{color}\">{} vs {}: {} ± {} after {} games</text>",
             L + 10.0,
             T + 16.0 * (i as f64 + 1.0),
             xml_escape(&names[p.a]),
             xml_escape(&names[p.b]),
             fmt_elo(last.1),
+            if (last.3 - last.2).is_finite() {
+                format!("{:.1}", (last.3 - last.2) / 2.0)
+            } else {
+                "inf".to_owned()
+            },
             last.0
         );
     }
@@ -465,6 +488,7 @@ mod tests {
         let s = svg(&names, &[p]);
         assert!(s.starts_with("<svg"));
         assert_eq!(s.matches("<polyline").count(), 1);
-        assert!(s.contains("A vs B&lt;: +120.4 after 30 games"), "{s}");
+        assert!(s.contains("A vs B&lt;: +120.4 ± "), "{s}");
+        assert!(s.contains("after 30 games"), "{s}");
     }
 }

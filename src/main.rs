@@ -91,6 +91,13 @@ struct MatchArgs {
     /// A draw after this many plies (opening moves included).
     #[arg(long, default_value_t = 320)]
     max_plies: usize,
+    /// Vary each node budget by up to ±PCT % per move (deterministic engines otherwise replay
+    /// the same games).
+    #[arg(long, default_value_t = 0, value_name = "PCT")]
+    nodes_jitter: u32,
+    /// Seed for --nodes-jitter (default: from the clock; printed in the summary).
+    #[arg(long)]
+    seed: Option<u64>,
     /// The first engine plays each other one (default: round robin).
     #[arg(long)]
     gauntlet: bool,
@@ -153,6 +160,12 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
         grace: Duration::from_millis(a.grace),
         hang_limit: Duration::from_millis(a.hang_limit),
         max_plies: a.max_plies,
+        nodes_jitter: a.nodes_jitter,
+        seed: a.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_secs() % 1_000_000)
+        }),
         gauntlet: a.gauntlet,
         sprt,
         out,

@@ -430,9 +430,18 @@ fn builtin_search_plays_fairy_stockfish() {
             "2",
             "--openings",
             "tests/data/openings/balanced-16.txt",
+            "--nodes-jitter",
+            "10",
+            "--seed",
+            "5",
         ],
     );
     assert!(stdout.contains("gougi vs fsf: +"), "{stdout}");
+    assert!(
+        stdout.contains("nodes 3000 (node budgets ±10%, seed 5)\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("distinct games: 2 of 2\n"), "{stdout}");
     let games = game_lines(&out);
     assert_eq!(games.len(), 2);
     for g in &games {
@@ -445,4 +454,58 @@ fn builtin_search_plays_fairy_stockfish() {
     for line in read(&out, "games.sfen").lines() {
         gougi::shogi::Position::from_usi_position(line).unwrap();
     }
+}
+
+#[test]
+fn node_budgets_vary_with_jitter_and_repeats_are_reported() {
+    let dir = scratch_dir("arena-jitter");
+    let log = dir.join("a.log");
+    let a = format!(
+        "transcript: {}\n{}",
+        log.display(),
+        moves(&["5i4h", "4h5i", "5i4h", "4h5i"])
+    );
+    let b = moves(&["5a4b", "4b5a", "5a4b", "4b5a"]);
+    let (_, stdout) = duel(
+        "arena-jitter",
+        &a,
+        &b,
+        None,
+        &[
+            "--games",
+            "1",
+            "--nodes",
+            "1000",
+            "--nodes-jitter",
+            "30",
+            "--max-plies",
+            "8",
+        ],
+    );
+    let budgets: Vec<u64> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("go nodes "))
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(budgets.len(), 4, "{budgets:?}");
+    assert!(
+        budgets.iter().all(|n| (700..=1300).contains(n)),
+        "{budgets:?}"
+    );
+    assert!(budgets.iter().any(|&n| n != budgets[0]), "{budgets:?}");
+    assert!(stdout.contains("distinct games: 1 of 1\n"), "{stdout}");
+
+    // Scripted engines replay the same game: the summary says so.
+    let (_, stdout) = duel(
+        "arena-repeats",
+        "go: bestmove resign",
+        "go: bestmove 7g7f",
+        None,
+        &["--games", "4", "--byoyomi", "1000"],
+    );
+    assert!(
+        stdout.contains("distinct games: 2 of 4 — repeated games make the interval too narrow"),
+        "{stdout}"
+    );
 }

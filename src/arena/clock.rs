@@ -82,6 +82,29 @@ pub struct TimeLoss;
 pub struct Clocks {
     limits: [Limits; 2],
     remaining_ms: [u64; 2],
+    jitter: Option<Jitter>,
+}
+
+/// Random per-move variation of node budgets. Engines searching a fixed number of nodes on one
+/// thread are deterministic, so without it a pairing replays the same few games (2 per opening)
+/// and the Elo interval pretends to a precision the sample does not have.
+#[derive(Clone, Debug)]
+struct Jitter {
+    /// The largest change, as a fraction of the budget (0.1 = ±10 %).
+    fraction: f64,
+    /// xorshift64* state (never 0).
+    state: u64,
+}
+
+impl Jitter {
+    /// Uniform in [-1, 1].
+    fn next_unit(&mut self) -> f64 {
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        let x = self.state.wrapping_mul(0x2545_f491_4f6c_dd1d);
+        (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
 }
 
 impl Clocks {
@@ -90,7 +113,21 @@ impl Clocks {
         Clocks {
             limits,
             remaining_ms: [limits[0].time_ms, limits[1].time_ms],
+            jitter: None,
         }
+    }
+
+    /// Varies every node budget by up to ±`percent` %, uniformly, from `seed` (the same seed
+    /// gives the same budgets).
+    pub fn with_node_jitter(mut self, percent: u32, seed: u64) -> Clocks {
+        if percent > 0 {
+            self.jitter = Some(Jitter {
+                fraction: f64::from(percent.min(90)) / 100.0,
+                // Scramble so that neighbouring seeds (game numbers) diverge at once.
+                state: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
+            });
+        }
+        self
     }
 
     /// The side's limits.
@@ -118,7 +155,7 @@ impl Clocks {
 
     /// The `go` line for `c` to move: `go btime … wtime … byoyomi …|binc … winc …` plus
     /// `nodes …`, or `go nodes …` with no clock.
-    pub fn go_line(&self, c: Color) -> String {
+    pub fn go_line(&mut self, c: Color) -> String {
         let l = self.limits[c.index()];
         let mut s = String::from("go");
         if l.is_timed() {
@@ -137,6 +174,13 @@ impl Clocks {
             }
         }
         if let Some(n) = l.nodes {
+            let n = match &mut self.jitter {
+                None => n,
+                Some(j) => {
+                    let scaled = n as f64 * (1.0 + j.fraction * j.next_unit());
+                    (scaled.round() as u64).max(1)
+                }
+            };
             s.push_str(&format!(" nodes {n}"));
         }
         s
@@ -170,7 +214,7 @@ mod tests {
 
     #[test]
     fn go_lines() {
-        let c = Clocks::new([byoyomi(1000), byoyomi(1000)]);
+        let mut c = Clocks::new([byoyomi(1000), byoyomi(1000)]);
         assert_eq!(c.go_line(Color::Black), "go btime 0 wtime 0 byoyomi 1000");
         let f = Limits {
             time_ms: 60_000,
@@ -187,9 +231,34 @@ mod tests {
             nodes: Some(5000),
             ..Default::default()
         };
-        let c = Clocks::new([n, n]);
+        let mut c = Clocks::new([n, n]);
         assert_eq!(c.go_line(Color::White), "go nodes 5000");
         assert_eq!(c.allowance(Color::White), None);
+    }
+
+    #[test]
+    fn node_jitter_stays_in_range_and_repeats_by_seed() {
+        let n = Limits {
+            nodes: Some(10_000),
+            ..Default::default()
+        };
+        let budgets = |seed| {
+            let mut c = Clocks::new([n, n]).with_node_jitter(10, seed);
+            (0..200)
+                .map(|_| {
+                    let line = c.go_line(Color::Black);
+                    line["go nodes ".len()..].parse::<u64>().unwrap()
+                })
+                .collect::<Vec<_>>()
+        };
+        let a = budgets(7);
+        assert!(a.iter().all(|&x| (9_000..=11_000).contains(&x)), "{a:?}");
+        assert!(a.iter().any(|&x| x < 9_500) && a.iter().any(|&x| x > 10_500));
+        assert_eq!(a, budgets(7));
+        assert_ne!(a, budgets(8));
+        // No jitter: the budget as given.
+        let mut c = Clocks::new([n, n]).with_node_jitter(0, 7);
+        assert_eq!(c.go_line(Color::White), "go nodes 10000");
     }
 
     #[test]

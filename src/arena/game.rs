@@ -151,6 +151,10 @@ pub struct GameRules {
     pub hang_limit: Duration,
     /// A draw after this many plies from the base position.
     pub max_plies: usize,
+    /// Per-move node budget variation, percent (0: exact budgets).
+    pub nodes_jitter: u32,
+    /// Seed of this game's variation.
+    pub seed: u64,
 }
 
 /// Tracks what sennichite needs: the key of every position and whether each move gave check.
@@ -319,7 +323,7 @@ pub async fn play(
         }
     }
 
-    let mut clocks = Clocks::new(rules.limits);
+    let mut clocks = Clocks::new(rules.limits).with_node_jitter(rules.nodes_jitter, rules.seed);
     let outcome = loop {
         let us = pos.side_to_move();
         if pos.legal_moves().is_empty() {

@@ -58,6 +58,10 @@ pub struct MatchOptions {
     pub grace: Duration,
     pub hang_limit: Duration,
     pub max_plies: usize,
+    /// Per-move node budget variation, percent.
+    pub nodes_jitter: u32,
+    /// Base seed of the variation (game k uses seed + k).
+    pub seed: u64,
     pub gauntlet: bool,
     pub sprt: Option<Sprt>,
     /// Where records and summaries go; `None`: nothing is written but the table on stdout.
@@ -247,12 +251,35 @@ async fn run_jobs(
     let table = report::table(&names, &results);
     let mut text = String::new();
     text.push_str(&format!(
-        "gougi match: {} games, {} opening(s), {}\n",
+        "gougi match: {} games, {} opening(s), {}{}\n",
         summaries.len(),
         openings.len(),
-        describe_limits(&specs, &names, opts.limits)
+        describe_limits(&specs, &names, opts.limits),
+        if opts.nodes_jitter > 0 {
+            format!(
+                " (node budgets ±{}%, seed {})",
+                opts.nodes_jitter, opts.seed
+            )
+        } else {
+            String::new()
+        }
     ));
     text.push_str(&table);
+    // Deterministic engines (fixed nodes, one thread) replay identical games; say how many
+    // games were really different, since the interval assumes independent games.
+    let mut distinct: Vec<&String> = usi_lines.iter().map(|(_, l)| l).collect();
+    distinct.sort();
+    distinct.dedup();
+    text.push_str(&format!(
+        "distinct games: {} of {}{}\n",
+        distinct.len(),
+        usi_lines.len(),
+        if distinct.len() * 10 < usi_lines.len() * 9 {
+            " — repeated games make the interval too narrow; add openings or --nodes-jitter"
+        } else {
+            ""
+        }
+    ));
     let ends = end_counts(&summaries);
     text.push_str(&format!("game ends: {ends}\n"));
     let sprt_report = opts.sprt.map(|s| {
@@ -491,6 +518,8 @@ async fn play_job(
         grace: ctx.opts.grace,
         hang_limit: ctx.opts.hang_limit,
         max_plies: ctx.opts.max_plies,
+        nodes_jitter: ctx.opts.nodes_jitter,
+        seed: ctx.opts.seed.wrapping_add(job.index as u64),
     };
     let result = game::play([&mut black, &mut white], names.clone(), opening, &rules).await;
     engines[job.black] = Some(black);

@@ -8,6 +8,7 @@ pub mod deadline;
 pub mod game;
 pub mod options;
 pub mod policy;
+pub mod verify;
 
 use std::path::Path;
 

@@ -30,6 +30,7 @@
 //! | `Engine<N>.Path` | member N ≥ 1 (any number of members, gaps allowed): a command line | — |
 //! | `Engine<N>.Name` | display name override for member N (else its `id name`) | `id name` |
 //! | `Engine<N>.Weight` | vote weight, a finite number > 0 | 1 |
+//! | `Engine<N>.Scale` | score calibration: the member's cp per logistic unit, win rate = 1/(1+e^(−cp/Scale)); `gougi calibrate` fits it from game records | none (raw scores) |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
 //! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only) | 3 |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
@@ -244,6 +245,8 @@ pub struct EngineEntry {
     pub name: Option<String>,
     /// `Engine<N>.Weight` (default 1).
     pub weight: f64,
+    /// `Engine<N>.Scale`: centipawns per logistic unit of this member's scores, if calibrated.
+    pub scale: Option<f64>,
     /// The line of `Engine<N>.Path`, for later messages.
     pub line: usize,
 }
@@ -479,6 +482,8 @@ pub enum Problem {
     BadNumber { value: String },
     #[error("weight must be a finite number > 0, got {value:?}")]
     BadWeight { value: String },
+    #[error("scale must be a finite number > 0 (centipawns per logistic unit), got {value:?}")]
+    BadScale { value: String },
     #[error("unknown level {value:?} (error, warn, info, debug, trace)")]
     BadLevel { value: String },
     #[error("unbalanced quote in {value:?}")]
@@ -518,6 +523,7 @@ enum Key {
     EnginePath(u32),
     EngineName(u32),
     EngineWeight(u32),
+    EngineScale(u32),
     MatePath,
     MatePvCount,
     LogFile,
@@ -561,6 +567,7 @@ impl Key {
                     "Path" => Key::EnginePath(n),
                     "Name" => Key::EngineName(n),
                     "Weight" => Key::EngineWeight(n),
+                    "Scale" => Key::EngineScale(n),
                     _ => return Ok(None),
                 };
                 if n == 0 {
@@ -584,6 +591,7 @@ impl Key {
             let f = match field.as_str() {
                 "name" => "Name",
                 "weight" => "Weight",
+                "scale" => "Scale",
                 _ => "Path",
             };
             return Some(format!("Engine{digits}.{f}"));
@@ -715,7 +723,7 @@ impl Parser {
         let mut engines = Vec::new();
         let keys: Vec<Key> = self.values.keys().copied().collect();
         for key in &keys {
-            let (Key::EngineName(n) | Key::EngineWeight(n)) = *key else {
+            let (Key::EngineName(n) | Key::EngineWeight(n) | Key::EngineScale(n)) = *key else {
                 continue;
             };
             if !self.values.contains_key(&Key::EnginePath(n)) {
@@ -744,11 +752,27 @@ impl Parser {
                     }
                 },
             };
+            let scale = match self.get(Key::EngineScale(n)) {
+                None => None,
+                Some((sl, v)) => match v.parse::<f64>() {
+                    Ok(x) if x.is_finite() && x > 0.0 => Some(x),
+                    _ => {
+                        return Err(self.err(
+                            sl,
+                            &format!("Engine{n}.Scale"),
+                            Problem::BadScale {
+                                value: v.to_owned(),
+                            },
+                        ))
+                    }
+                },
+            };
             engines.push(EngineEntry {
                 number: n,
                 command,
                 name,
                 weight,
+                scale,
                 line,
             });
         }

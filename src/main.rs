@@ -46,6 +46,16 @@ enum Command {
     /// option.NAME=VALUE, and per-engine time=MS byoyomi=MS inc=MS nodes=N.
     #[command(name = "match")]
     Match(MatchArgs),
+    /// Fit a member's score scale (`Engine<N>.Scale`) from CSA game records with `'** score`
+    /// comments (as `gougi match` writes them).
+    Calibrate {
+        /// The player whose scores to fit, as named in the records' N+/N- lines.
+        #[arg(long)]
+        player: String,
+        /// CSA files.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
     /// An instant USI engine (first legal move at once), the member of `gougi bench proxy`.
     #[command(hide = true)]
     BenchMember {
@@ -339,6 +349,9 @@ fn main() -> anyhow::Result<()> {
         Command::Search => gougi::search::engine::run_usi(),
         Command::Mate => gougi::mate::usi::run_stdio(),
         Command::Match(args) => run_match(args),
+        Command::Calibrate { player, files } => {
+            gougi::gougi::calibrate::run(&player, &files, &mut std::io::stdout())
+        }
         Command::BenchMember { infos } => gougi::gougi::bench::instant_member(infos),
         Command::Bench { target } => match target {
             BenchTarget::Perft => bench_perft(),

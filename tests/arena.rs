@@ -509,3 +509,49 @@ fn node_budgets_vary_with_jitter_and_repeats_are_reported() {
         "{stdout}"
     );
 }
+
+#[test]
+fn calibrate_fits_a_scale_from_match_records() {
+    // Two hand-written games: alpha's scores point the right way, with one surprise.
+    let dir = scratch_dir("calibrate");
+    let win = "V2.2\nN+alpha\nN-beta\nPI\n+\n+7776FU\nT1\n'** 300\n-3334FU\nT1\n'** 100\n+2726FU\nT0\n'** 600\n%TORYO\n";
+    let loss = "V2.2\nN+beta\nN-alpha\nPI\n+\n+7776FU\nT1\n'** 200\n-3334FU\nT1\n'** -400\n+2726FU\nT0\n'** 100\n-8384FU\nT0\n'** -900\n%TORYO\n";
+    std::fs::write(dir.join("a.csa"), win).unwrap();
+    std::fs::write(dir.join("b.csa"), loss).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["calibrate", "--player", "alpha"])
+        .arg(dir.join("a.csa"))
+        .arg(dir.join("b.csa"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    // Game a: after three moves White is to move and resigns: Black (alpha) won; alpha's samples
+    // (300, 1), (600, 1). Game b: alpha is White; after four moves Black is to move and resigns:
+    // Black's result is 0; alpha's samples (-400, 0), (-900, 0). All four are "right", so the likelihood keeps rising as the scale
+    // shrinks: the fit sits at the bottom of its range and says so.
+    assert!(out.starts_with("Engine<N>.Scale=10 "), "{out}");
+    assert!(out.contains("alpha: 4 scored moves in 2 games"), "{out}");
+    assert!(out.contains("# warning: the fit hit the edge"), "{out}");
+    // With one contrary sample the maximum is interior: computed independently (Python, golden
+    // section on the same cross-entropy): 269.71 for (300, 1), (-250, 1), (-400, 0), (-900, 0).
+    let contrary = win.replace("'** 600", "'** -250");
+    std::fs::write(dir.join("c.csa"), contrary).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["calibrate", "--player", "alpha"])
+        .arg(dir.join("c.csa"))
+        .arg(dir.join("b.csa"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("Engine<N>.Scale=270 "), "{out}");
+    assert!(!out.contains("warning"), "{out}");
+    // Nothing to fit: a clear error.
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["calibrate", "--player", "nobody"])
+        .arg(dir.join("a.csa"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no scored moves of \"nobody\""));
+}

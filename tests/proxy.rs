@@ -371,6 +371,36 @@ fn a_false_mate_claim_is_ignored_and_a_true_one_wins() {
 }
 
 #[test]
+fn calibrated_scales_compare_win_rates_not_raw_numbers() {
+    // e1 says +500 on a scale of 1000 cp per logistic unit (win rate 62 %), e2 +400 on a scale
+    // of 400 (73 %): optimistic takes e1 raw, e2 calibrated; the lines print the raw scores.
+    let scripts = [
+        "id name e1\ngo: info depth 5 score cp 500 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e2\ngo: sleep 100 ; info depth 5 score cp 400 pv 2g2f ; bestmove 2g2f\n"
+            .to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+    let mut g = start(
+        "optimistic",
+        &scripts,
+        None,
+        "Engine1.Scale=1000\nEngine2.Scale=400\n",
+    );
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 2g2f [２六歩(27)] [評価値 400 （前回 差分 ）] [e2]",
+            "info string [X] bestmove 7g7f [７六歩(77)] [評価値 500 （前回 差分 ）] [e1]",
+            "info depth 5 time T multipv 1 score cp 400 pv 2g2f",
+            "bestmove 2g2f",
+        ]
+    );
+}
+
+#[test]
 fn mate_member_without_a_mate_leaves_the_normal_move() {
     let normal = [
         "id name e1\ngo: sleep 200 ; info depth 3 score cp 40 pv 7g7f ; bestmove 7g7f\n"

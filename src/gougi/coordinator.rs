@@ -1003,8 +1003,15 @@ impl<W: std::io::Write> Coordinator<W> {
             name: slot.name.clone(),
             mv,
             ponder,
-            score: score.as_ref().map(Eval::from_score),
-            prev: slot.prev.as_ref().map(Eval::from_score),
+            // Calibrated members' scores are compared on one win-rate scale; the annotated
+            // lines still print what the member said.
+            score: score
+                .as_ref()
+                .map(|s| Eval::from_score(s).calibrated(slot.spec.scale)),
+            prev: slot
+                .prev
+                .as_ref()
+                .map(|s| Eval::from_score(s).calibrated(slot.spec.scale)),
             weight: slot.spec.weight,
         }
     }

@@ -3,6 +3,7 @@
 pub mod annotate;
 pub mod answer;
 pub mod bench;
+pub mod calibrate;
 pub mod coordinator;
 pub mod deadline;
 pub mod game;

@@ -33,6 +33,8 @@ pub struct MemberSpec {
     pub display_name: Option<String>,
     /// Vote weight (1 unless configured).
     pub weight: f64,
+    /// Score calibration (`Engine<N>.Scale`), if configured.
+    pub scale: Option<f64>,
 }
 
 impl MemberSpec {
@@ -46,6 +48,7 @@ impl MemberSpec {
             working_dir: None,
             display_name: None,
             weight: 1.0,
+            scale: None,
         }
     }
 
@@ -58,6 +61,7 @@ impl MemberSpec {
             working_dir: command.working_dir.clone(),
             display_name: None,
             weight: 1.0,
+            scale: None,
         }
     }
 
@@ -70,6 +74,7 @@ impl MemberSpec {
             .map(|e| MemberSpec {
                 display_name: e.name.clone(),
                 weight: e.weight,
+                scale: e.scale,
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
             })
             .collect();

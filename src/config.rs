@@ -30,6 +30,7 @@
 //! | `Engine<N>.Path` | member N ≥ 1 (any number of members, gaps allowed): a command line | — |
 //! | `Engine<N>.Name` | display name override for member N (else its `id name`) | `id name` |
 //! | `Engine<N>.Weight` | vote weight, a finite number > 0 | 1 |
+//! | `Engine<N>.ScoreView` | `side` (scores from the side to move, as USI says) or `black` (from Black's side, as gpsusi prints them) | `side` |
 //! | `Engine<N>.Scale` | score calibration: the member's cp per logistic unit, win rate = 1/(1+e^(−cp/Scale)); `gougi calibrate` fits it from game records | none (raw scores) |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
 //! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only) | 3 |
@@ -247,6 +248,8 @@ pub struct EngineEntry {
     pub weight: f64,
     /// `Engine<N>.Scale`: centipawns per logistic unit of this member's scores, if calibrated.
     pub scale: Option<f64>,
+    /// `Engine<N>.ScoreView=black`: the member prints scores from Black's side.
+    pub black_view_scores: bool,
     /// The line of `Engine<N>.Path`, for later messages.
     pub line: usize,
 }
@@ -484,6 +487,8 @@ pub enum Problem {
     BadWeight { value: String },
     #[error("scale must be a finite number > 0 (centipawns per logistic unit), got {value:?}")]
     BadScale { value: String },
+    #[error("score view must be side or black, got {value:?}")]
+    BadScoreView { value: String },
     #[error("unknown level {value:?} (error, warn, info, debug, trace)")]
     BadLevel { value: String },
     #[error("unbalanced quote in {value:?}")]
@@ -524,6 +529,7 @@ enum Key {
     EngineName(u32),
     EngineWeight(u32),
     EngineScale(u32),
+    EngineScoreView(u32),
     MatePath,
     MatePvCount,
     LogFile,
@@ -568,6 +574,7 @@ impl Key {
                     "Name" => Key::EngineName(n),
                     "Weight" => Key::EngineWeight(n),
                     "Scale" => Key::EngineScale(n),
+                    "ScoreView" => Key::EngineScoreView(n),
                     _ => return Ok(None),
                 };
                 if n == 0 {
@@ -592,6 +599,7 @@ impl Key {
                 "name" => "Name",
                 "weight" => "Weight",
                 "scale" => "Scale",
+                "scoreview" => "ScoreView",
                 _ => "Path",
             };
             return Some(format!("Engine{digits}.{f}"));
@@ -723,7 +731,11 @@ impl Parser {
         let mut engines = Vec::new();
         let keys: Vec<Key> = self.values.keys().copied().collect();
         for key in &keys {
-            let (Key::EngineName(n) | Key::EngineWeight(n) | Key::EngineScale(n)) = *key else {
+            let (Key::EngineName(n)
+            | Key::EngineWeight(n)
+            | Key::EngineScale(n)
+            | Key::EngineScoreView(n)) = *key
+            else {
                 continue;
             };
             if !self.values.contains_key(&Key::EnginePath(n)) {
@@ -767,12 +779,27 @@ impl Parser {
                     }
                 },
             };
+            let black_view_scores = match self.get(Key::EngineScoreView(n)) {
+                None => false,
+                Some((_, v)) if v.eq_ignore_ascii_case("side") => false,
+                Some((_, v)) if v.eq_ignore_ascii_case("black") => true,
+                Some((vl, v)) => {
+                    return Err(self.err(
+                        vl,
+                        &format!("Engine{n}.ScoreView"),
+                        Problem::BadScoreView {
+                            value: v.to_owned(),
+                        },
+                    ))
+                }
+            };
             engines.push(EngineEntry {
                 number: n,
                 command,
                 name,
                 weight,
                 scale,
+                black_view_scores,
                 line,
             });
         }

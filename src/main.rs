@@ -43,7 +43,8 @@ enum Command {
     ///
     /// Each --engine is `key=value` words: cmd=COMMAND (quoted if it has spaces;
     /// builtin:search works) or config=FILE (a gougi consultation), name=NAME,
-    /// option.NAME=VALUE, and per-engine time=MS byoyomi=MS inc=MS nodes=N.
+    /// option.NAME=VALUE, per-engine time=MS byoyomi=MS inc=MS nodes=N, and score_view=black
+    /// for engines that print scores from Black's side (gpsusi).
     #[command(name = "match")]
     Match(MatchArgs),
     /// Fit a member's score scale (`Engine<N>.Scale`) from CSA game records with `'** score`

@@ -401,6 +401,27 @@ fn calibrated_scales_compare_win_rates_not_raw_numbers() {
 }
 
 #[test]
+fn black_view_scores_are_turned_to_the_side_to_move() {
+    // White to move. e1 prints from Black's side (like gpsusi): -300 means White is +300.
+    let scripts = [
+        "id name e1\ngo: info depth 5 score cp -300 pv 3c3d ; bestmove 3c3d\n".to_string(),
+        "id name e2\ngo: sleep 100 ; info depth 5 score cp 200 pv 8c8d ; bestmove 8c8d\n"
+            .to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "Engine1.ScoreView=black\n");
+    let lines = play(&mut g, "position startpos moves 7g7f", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove 8c8d [８四歩(83)] [評価値 200 （前回 差分 ）] [e2]",
+            "info string [O] bestmove 3c3d [３四歩(33)] [評価値 300 （前回 差分 ）] [e1]",
+            "info depth 5 time T multipv 1 score cp 300 pv 3c3d",
+            "bestmove 3c3d",
+        ]
+    );
+}
+
+#[test]
 fn mate_member_without_a_mate_leaves_the_normal_move() {
     let normal = [
         "id name e1\ngo: sleep 200 ; info depth 3 score cp 40 pv 7g7f ; bestmove 7g7f\n"

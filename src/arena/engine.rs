@@ -29,6 +29,9 @@ pub struct EngineSpec {
     pub options: Vec<(String, String)>,
     /// Overrides of the match's time control for this engine (`time= byoyomi= inc= nodes=`).
     pub limits: LimitOverrides,
+    /// `score_view=black`: the engine prints scores from Black's side (gpsusi does), so the
+    /// records turn them to the mover's side before writing.
+    pub black_view_scores: bool,
 }
 
 /// Per-engine changes to the match limits; `None` keeps the match's value.
@@ -72,6 +75,7 @@ impl EngineSpec {
         let mut command = None;
         let mut options = Vec::new();
         let mut limits = LimitOverrides::default();
+        let mut black_view_scores = false;
         for word in &words {
             let (key, value) = word
                 .split_once('=')
@@ -109,6 +113,13 @@ impl EngineSpec {
                     }
                 }
                 "name" => name = Some(value.to_owned()),
+                "score_view" => {
+                    black_view_scores = match value {
+                        "side" => false,
+                        "black" => true,
+                        _ => return Err(format!("score_view={value:?}: side or black")),
+                    }
+                }
                 "time" => limits.time_ms = Some(number(value)?),
                 "byoyomi" => limits.byoyomi_ms = Some(number(value)?),
                 "inc" => limits.inc_ms = Some(number(value)?),
@@ -120,7 +131,7 @@ impl EngineSpec {
                     _ => {
                         return Err(format!(
                             "unknown key {key:?} in {text:?} (cmd, config, name, option.NAME, \
-                             time, byoyomi, inc, nodes)"
+                             time, byoyomi, inc, nodes, score_view)"
                         ))
                     }
                 },
@@ -139,6 +150,7 @@ impl EngineSpec {
             command,
             options,
             limits,
+            black_view_scores,
         })
     }
 }
@@ -434,6 +446,10 @@ mod tests {
         );
         assert_eq!(s.limits.nodes, Some(5000));
         assert_eq!(s.limits.byoyomi_ms, Some(100));
+        assert!(!s.black_view_scores);
+        let g = EngineSpec::parse("cmd=builtin:search score_view=black", dir).unwrap();
+        assert!(g.black_view_scores);
+        assert!(EngineSpec::parse("cmd=builtin:search score_view=up", dir).is_err());
         let d = EngineSpec::parse("cmd=builtin:mate", dir).unwrap();
         assert_eq!(d.name, "gougi-mate");
         // A quoted command line keeps its arguments.

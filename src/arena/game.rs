@@ -155,6 +155,8 @@ pub struct GameRules {
     pub nodes_jitter: u32,
     /// Seed of this game's variation.
     pub seed: u64,
+    /// Players (by colour) whose scores are from Black's side rather than the mover's.
+    pub black_view_scores: [bool; 2],
 }
 
 /// Tracks what sennichite needs: the key of every position and whether each move gave check.
@@ -411,7 +413,13 @@ pub async fn play(
             kif: kif_move(&pos, m, moves.last().map(|p| p.mv.to())).unwrap_or_default(),
             csa: csa_move(&pos, m).unwrap_or_default(),
             time_ms: u64::try_from(think.elapsed.as_millis()).unwrap_or(u64::MAX),
-            score: info.and_then(|i| i.score).map(|s| s.score),
+            score: info.and_then(|i| i.score).map(|s| {
+                if rules.black_view_scores[us.index()] && us == Color::White {
+                    s.score.negate()
+                } else {
+                    s.score
+                }
+            }),
             pv_csa,
             from_opening: false,
         });

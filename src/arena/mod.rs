@@ -520,6 +520,10 @@ async fn play_job(
         max_plies: ctx.opts.max_plies,
         nodes_jitter: ctx.opts.nodes_jitter,
         seed: ctx.opts.seed.wrapping_add(job.index as u64),
+        black_view_scores: [
+            ctx.specs[job.black].black_view_scores,
+            ctx.specs[job.white].black_view_scores,
+        ],
     };
     let result = game::play([&mut black, &mut white], names.clone(), opening, &rules).await;
     engines[job.black] = Some(black);

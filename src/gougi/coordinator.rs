@@ -903,7 +903,20 @@ impl<W: std::io::Write> Coordinator<W> {
             .is_some_and(|r| Some(r.round) == current)
     }
 
-    fn on_info(&mut self, i: usize, info: Info) {
+    fn on_info(&mut self, i: usize, mut info: Info) {
+        // Members that score from Black's side (gpsusi does) are turned to the side to move
+        // here, once, so policies, history, annotated lines and the relay all agree.
+        if self.slots[i].spec.black_view_scores {
+            let white_to_move = self
+                .round
+                .as_ref()
+                .is_some_and(|r| !r.game_of(i).black_to_move());
+            if white_to_move {
+                if let Some(s) = &mut info.score {
+                    s.score = s.score.negate();
+                }
+            }
+        }
         if !self.owes_current(i) {
             if self.slots[i].spec.role != Role::Normal
                 && self

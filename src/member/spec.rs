@@ -35,6 +35,8 @@ pub struct MemberSpec {
     pub weight: f64,
     /// Score calibration (`Engine<N>.Scale`), if configured.
     pub scale: Option<f64>,
+    /// `Engine<N>.ScoreView=black`: scores come from Black's side, not the side to move.
+    pub black_view_scores: bool,
 }
 
 impl MemberSpec {
@@ -49,6 +51,7 @@ impl MemberSpec {
             display_name: None,
             weight: 1.0,
             scale: None,
+            black_view_scores: false,
         }
     }
 
@@ -62,6 +65,7 @@ impl MemberSpec {
             display_name: None,
             weight: 1.0,
             scale: None,
+            black_view_scores: false,
         }
     }
 
@@ -75,6 +79,7 @@ impl MemberSpec {
                 display_name: e.name.clone(),
                 weight: e.weight,
                 scale: e.scale,
+                black_view_scores: e.black_view_scores,
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
             })
             .collect();

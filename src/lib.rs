@@ -18,7 +18,7 @@
 //! arena ──> member, usi, shogi, config
 //! member ──> usi, config
 //! mate ──> shogi, usi
-//! search ──> shogi (its own board in `search::board` for now)
+//! search ──> shogi
 //! usi, shogi, config: leaves
 //! ```
 

@@ -8,7 +8,6 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use gougi::search::alphabeta::SearchLimits;
-use gougi::search::board::legal_moves_all;
 use gougi::search::engine::parse_position;
 use gougi::search::value::Value;
 use gougi::search::Searcher;
@@ -67,7 +66,7 @@ fn finds_mate_in_one() {
         let mut pos = parse_position(p).unwrap();
         pos.do_move(best.mv);
         assert!(pos.in_check(), "{p}");
-        assert!(legal_moves_all(&pos).is_empty(), "{p}: {}", best.mv);
+        assert!(pos.legal_moves().is_empty(), "{p}: {}", best.mv);
     }
 }
 
@@ -139,7 +138,7 @@ fn perpetual_check_loses_and_repetition_draws() {
     // position with a perpetual check (連続王手の千日手): that move is lost for Black.
     let p = "sfen 8k/9/9/9/9/9/9/9/K6R1 b - 1 moves 2i1i 1a2a 1i2i 2a1a 2i1i 1a2a 1i2i 2a1a";
     let pos = parse_position(p).unwrap();
-    let n = gougi::search::board::legal_moves(&pos).len();
+    let n = gougi::search::movepick::root_moves(&pos).len();
     let mut s = Searcher::new(16, 1);
     let out = s.search(
         &pos,

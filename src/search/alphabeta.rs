@@ -18,13 +18,15 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::board::{self, MoveBuf, Repetition};
-use super::board::{Move, Position};
+use crate::shogi::{Move, PieceKind, Position, Repetition};
+
 use super::eval::{Evaluator, PIECE_VALUE};
 use super::history::{
-    stat_bonus, stat_malus, ButterflyHistory, CaptureHistory, ContinuationHistory,
+    move_index, piece_index, stat_bonus, stat_malus, ButterflyHistory, CaptureHistory,
+    ContinuationHistory,
 };
-use super::movepick::{Histories, MovePicker};
+use super::movepick::{Histories, MoveBuf, MovePicker};
+use super::see::see_ge;
 use super::timeman::TimeBudget;
 use super::tt::{Bound, TranspositionTable, DEPTH_OFFSET};
 use super::value::{Value, MAX_PLY};
@@ -546,7 +548,7 @@ impl<E: Evaluator> Worker<E> {
         }
 
         // Step 2. Initialize the node.
-        let in_check = board::in_check(&self.pos);
+        let in_check = self.pos.in_check();
         self.nodes += 1;
         if self.nodes % CHECK_INTERVAL == 0 {
             self.check_time();
@@ -555,7 +557,7 @@ impl<E: Evaluator> Worker<E> {
             self.pv_len[ply as usize] = ply as usize;
             self.sel_depth = self.sel_depth.max(ply + 1);
         }
-        let us = board::stm(&self.pos);
+        let us = self.pos.side_to_move();
 
         if !root {
             // Step 3. Aborted search, maximum ply, repetition and declaration.
@@ -569,7 +571,10 @@ impl<E: Evaluator> Worker<E> {
                     self.evaluate()
                 };
             }
-            match board::repetition(&self.pos, ply) {
+            match self
+                .pos
+                .repetition_in_search(MAX_REPETITION_PLY, ply as usize)
+            {
                 Repetition::None => {}
                 Repetition::Draw => return Value::DRAW,
                 // The opponent's perpetual check (連続王手の千日手) loses for them.
@@ -579,7 +584,7 @@ impl<E: Evaluator> Worker<E> {
                 Repetition::Inferior => return Value(-SUPERIOR_VALUE),
             }
             // Entering-king declaration (入玉宣言): the side to move wins by declaring.
-            if board::declaration_win(&self.pos) {
+            if self.pos.declaration_win() {
                 return Value::mate_in(ply + 1);
             }
 
@@ -597,7 +602,7 @@ impl<E: Evaluator> Worker<E> {
         self.frame_mut(ply).in_check = in_check;
 
         // Step 5. Transposition table lookup.
-        let key = board::key(&self.pos);
+        let key = self.pos.key();
         let (tt_hit, tte, writer) = self.tt.probe(key);
         let tt_value = if tt_hit {
             tte.value.from_tt(ply)
@@ -607,12 +612,12 @@ impl<E: Evaluator> Worker<E> {
         let tt_move = if root {
             Some(self.root_moves[self.pv_idx].mv)
         } else if tt_hit {
-            board::move_from_u16(tte.mv)
+            Move::from_u16(tte.mv)
         } else {
             None
         };
         let tt_pv = PV || (tt_hit && tte.is_pv);
-        let tt_capture = tt_move.is_some_and(|m| board::is_capture(&self.pos, m));
+        let tt_capture = tt_move.is_some_and(|m| self.pos.is_capture(m));
 
         if !PV
             && tt_hit
@@ -622,7 +627,7 @@ impl<E: Evaluator> Worker<E> {
         {
             // A quiet TT move that fails high gets the cutoff bonuses (Stockfish step 4).
             if let Some(m) = tt_move {
-                if tt_value >= beta && !tt_capture && board::is_pseudo_legal(&self.pos, m) {
+                if tt_value >= beta && !tt_capture && self.pos.is_legal(m).is_ok() {
                     self.update_quiet_stats(ply, m, stat_bonus(depth));
                 }
             }
@@ -633,7 +638,7 @@ impl<E: Evaluator> Worker<E> {
         // found here is exact. YaneuraOu runs its `mate1ply` at every node not in check
         // without a TT hit.
         if !root && !in_check && !tt_hit {
-            if let Some(m) = board::mate_in_one(&mut self.pos) {
+            if let Some(m) = self.pos.mate_in_one() {
                 let v = Value::mate_in(ply + 1);
                 self.tt.save(
                     writer,
@@ -642,7 +647,7 @@ impl<E: Evaluator> Worker<E> {
                     tt_pv,
                     Bound::Exact,
                     (depth + 6).min(MAX_PLY),
-                    board::move_to_u16(m),
+                    m.to_u16(),
                     Value::NONE,
                 );
                 return v;
@@ -725,9 +730,9 @@ impl<E: Evaluator> Worker<E> {
                 self.frame_mut(ply).current_move = None;
                 self.frame_mut(ply).cont_block = ContinuationHistory::NONE_BLOCK;
                 self.eval.push_null();
-                board::do_null_move(&mut self.pos);
+                self.pos.do_null_move();
                 let v = -self.search::<false>(ply + 1, -beta, -beta + 1, depth - r, !cut_node);
-                board::undo_null_move(&mut self.pos);
+                self.pos.undo_null_move();
                 self.eval.pop();
                 if v >= beta && !self.ctl.is_stopped() {
                     // A null-move mate is not a proof: return beta instead.
@@ -753,6 +758,7 @@ impl<E: Evaluator> Worker<E> {
         let killers = self.frame(ply).killers;
         let bufs = self.take_buffers();
         let mut picker = MovePicker::new_main(&self.pos, tt_move, killers, bufs);
+        let check_info = self.pos.check_info();
         let mut best_value = -Value::INFINITE;
         let mut best_move: Option<Move> = None;
         let mut move_count = 0;
@@ -775,15 +781,15 @@ impl<E: Evaluator> Worker<E> {
                 if !self.root_moves[self.pv_idx..].iter().any(|rm| rm.mv == m) {
                     continue;
                 }
-            } else if !board::is_legal(&mut self.pos, m) {
-                continue;
             }
             move_count += 1;
             self.frame_mut(ply).move_count = move_count;
 
-            let capture = board::is_capture(&self.pos, m);
+            let capture = self.pos.is_capture(m);
             let promotion = m.is_promotion();
-            let gives_check = board::gives_check(&self.pos, m);
+            let gives_check = check_info
+                .as_ref()
+                .is_some_and(|ci| self.pos.gives_check_with_info(m, ci));
             let mut new_depth = depth - 1;
 
             // Step 13. Pruning at shallow depth, once a non-losing move is known.
@@ -794,12 +800,12 @@ impl<E: Evaluator> Worker<E> {
                 let lmr_depth = (new_depth - self.reduction(improving, depth, move_count)).max(0);
                 if capture || gives_check || promotion {
                     // SEE pruning of captures and checks (Stockfish: -185 d → ours -80 d).
-                    if !gives_check && !board::see_ge(&self.pos, m, -CAPTURE_SEE_MARGIN * depth) {
+                    if !gives_check && !see_ge(&self.pos, m, -CAPTURE_SEE_MARGIN * depth) {
                         continue;
                     }
                 } else {
-                    let pc = board::moved_piece_index(&self.pos, m);
-                    let to = board::to_sq(m);
+                    let pc = moved_piece_index(&self.pos, m);
+                    let to = m.to().index();
                     let h = self.histories(ply);
                     let hist =
                         h.cont.get(h.cont_blocks[0], pc, to) + h.cont.get(h.cont_blocks[1], pc, to);
@@ -818,7 +824,7 @@ impl<E: Evaluator> Worker<E> {
                         continue;
                     }
                     // SEE pruning of quiets (Stockfish: -27 lmrDepth² → ours -12).
-                    if !board::see_ge(&self.pos, m, -QUIET_SEE_MARGIN * lmr_depth * lmr_depth) {
+                    if !see_ge(&self.pos, m, -QUIET_SEE_MARGIN * lmr_depth * lmr_depth) {
                         continue;
                     }
                 }
@@ -827,20 +833,20 @@ impl<E: Evaluator> Worker<E> {
             // Step 14. Extensions: checks that do not lose material get one more ply, capped
             // so that check sequences cannot run the search away (YaneuraOu keeps a check
             // extension; Stockfish dropped it with singular extensions in place).
-            if gives_check && ply < 2 * self.root_depth && board::see_ge(&self.pos, m, 0) {
+            if gives_check && ply < 2 * self.root_depth && see_ge(&self.pos, m, 0) {
                 new_depth += 1;
             }
 
             // Step 15. Make the move.
-            let moved_piece = board::moved_piece_index(&self.pos, m);
+            let moved_piece = moved_piece_index(&self.pos, m);
             {
                 let f = self.frame_mut(ply);
                 f.current_move = Some(m);
-                f.cont_block = ContinuationHistory::block(moved_piece, board::to_sq(m));
+                f.cont_block = ContinuationHistory::block(moved_piece, m.to().index());
             }
             self.eval.push(&self.pos, m);
-            board::do_move(&mut self.pos, m);
-            self.tt.prefetch(board::key(&self.pos));
+            self.pos.do_move(m);
+            self.tt.prefetch(self.pos.key());
 
             // Step 16. Late move reductions, then PVS re-searches.
             let mut value;
@@ -860,9 +866,9 @@ impl<E: Evaluator> Worker<E> {
                 }
                 if !capture {
                     let h = self.histories(ply);
-                    let stat = 2 * h.main.get(us, board::move_index(m))
-                        + h.cont.get(h.cont_blocks[0], moved_piece, board::to_sq(m))
-                        + h.cont.get(h.cont_blocks[1], moved_piece, board::to_sq(m))
+                    let stat = 2 * h.main.get(us.index(), move_index(m))
+                        + h.cont.get(h.cont_blocks[0], moved_piece, m.to().index())
+                        + h.cont.get(h.cont_blocks[1], moved_piece, m.to().index())
                         - LMR_STAT_OFFSET;
                     r -= stat / LMR_STAT_DIV;
                 }
@@ -883,7 +889,7 @@ impl<E: Evaluator> Worker<E> {
             }
 
             // Step 17. Undo the move.
-            board::undo_move(&mut self.pos, m);
+            self.pos.undo_move(m);
             self.eval.pop();
 
             if self.ctl.is_stopped() {
@@ -957,7 +963,7 @@ impl<E: Evaluator> Worker<E> {
         } else if let Some(bm) = best_move {
             // Step 20. Update the move-ordering statistics.
             let bonus = stat_bonus(depth + (best_value.0 > beta.0 + HISTORY_BONUS_MARGIN) as i32);
-            if !board::is_capture(&self.pos, bm) {
+            if !self.pos.is_capture(bm) {
                 self.update_quiet_stats(ply, bm, bonus);
                 let malus = stat_malus(depth);
                 for &q in quiets_tried[..quiet_n].iter().flatten() {
@@ -987,7 +993,7 @@ impl<E: Evaluator> Worker<E> {
                 tt_pv,
                 bound,
                 depth,
-                best_move.map_or(0, board::move_to_u16),
+                best_move.map_or(0, Move::to_u16),
                 static_eval,
             );
         }
@@ -1010,7 +1016,7 @@ impl<E: Evaluator> Worker<E> {
             self.pv_len[ply as usize] = ply as usize;
             self.sel_depth = self.sel_depth.max(ply + 1);
         }
-        let in_check = board::in_check(&self.pos);
+        let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 1 {
             return if in_check {
                 Value::DRAW
@@ -1020,7 +1026,10 @@ impl<E: Evaluator> Worker<E> {
         }
 
         // Step Q2. Repetition and declaration, as in the main search.
-        match board::repetition(&self.pos, ply) {
+        match self
+            .pos
+            .repetition_in_search(MAX_REPETITION_PLY, ply as usize)
+        {
             Repetition::None => {}
             Repetition::Draw => return Value::DRAW,
             Repetition::Win => return Value::mate_in(ply),
@@ -1028,7 +1037,7 @@ impl<E: Evaluator> Worker<E> {
             Repetition::Superior => return Value(SUPERIOR_VALUE),
             Repetition::Inferior => return Value(-SUPERIOR_VALUE),
         }
-        if board::declaration_win(&self.pos) {
+        if self.pos.declaration_win() {
             return Value::mate_in(ply + 1);
         }
 
@@ -1036,18 +1045,14 @@ impl<E: Evaluator> Worker<E> {
         // 0, capture-only ones as -1 (Stockfish's DEPTH_QS_CHECKS / DEPTH_QS_NO_CHECKS).
         let with_checks = depth == 0 && !in_check;
         let tt_depth = if in_check || with_checks { 0 } else { -1 };
-        let key = board::key(&self.pos);
+        let key = self.pos.key();
         let (tt_hit, tte, writer) = self.tt.probe(key);
         let tt_value = if tt_hit {
             tte.value.from_tt(ply)
         } else {
             Value::NONE
         };
-        let tt_move = if tt_hit {
-            board::move_from_u16(tte.mv)
-        } else {
-            None
-        };
+        let tt_move = if tt_hit { Move::from_u16(tte.mv) } else { None };
         let tt_pv = tt_hit && tte.is_pv;
         if !PV
             && tt_hit
@@ -1100,6 +1105,7 @@ impl<E: Evaluator> Worker<E> {
         // Step Q5. Captures (and quiet checks at the first quiescence ply), or evasions.
         let bufs = self.take_buffers();
         let mut picker = MovePicker::new_qsearch(&self.pos, tt_move, with_checks, bufs);
+        let check_info = self.pos.check_info();
         let mut best_move = None;
         let mut move_count = 0;
         loop {
@@ -1110,12 +1116,11 @@ impl<E: Evaluator> Worker<E> {
                     None => break,
                 }
             };
-            if !board::is_legal(&mut self.pos, m) {
-                continue;
-            }
             move_count += 1;
-            let gives_check = board::gives_check(&self.pos, m);
-            let capture = board::is_capture(&self.pos, m);
+            let gives_check = check_info
+                .as_ref()
+                .is_some_and(|ci| self.pos.gives_check_with_info(m, ci));
+            let capture = self.pos.is_capture(m);
 
             // Step Q6. Pruning, once we are not being mated.
             if best_value.0 > Value::MATED_IN_MAX_PLY.0 {
@@ -1124,39 +1129,39 @@ impl<E: Evaluator> Worker<E> {
                     if move_count > 2 && !capture {
                         continue;
                     }
-                    let gain = board::captured_kind(&self.pos, m).map_or(0, |k| PIECE_VALUE[k]);
+                    let gain = captured_kind(&self.pos, m).map_or(0, |k| PIECE_VALUE[k.index()]);
                     let futility_value = futility_base + gain;
                     if futility_value <= alpha {
                         best_value = best_value.max(futility_value);
                         continue;
                     }
-                    if futility_base <= alpha && !board::see_ge(&self.pos, m, 1) {
+                    if futility_base <= alpha && !see_ge(&self.pos, m, 1) {
                         best_value = best_value.max(futility_base);
                         continue;
                     }
                 }
                 // Do not search moves that lose material (Stockfish: SEE < -90 → ours -40).
-                if !board::see_ge(&self.pos, m, -QS_SEE_MARGIN) {
+                if !see_ge(&self.pos, m, -QS_SEE_MARGIN) {
                     continue;
                 }
                 // Quiet checks must at least be safe.
-                if !capture && !in_check && !board::see_ge(&self.pos, m, 0) {
+                if !capture && !in_check && !see_ge(&self.pos, m, 0) {
                     continue;
                 }
             }
 
             // Step Q7. Make, search, undo.
-            let moved_piece = board::moved_piece_index(&self.pos, m);
+            let moved_piece = moved_piece_index(&self.pos, m);
             {
                 let f = self.frame_mut(ply);
                 f.current_move = Some(m);
-                f.cont_block = ContinuationHistory::block(moved_piece, board::to_sq(m));
+                f.cont_block = ContinuationHistory::block(moved_piece, m.to().index());
             }
             self.eval.push(&self.pos, m);
-            board::do_move(&mut self.pos, m);
-            self.tt.prefetch(board::key(&self.pos));
+            self.pos.do_move(m);
+            self.tt.prefetch(self.pos.key());
             let value = -self.qsearch::<PV>(ply + 1, -beta, -alpha, depth - 1);
-            board::undo_move(&mut self.pos, m);
+            self.pos.undo_move(m);
             self.eval.pop();
 
             if value > best_value {
@@ -1195,7 +1200,7 @@ impl<E: Evaluator> Worker<E> {
             tt_pv,
             bound,
             tt_depth,
-            best_move.map_or(0, board::move_to_u16),
+            best_move.map_or(0, Move::to_u16),
             static_eval,
         );
         best_value
@@ -1207,10 +1212,10 @@ impl<E: Evaluator> Worker<E> {
     }
 
     fn update_quiet_histories(&mut self, ply: i32, m: Move, bonus: i32) {
-        let us = board::stm(&self.pos);
-        self.main_history.update(us, board::move_index(m), bonus);
-        let pc = board::moved_piece_index(&self.pos, m);
-        let to = board::to_sq(m);
+        let us = self.pos.side_to_move();
+        self.main_history.update(us.index(), move_index(m), bonus);
+        let pc = moved_piece_index(&self.pos, m);
+        let to = m.to().index();
         for back in [1, 2, 4] {
             if back > 2 && self.frame(ply).in_check {
                 break;
@@ -1232,12 +1237,32 @@ impl<E: Evaluator> Worker<E> {
     }
 
     fn update_capture_history(&mut self, m: Move, bonus: i32) {
-        let pc = board::moved_piece_index(&self.pos, m);
-        let captured = board::captured_kind(&self.pos, m).map_or(0, board::unpromoted);
+        let pc = moved_piece_index(&self.pos, m);
+        let captured = captured_kind(&self.pos, m).map_or(0, |k| k.unpromote().index());
         self.capture_history
-            .update(pc, board::to_sq(m), captured, bonus);
+            .update(pc, m.to().index(), captured, bonus);
     }
 }
+
+/// The history piece index of the piece `m` moves, as it stands after the move.
+#[inline]
+fn moved_piece_index(pos: &Position, m: Move) -> usize {
+    let kind = pos.moved_piece(m).map_or(PieceKind::King, |p| p.kind);
+    piece_index(pos.side_to_move(), kind, m.is_promotion())
+}
+
+/// The kind `m` captures, if any.
+#[inline]
+fn captured_kind(pos: &Position, m: Move) -> Option<PieceKind> {
+    if m.is_drop() {
+        None
+    } else {
+        pos.piece_on(m.to()).map(|p| p.kind)
+    }
+}
+
+/// How far back repetitions are looked for, plies (YaneuraOu's `max_repetition_ply` default).
+const MAX_REPETITION_PLY: usize = 16;
 
 /// Score of a superior position (優等局面: same board, more in hand) reached by repetition:
 /// YaneuraOu's `VALUE_SUPERIOR`, the largest non-mate value (equal to the evaluation's

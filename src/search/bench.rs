@@ -10,9 +10,9 @@
 use std::time::Instant;
 
 use super::alphabeta::SearchLimits;
-use super::board::Position;
 use super::engine::parse_position;
 use super::Searcher;
+use crate::shogi::Position;
 
 const PERFT_DATA: &str = include_str!("../../tests/data/perft/perft.txt");
 const OPENINGS_DATA: &str = include_str!("../../tests/data/openings/balanced-16.txt");

@@ -18,10 +18,11 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use crate::shogi::{Move, Position};
+
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
-use super::board;
-use super::board::Position;
 use super::eval::MaterialEval;
+use super::movepick::root_moves;
 use super::timeman::{self, Clock, TimeOptions};
 use super::tt::TranspositionTable;
 
@@ -163,20 +164,25 @@ impl GoParams {
     }
 }
 
-/// Parses `position` arguments (`startpos|sfen … [moves …]`) into a position.
+/// Parses `position` arguments (`startpos|sfen … [moves …]`, or bare SFEN fields) into a
+/// position, every move checked by the core's legality test.
 pub fn parse_position(args: &str) -> Result<Position, String> {
-    let (base, moves) = match args.find(" moves") {
-        Some(i) => (&args[..i], args[i + " moves".len()..].trim()),
-        None => (args.trim(), ""),
+    let args = args.trim();
+    let text = if args.starts_with("startpos") || args.starts_with("sfen ") {
+        args.to_string()
+    } else {
+        format!("sfen {args}")
     };
-    let base = base.trim();
-    let base = if base == "moves" { "startpos" } else { base };
-    let mut pos = Position::from_sfen(base).map_err(|e| format!("bad position {base}: {e}"))?;
-    for text in moves.split_whitespace() {
-        let m = pos.parse_usi_move(text).map_err(|e| e.to_string())?;
-        pos.do_move(m);
-    }
-    Ok(pos)
+    Position::from_usi_position(&text).map_err(|e| format!("bad position {args}: {e}"))
+}
+
+/// A ponder move for `best` from the table, when the PV is too short to give one.
+fn ponder_from_tt(pos: &Position, best: Move, tt: &TranspositionTable) -> Option<Move> {
+    let mut p = pos.clone();
+    p.try_play(best).ok()?;
+    let (hit, data, _) = tt.probe(p.key());
+    let m = Move::from_u16(data.mv).filter(|_| hit)?;
+    p.is_legal(m).is_ok().then_some(m)
 }
 
 type Workers = Vec<Worker<MaterialEval>>;
@@ -414,16 +420,16 @@ impl Engine {
             emit("checkmate notimplemented");
             return;
         }
-        if board::declaration_win(&self.pos) {
+        if self.pos.declaration_win() {
             self.answer_now("bestmove win", &params);
             return;
         }
-        let legal = board::legal_moves(&self.pos);
+        let legal = root_moves(&self.pos);
         if legal.is_empty() {
             self.answer_now("bestmove resign", &params);
             return;
         }
-        let black = board::stm(&self.pos) == 0;
+        let black = self.pos.side_to_move() == crate::shogi::Color::Black;
         let ply = self.pos.ply();
         let budget = if params.infinite || params.ponder {
             None
@@ -475,7 +481,7 @@ impl Engine {
                             .pv
                             .get(1)
                             .copied()
-                            .or_else(|| board::ponder_from_tt(&pos, rm.mv, &tt));
+                            .or_else(|| ponder_from_tt(&pos, rm.mv, &tt));
                         match ponder {
                             Some(p) => format!("bestmove {} ponder {p}", rm.mv),
                             None => format!("bestmove {}", rm.mv),

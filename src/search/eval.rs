@@ -18,9 +18,12 @@
 //! equals what `reset` would compute on the new position, except when a king moved: then the
 //! king terms are recomputed lazily on the next `evaluate` (kings move rarely).
 
-use super::board::{self, Kind, KINDS};
-use super::board::{Move, Position};
+use crate::shogi::{Color, Move, PieceKind, Position, Square};
+
 use super::value::Value;
+
+/// Number of piece kinds (tables below are indexed by `PieceKind::index`).
+const KINDS: usize = PieceKind::NUM;
 
 /// The evaluation interface the search uses.
 pub trait Evaluator: Clone + Send + 'static {
@@ -36,7 +39,7 @@ pub trait Evaluator: Clone + Send + 'static {
     fn evaluate(&mut self, pos: &Position) -> Value;
 }
 
-/// Piece values, indexed by [`Kind`] (see `board.rs` for the order).
+/// Piece values, indexed by [`PieceKind::index`].
 /// YaneuraOu `evaluate.h` / apery_rust: Bonanza 6 values × 0.9.
 pub const PIECE_VALUE: [i32; KINDS] = [
     90,   // pawn
@@ -56,9 +59,9 @@ pub const PIECE_VALUE: [i32; KINDS] = [
 ];
 
 /// Value gained by promoting (promoted value − unpromoted value); 0 for kinds that cannot.
-pub fn promotion_gain(kind: Kind) -> i32 {
-    match board::promoted(kind) {
-        Some(p) => PIECE_VALUE[p] - PIECE_VALUE[kind],
+pub fn promotion_gain(kind: PieceKind) -> i32 {
+    match kind.promote() {
+        Some(p) => PIECE_VALUE[p.index()] - PIECE_VALUE[kind.index()],
         None => 0,
     }
 }
@@ -67,11 +70,11 @@ pub fn promotion_gain(kind: Kind) -> i32 {
 /// Hand-set; only pawns, knights, silvers, golds and the king have terms.
 const PSQ_RANK: [[i32; 9]; KINDS] = {
     let mut t = [[0; 9]; KINDS];
-    t[board::PAWN] = [0, 25, 20, 12, 6, 2, 0, 0, 0];
-    t[board::KNIGHT] = [0, 0, 10, 12, 8, 2, 0, -5, -10];
-    t[board::SILVER] = [-10, 0, 10, 15, 14, 10, 4, 0, -8];
-    t[board::GOLD] = [-25, -20, -12, -4, 2, 8, 12, 8, 0];
-    t[board::KING] = [-120, -100, -80, -60, -40, -20, 0, 15, 20];
+    t[PieceKind::Pawn as usize] = [0, 25, 20, 12, 6, 2, 0, 0, 0];
+    t[PieceKind::Knight as usize] = [0, 0, 10, 12, 8, 2, 0, -5, -10];
+    t[PieceKind::Silver as usize] = [-10, 0, 10, 15, 14, 10, 4, 0, -8];
+    t[PieceKind::Gold as usize] = [-25, -20, -12, -4, 2, 8, 12, 8, 0];
+    t[PieceKind::King as usize] = [-120, -100, -80, -60, -40, -20, 0, 15, 20];
     t
 };
 
@@ -79,14 +82,14 @@ const PSQ_RANK: [[i32; 9]; KINDS] = {
 const DEFEND: [[i32; 9]; KINDS] = {
     let mut t = [[0; 9]; KINDS];
     let gold_like = [0, 36, 20, 8, 0, 0, 0, 0, 0];
-    t[board::GOLD] = gold_like;
-    t[board::PRO_PAWN] = gold_like;
-    t[board::PRO_LANCE] = gold_like;
-    t[board::PRO_KNIGHT] = gold_like;
-    t[board::PRO_SILVER] = gold_like;
-    t[board::SILVER] = [0, 28, 16, 6, 0, 0, 0, 0, 0];
-    t[board::KNIGHT] = [0, 6, 8, 2, 0, 0, 0, 0, 0];
-    t[board::HORSE] = [0, 30, 20, 10, 0, 0, 0, 0, 0];
+    t[PieceKind::Gold as usize] = gold_like;
+    t[PieceKind::ProPawn as usize] = gold_like;
+    t[PieceKind::ProLance as usize] = gold_like;
+    t[PieceKind::ProKnight as usize] = gold_like;
+    t[PieceKind::ProSilver as usize] = gold_like;
+    t[PieceKind::Silver as usize] = [0, 28, 16, 6, 0, 0, 0, 0, 0];
+    t[PieceKind::Knight as usize] = [0, 6, 8, 2, 0, 0, 0, 0, 0];
+    t[PieceKind::Horse as usize] = [0, 30, 20, 10, 0, 0, 0, 0, 0];
     t
 };
 
@@ -94,25 +97,25 @@ const DEFEND: [[i32; 9]; KINDS] = {
 const ATTACK: [[i32; 9]; KINDS] = {
     let mut t = [[0; 9]; KINDS];
     let gold_like = [0, 45, 28, 10, 2, 0, 0, 0, 0];
-    t[board::GOLD] = gold_like;
-    t[board::PRO_PAWN] = gold_like;
-    t[board::PRO_LANCE] = gold_like;
-    t[board::PRO_KNIGHT] = gold_like;
-    t[board::PRO_SILVER] = gold_like;
-    t[board::SILVER] = [0, 40, 24, 8, 2, 0, 0, 0, 0];
-    t[board::KNIGHT] = [0, 10, 24, 10, 0, 0, 0, 0, 0];
-    t[board::PAWN] = [0, 16, 6, 0, 0, 0, 0, 0, 0];
-    t[board::LANCE] = [0, 12, 8, 4, 0, 0, 0, 0, 0];
-    t[board::BISHOP] = [0, 20, 14, 8, 4, 0, 0, 0, 0];
-    t[board::ROOK] = [0, 22, 16, 10, 4, 0, 0, 0, 0];
-    t[board::HORSE] = [0, 50, 32, 16, 6, 0, 0, 0, 0];
-    t[board::DRAGON] = [0, 70, 45, 22, 8, 0, 0, 0, 0];
+    t[PieceKind::Gold as usize] = gold_like;
+    t[PieceKind::ProPawn as usize] = gold_like;
+    t[PieceKind::ProLance as usize] = gold_like;
+    t[PieceKind::ProKnight as usize] = gold_like;
+    t[PieceKind::ProSilver as usize] = gold_like;
+    t[PieceKind::Silver as usize] = [0, 40, 24, 8, 2, 0, 0, 0, 0];
+    t[PieceKind::Knight as usize] = [0, 10, 24, 10, 0, 0, 0, 0, 0];
+    t[PieceKind::Pawn as usize] = [0, 16, 6, 0, 0, 0, 0, 0, 0];
+    t[PieceKind::Lance as usize] = [0, 12, 8, 4, 0, 0, 0, 0, 0];
+    t[PieceKind::Bishop as usize] = [0, 20, 14, 8, 4, 0, 0, 0, 0];
+    t[PieceKind::Rook as usize] = [0, 22, 16, 10, 4, 0, 0, 0, 0];
+    t[PieceKind::Horse as usize] = [0, 50, 32, 16, 6, 0, 0, 0, 0];
+    t[PieceKind::Dragon as usize] = [0, 70, 45, 22, 8, 0, 0, 0, 0];
     t
 };
 
 #[inline]
-fn chebyshev(a: usize, b: usize) -> usize {
-    DISTANCE[a][b] as usize
+fn chebyshev(a: Square, b: Square) -> usize {
+    DISTANCE[a.index()][b.index()] as usize
 }
 
 /// Chebyshev distance between two squares, precomputed (the king terms ask for it on every
@@ -135,34 +138,33 @@ static DISTANCE: [[u8; 81]; 81] = {
 
 /// Relative rank index of `sq` for `color` (0 = far rank, 8 = home rank).
 #[inline]
-fn rel_rank(color: usize, sq: usize) -> usize {
-    let rank = sq % 9; // 0 = rank 一 (White's home)
-    if color == 0 {
-        rank
-    } else {
-        8 - rank
+fn rel_rank(color: Color, sq: Square) -> usize {
+    let rank = sq.index() % 9; // 0 = rank 一 (White's home)
+    match color {
+        Color::Black => rank,
+        Color::White => 8 - rank,
     }
 }
 
 /// Everything a piece of `color`/`kind` on `sq` contributes, from its owner's point of view,
 /// except the king terms (which depend on where the kings are).
 #[inline]
-fn placed_value(color: usize, kind: Kind, sq: usize) -> i32 {
-    PIECE_VALUE[kind] + PSQ_RANK[kind][rel_rank(color, sq)]
+fn placed_value(color: Color, kind: PieceKind, sq: Square) -> i32 {
+    PIECE_VALUE[kind.index()] + PSQ_RANK[kind.index()][rel_rank(color, sq)]
 }
 
 /// King-relative terms of one piece, from its owner's point of view.
 #[inline]
-fn king_terms(color: usize, kind: Kind, sq: usize, kings: [Option<usize>; 2]) -> i32 {
-    if kind == board::KING {
+fn king_terms(color: Color, kind: PieceKind, sq: Square, kings: [Option<Square>; 2]) -> i32 {
+    if kind == PieceKind::King {
         return 0;
     }
     let mut v = 0;
-    if let Some(k) = kings[color] {
-        v += DEFEND[kind][chebyshev(sq, k)];
+    if let Some(k) = kings[color.index()] {
+        v += DEFEND[kind.index()][chebyshev(sq, k)];
     }
-    if let Some(k) = kings[1 - color] {
-        v += ATTACK[kind][chebyshev(sq, k)];
+    if let Some(k) = kings[(!color).index()] {
+        v += ATTACK[kind.index()][chebyshev(sq, k)];
     }
     v
 }
@@ -173,7 +175,7 @@ struct EvalState {
     base: i32,
     /// King-safety terms, Black minus White; stale if `king_dirty`.
     king: i32,
-    kings: [Option<usize>; 2],
+    kings: [Option<Square>; 2],
     king_dirty: bool,
 }
 
@@ -191,19 +193,19 @@ impl Default for MaterialEval {
     }
 }
 
-fn sign(color: usize) -> i32 {
-    if color == 0 {
-        1
-    } else {
-        -1
+#[inline]
+fn sign(color: Color) -> i32 {
+    match color {
+        Color::Black => 1,
+        Color::White => -1,
     }
 }
 
-fn full_king_terms(pos: &Position, kings: [Option<usize>; 2]) -> i32 {
+fn full_king_terms(pos: &Position, kings: [Option<Square>; 2]) -> i32 {
     let mut v = 0;
-    for sq in 0..81 {
-        if let Some((c, k)) = board::piece_at(pos, sq) {
-            v += sign(c) * king_terms(c, k, sq, kings);
+    for sq in pos.occupied() {
+        if let Some(p) = pos.piece_on(sq) {
+            v += sign(p.color) * king_terms(p.color, p.kind, sq, kings);
         }
     }
     v
@@ -211,16 +213,16 @@ fn full_king_terms(pos: &Position, kings: [Option<usize>; 2]) -> i32 {
 
 impl MaterialEval {
     fn compute(pos: &Position) -> EvalState {
-        let kings = [board::king_sq(pos, 0), board::king_sq(pos, 1)];
+        let kings = [pos.king_square(Color::Black), pos.king_square(Color::White)];
         let mut base = 0;
-        for sq in 0..81 {
-            if let Some((c, k)) = board::piece_at(pos, sq) {
-                base += sign(c) * placed_value(c, k, sq);
+        for sq in pos.occupied() {
+            if let Some(p) = pos.piece_on(sq) {
+                base += sign(p.color) * placed_value(p.color, p.kind, sq);
             }
         }
-        for c in 0..2 {
-            for k in board::HAND_KINDS {
-                base += sign(c) * PIECE_VALUE[k] * board::hand_count(pos, c, k) as i32;
+        for c in Color::ALL {
+            for k in PieceKind::HAND {
+                base += sign(c) * PIECE_VALUE[k.index()] * pos.hand(c).count(k) as i32;
             }
         }
         EvalState {
@@ -247,34 +249,34 @@ impl Evaluator for MaterialEval {
 
     fn push(&mut self, pos: &Position, m: Move) {
         let mut s = *self.stack.last().expect("reset before push");
-        let us = board::stm(pos);
-        let to = board::to_sq(m);
+        let us = pos.side_to_move();
+        let to = m.to();
         let sg = sign(us);
-        match board::from_sq(m) {
+        match m.from() {
             None => {
-                let k = board::drop_kind(m);
-                s.base += sg * (placed_value(us, k, to) - PIECE_VALUE[k]);
+                let k = m.dropped_kind().expect("a drop has a kind");
+                s.base += sg * (placed_value(us, k, to) - PIECE_VALUE[k.index()]);
                 if !s.king_dirty {
                     s.king += sg * king_terms(us, k, to, s.kings);
                 }
             }
             Some(from) => {
-                let (_, k) = board::piece_at(pos, from).expect("a piece on the from square");
+                let k = pos.piece_on(from).expect("a piece on the from square").kind;
                 let nk = if m.is_promotion() {
-                    board::promoted(k).unwrap_or(k)
+                    k.promote().unwrap_or(k)
                 } else {
                     k
                 };
                 s.base += sg * (placed_value(us, nk, to) - placed_value(us, k, from));
-                if let Some((them, ck)) = board::piece_at(pos, to) {
-                    s.base -= sign(them) * placed_value(them, ck, to);
-                    s.base += sg * PIECE_VALUE[board::unpromoted(ck)];
+                if let Some(c) = pos.piece_on(to) {
+                    s.base -= sign(c.color) * placed_value(c.color, c.kind, to);
+                    s.base += sg * PIECE_VALUE[c.kind.unpromote().index()];
                     if !s.king_dirty {
-                        s.king -= sign(them) * king_terms(them, ck, to, s.kings);
+                        s.king -= sign(c.color) * king_terms(c.color, c.kind, to, s.kings);
                     }
                 }
-                if k == board::KING {
-                    s.kings[us] = Some(to);
+                if k == PieceKind::King {
+                    s.kings[us.index()] = Some(to);
                     s.king_dirty = true;
                 } else if !s.king_dirty {
                     s.king +=
@@ -301,14 +303,13 @@ impl Evaluator for MaterialEval {
             s.king_dirty = false;
         }
         let v = s.base + s.king;
-        Value(if board::stm(pos) == 0 { v } else { -v })
+        Value(sign(pos.side_to_move()) * v)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::board::{legal_moves_all, Position};
 
     /// Plays pseudo-random games and checks the incremental score against a full recompute
     /// after every move and every undo.
@@ -324,7 +325,7 @@ mod tests {
             ev.reset(&pos);
             let mut played = Vec::new();
             for _ in 0..120 {
-                let moves = legal_moves_all(&pos);
+                let moves = pos.legal_moves();
                 if moves.is_empty() {
                     break;
                 }
@@ -336,14 +337,14 @@ mod tests {
                 pos.do_move(m);
                 played.push(m);
                 let full = MaterialEval::black_score(&pos);
-                let inc = ev.evaluate(&pos).0 * if pos.side_to_move() == 0 { 1 } else { -1 };
+                let inc = ev.evaluate(&pos).0 * sign(pos.side_to_move());
                 assert_eq!(inc, full, "after {m} in {}", pos.to_sfen());
             }
             while let Some(m) = played.pop() {
                 pos.undo_move(m);
                 ev.pop();
                 let full = MaterialEval::black_score(&pos);
-                let inc = ev.evaluate(&pos).0 * if pos.side_to_move() == 0 { 1 } else { -1 };
+                let inc = ev.evaluate(&pos).0 * sign(pos.side_to_move());
                 assert_eq!(inc, full);
             }
         }

@@ -4,12 +4,14 @@
 //! `movepick.h` (`entry += bonus - entry * |bonus| / LIMIT`), which keeps every entry inside
 //! `-LIMIT..=LIMIT` without clamping and lets old information decay.
 //!
-//! Indices are plain `usize`s computed by the caller from the core types so that this file
-//! does not depend on their layout:
+//! Tables are indexed by plain `usize`s, made from the core types by [`move_index`] and
+//! [`piece_index`]:
 //! - a *move index* is `from * 81 + to` for board moves and `(81 + kind) * 81 + to` for drops
 //!   (kind = unpromoted piece kind index, 0..7), see [`MOVE_INDEX_NB`];
 //! - a *piece index* is below [`PIECE_NB`] (colour and kind, promoted kinds included);
 //! - a *square* is below 81.
+
+use crate::shogi::{Color, Move, PieceKind};
 
 /// Squares on the board.
 pub const SQ_NB: usize = 81;
@@ -26,6 +28,24 @@ pub const HISTORY_LIMIT: i32 = 7183;
 /// Saturation bound of continuation histories (Stockfish `ContinuationHistory` D = 29952,
 /// capped to fit `i16`).
 pub const CONT_HISTORY_LIMIT: i32 = 29952;
+
+/// The butterfly index of `m`: the origin field of the move's 16 bits (a square, or 81 + the
+/// dropped kind) times 81, plus the destination.
+#[inline]
+pub fn move_index(m: Move) -> usize {
+    ((m.to_u16() >> 7) & 0x7F) as usize * SQ_NB + m.to().index()
+}
+
+/// The piece index of a `kind` of `color` after a move that promotes it if `promotes`.
+#[inline]
+pub fn piece_index(color: Color, kind: PieceKind, promotes: bool) -> usize {
+    let k = if promotes {
+        kind.promote().unwrap_or(kind)
+    } else {
+        kind
+    };
+    color.index() * 16 + k.index()
+}
 
 #[inline]
 fn gravity(entry: &mut i16, bonus: i32, limit: i32) {

@@ -6,14 +6,17 @@
 //! - [`value`]: the `Value` score type, mate encoding.
 //! - [`tt`]: the shared lock-free transposition table.
 //! - [`history`]: move-ordering statistics.
-//! - [`movepick`]: the staged move picker.
+//! - [`movepick`]: the staged move picker (and the search's move set).
+//! - [`see`]: static exchange evaluation.
 //! - [`eval`]: the `Evaluator` trait and the material evaluation.
 //! - [`alphabeta`]: iterative deepening, PVS, quiescence; `Worker` per thread.
 //! - [`timeman`]: time budgets for byoyomi, Fischer and sudden death.
 //! - [`engine`]: the USI command loop of `gougi search`.
 //! - [`bench`]: `gougi bench search`.
-//! - `board`: the one place that calls the shogi core (adapters and search-only helpers
-//!   such as SEE and the one-ply mate test).
+//!
+//! The rules come from the core, `crate::shogi` (position, do/undo, legal move generators,
+//! check detection), plus what only a search asks, in `crate::shogi::search_support`
+//! (repetition within the search, mate in one).
 //!
 //! This facade, [`Searcher`], runs a search synchronously (bench, tests, embedding); the USI
 //! front end drives the same workers on its own thread.
@@ -23,11 +26,11 @@
 
 pub mod alphabeta;
 pub mod bench;
-pub mod board;
 pub mod engine;
 pub mod eval;
 pub mod history;
 pub mod movepick;
+pub mod see;
 pub mod timeman;
 pub mod tt;
 pub mod value;
@@ -39,7 +42,7 @@ use eval::MaterialEval;
 use timeman::TimeBudget;
 use tt::TranspositionTable;
 
-use board::Position;
+use crate::shogi::Position;
 
 /// A synchronous search facade: a table and `threads` workers.
 pub struct Searcher {
@@ -82,7 +85,7 @@ impl Searcher {
         budget: Option<TimeBudget>,
         info: Option<InfoSink>,
     ) -> SearchOutcome {
-        let legal = board::legal_moves(pos);
+        let legal = movepick::root_moves(pos);
         if legal.is_empty() {
             return SearchOutcome {
                 best: None,

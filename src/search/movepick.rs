@@ -5,15 +5,139 @@
 //! captures that lost the SEE test. In check: TT move → evasions (captures first, then by
 //! history). Quiescence: TT move → captures (and, at the first quiescence ply, quiet checks).
 //!
-//! Moves come out pseudo-legal; the caller checks `is_legal` before playing them. Each move is
-//! produced once: later stages skip the TT move and the killers.
+//! Moves come out legal: the generators of the core (`crate::shogi::movegen`) produce legal
+//! moves, and the TT move and the killers, which come from other positions, are checked with
+//! [`Position::is_legal`] before they are returned. Each move is produced once: later stages
+//! skip the TT move and the killers. Non-promotions of pawns, bishops and rooks that could
+//! promote are left out ([`Position::is_inferior_non_promotion`]).
 //!
 //! Why staged: most cutoffs happen on the TT move or a good capture, so the quiet moves of
 //! most nodes are never generated or scored.
 
-use super::board::{self, ExtMove, MoveBuf};
-use super::board::{Move, Position};
-use super::history::{ButterflyHistory, CaptureHistory, ContinuationHistory};
+use std::mem::MaybeUninit;
+
+use crate::shogi::{
+    generate_captures, generate_checks, generate_evasions, generate_quiets, Move, MoveList,
+    Position,
+};
+
+use super::eval::{promotion_gain, PIECE_VALUE};
+use super::history::{
+    move_index, piece_index, ButterflyHistory, CaptureHistory, ContinuationHistory,
+};
+use super::see::see_ge;
+
+/// Capacity of a [`MoveBuf`]: 593 is the known maximum number of legal moves.
+pub const MAX_MOVES: usize = 600;
+
+/// A move with an ordering score.
+#[derive(Clone, Copy, Debug)]
+pub struct ExtMove {
+    pub m: Move,
+    pub score: i32,
+}
+
+/// A fixed-capacity buffer of scored moves (no heap). Its storage is left uninitialised so
+/// that creating one costs nothing: only the first `len` entries are ever read.
+pub struct MoveBuf {
+    moves: [MaybeUninit<ExtMove>; MAX_MOVES],
+    len: usize,
+}
+
+impl MoveBuf {
+    pub fn new() -> MoveBuf {
+        MoveBuf {
+            moves: [const { MaybeUninit::uninit() }; MAX_MOVES],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    pub fn push(&mut self, m: Move, score: i32) {
+        if self.len < MAX_MOVES {
+            self.moves[self.len] = MaybeUninit::new(ExtMove { m, score });
+            self.len += 1;
+        }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Replaces the contents with the moves of `list` that a search plays (see the module
+    /// doc), scores zero.
+    fn fill_from(&mut self, pos: &Position, list: &MoveList) {
+        self.len = 0;
+        for &m in list.as_slice() {
+            if !pos.is_inferior_non_promotion(m) {
+                self.push(m, 0);
+            }
+        }
+    }
+
+    /// The moves pushed so far.
+    #[inline]
+    pub fn as_slice(&self) -> &[ExtMove] {
+        // SAFETY: entries `0..len` were all written by `push` (and `len <= MAX_MOVES`);
+        // `MaybeUninit<T>` has the layout of `T`.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<ExtMove>(), self.len) }
+    }
+
+    /// The moves pushed so far, mutable (for scoring and sorting).
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [ExtMove] {
+        // SAFETY: as in `as_slice`.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<ExtMove>(), self.len)
+        }
+    }
+}
+
+impl Default for MoveBuf {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The legal moves a search plays at the root of `pos` (the module doc's move set).
+pub fn root_moves(pos: &Position) -> Vec<Move> {
+    pos.legal_moves()
+        .as_slice()
+        .iter()
+        .copied()
+        .filter(|&m| !pos.is_inferior_non_promotion(m))
+        .collect()
+}
+
+/// Generates into `buf` with `gen` (a core generator), keeping the search's move set.
+fn generate_into(pos: &Position, buf: &mut MoveBuf, gen: fn(&Position, &mut MoveList)) -> usize {
+    let mut list = MoveList::new();
+    gen(pos, &mut list);
+    buf.fill_from(pos, &list);
+    buf.len()
+}
+
+/// Checking moves that capture nothing (for the first quiescence ply).
+fn generate_quiet_checks(pos: &Position, list: &mut MoveList) {
+    generate_checks(pos, list);
+    list.retain(|m| !pos.is_capture(m));
+}
+
+/// Whether a move from another position (TT, killers) is legal here.
+#[inline]
+fn is_legal_here(pos: &Position, m: Move) -> bool {
+    pos.is_legal(m).is_ok()
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Stage {
@@ -70,8 +194,8 @@ impl MovePicker {
     ) -> Self {
         buf.clear();
         bad.clear();
-        let in_check = board::in_check(pos);
-        let tt_move = tt_move.filter(|&m| board::is_pseudo_legal(pos, m));
+        let in_check = pos.in_check();
+        let tt_move = tt_move.filter(|&m| is_legal_here(pos, m));
         MovePicker {
             stage: if in_check {
                 Stage::EvasionTt
@@ -99,10 +223,9 @@ impl MovePicker {
     ) -> Self {
         buf.clear();
         bad.clear();
-        let in_check = board::in_check(pos);
+        let in_check = pos.in_check();
         // In quiescence only a capturing TT move is taken (or any move when in check).
-        let tt_move = tt_move
-            .filter(|&m| board::is_pseudo_legal(pos, m) && (in_check || board::is_capture(pos, m)));
+        let tt_move = tt_move.filter(|&m| (in_check || pos.is_capture(m)) && is_legal_here(pos, m));
         MovePicker {
             stage: if in_check {
                 Stage::EvasionTt
@@ -122,30 +245,33 @@ impl MovePicker {
     }
 
     fn score_captures(&mut self, pos: &Position, h: &Histories) {
+        let us = pos.side_to_move();
         for em in self.buf.as_mut_slice()[..self.end].iter_mut() {
-            let captured = board::captured_kind(pos, em.m).map_or(0, board::unpromoted);
-            let victim = board::captured_kind(pos, em.m).map_or(0, |k| super::eval::PIECE_VALUE[k]);
+            let to = em.m.to();
+            let victim = pos.piece_on(to).expect("a capture").kind;
+            let moved = pos.moved_piece(em.m).expect("a piece moves").kind;
             let promo = if em.m.is_promotion() {
-                super::eval::promotion_gain(board::moved_kind(pos, em.m))
+                promotion_gain(moved)
             } else {
                 0
             };
             // MVV (×7, as Stockfish weighs the victim) plus the capture history.
-            em.score = 7 * (victim + promo)
+            em.score = 7 * (PIECE_VALUE[victim.index()] + promo)
                 + h.capture.get(
-                    board::moved_piece_index(pos, em.m),
-                    board::to_sq(em.m),
-                    captured,
+                    piece_index(us, moved, em.m.is_promotion()),
+                    to.index(),
+                    victim.unpromote().index(),
                 ) / 16;
         }
     }
 
     fn score_quiets(&mut self, pos: &Position, h: &Histories) {
-        let us = board::stm(pos);
+        let us = pos.side_to_move();
         for em in self.buf.as_mut_slice()[..self.end].iter_mut() {
-            let pc = board::moved_piece_index(pos, em.m);
-            let to = board::to_sq(em.m);
-            em.score = 2 * h.main.get(us, board::move_index(em.m))
+            let moved = pos.moved_piece(em.m).expect("a piece moves").kind;
+            let pc = piece_index(us, moved, em.m.is_promotion());
+            let to = em.m.to().index();
+            em.score = 2 * h.main.get(us.index(), move_index(em.m))
                 + 2 * h.cont.get(h.cont_blocks[0], pc, to)
                 + h.cont.get(h.cont_blocks[1], pc, to)
                 + h.cont.get(h.cont_blocks[2], pc, to);
@@ -153,17 +279,20 @@ impl MovePicker {
     }
 
     fn score_evasions(&mut self, pos: &Position, h: &Histories) {
-        let us = board::stm(pos);
+        let us = pos.side_to_move();
         for em in self.buf.as_mut_slice()[..self.end].iter_mut() {
-            em.score = match board::captured_kind(pos, em.m) {
-                Some(k) => {
-                    1 << 28
-                        | (super::eval::PIECE_VALUE[k] * 8 - board::moved_kind(pos, em.m) as i32)
-                }
+            let moved = pos.moved_piece(em.m).expect("a piece moves").kind;
+            let captured = if em.m.is_drop() {
+                None
+            } else {
+                pos.piece_on(em.m.to())
+            };
+            em.score = match captured {
+                Some(c) => 1 << 28 | (PIECE_VALUE[c.kind.index()] * 8 - moved.index() as i32),
                 None => {
-                    let pc = board::moved_piece_index(pos, em.m);
-                    h.main.get(us, board::move_index(em.m))
-                        + h.cont.get(h.cont_blocks[0], pc, board::to_sq(em.m))
+                    let pc = piece_index(us, moved, em.m.is_promotion());
+                    h.main.get(us.index(), move_index(em.m))
+                        + h.cont.get(h.cont_blocks[0], pc, em.m.to().index())
                 }
             };
         }
@@ -213,7 +342,7 @@ impl MovePicker {
                     }
                 }
                 Stage::CaptureInit | Stage::QsCaptureInit => {
-                    self.end = board::gen_captures(pos, &mut self.buf);
+                    self.end = generate_into(pos, &mut self.buf, generate_captures);
                     self.cur = 0;
                     self.score_captures(pos, h);
                     self.stage = if self.stage == Stage::CaptureInit {
@@ -229,7 +358,7 @@ impl MovePicker {
                         }
                         // Losing captures wait until after the quiets (threshold scaled by the
                         // ordering score as in Stockfish: −score/18).
-                        if board::see_ge(pos, em.m, -em.score / 18 + self.see_threshold) {
+                        if see_ge(pos, em.m, -em.score / 18 + self.see_threshold) {
                             return Some(em.m);
                         }
                         self.bad.push(em.m, em.score);
@@ -249,8 +378,8 @@ impl MovePicker {
                         if Some(k) != self.tt_move
                             && (i == 0 || self.killers[0] != Some(k))
                             && !skip_quiets
-                            && !board::is_capture(pos, k)
-                            && board::is_pseudo_legal(pos, k)
+                            && !pos.is_capture(k)
+                            && is_legal_here(pos, k)
                         {
                             return Some(k);
                         }
@@ -263,7 +392,7 @@ impl MovePicker {
                         self.cur = 0;
                         continue;
                     }
-                    self.end = board::gen_quiets(pos, &mut self.buf);
+                    self.end = generate_into(pos, &mut self.buf, generate_quiets);
                     self.cur = 0;
                     self.score_quiets(pos, h);
                     // Sort once, best first (a full sort: quiets are few enough).
@@ -290,7 +419,7 @@ impl MovePicker {
                     self.stage = Stage::Done;
                 }
                 Stage::EvasionInit => {
-                    self.end = board::gen_evasions(pos, &mut self.buf);
+                    self.end = generate_into(pos, &mut self.buf, generate_evasions);
                     self.cur = 0;
                     self.score_evasions(pos, h);
                     self.stage = Stage::Evasion;
@@ -312,7 +441,7 @@ impl MovePicker {
                     }
                 },
                 Stage::QsCheckInit => {
-                    self.end = board::gen_quiet_checks(pos, &mut self.buf);
+                    self.end = generate_into(pos, &mut self.buf, generate_quiet_checks);
                     self.cur = 0;
                     self.stage = Stage::QsCheck;
                 }

@@ -12,6 +12,8 @@
 //! - [`notation`]: Japanese KIF move names.
 //! - [`csa`]: CSA move and position text (`+7776FU`).
 //! - [`perft`]: move-tree counts.
+//! - [`search_support`]: what the alpha-beta search asks beyond that (search repetition,
+//!   any legal move, mate in one).
 //!
 //! ```
 //! use gougi::shogi::{generate_checks, MoveList, Position};
@@ -36,6 +38,7 @@ pub mod movegen;
 pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod search_support;
 pub mod sfen;
 pub mod types;
 pub mod zobrist;

@@ -844,9 +844,9 @@ impl<E: Evaluator> Worker<E> {
                 f.current_move = Some(m);
                 f.cont_block = ContinuationHistory::block(moved_piece, m.to().index());
             }
+            self.tt.prefetch(self.pos.key_after(m));
             self.eval.push(&self.pos, m);
             self.pos.do_move(m);
-            self.tt.prefetch(self.pos.key());
 
             // Step 16. Late move reductions, then PVS re-searches.
             let mut value;
@@ -1157,9 +1157,9 @@ impl<E: Evaluator> Worker<E> {
                 f.current_move = Some(m);
                 f.cont_block = ContinuationHistory::block(moved_piece, m.to().index());
             }
+            self.tt.prefetch(self.pos.key_after(m));
             self.eval.push(&self.pos, m);
             self.pos.do_move(m);
-            self.tt.prefetch(self.pos.key());
             let value = -self.qsearch::<PV>(ply + 1, -beta, -alpha, depth - 1);
             self.pos.undo_move(m);
             self.eval.pop();

@@ -129,8 +129,19 @@ fn generate_into(pos: &Position, buf: &mut MoveBuf, gen: fn(&Position, &mut Move
 
 /// Checking moves that capture nothing (for the first quiescence ply).
 fn generate_quiet_checks(pos: &Position, list: &mut MoveList) {
+    let Some(ek) = pos.king_square(!pos.side_to_move()) else {
+        return;
+    };
+    let mut near = crate::shogi::Bitboard::EMPTY;
+    for df in -1..=1 {
+        for dr in -2..=2 {
+            if let Some(s) = ek.offset(df, dr) {
+                near = near.with(s);
+            }
+        }
+    }
     generate_checks(pos, list);
-    list.retain(|m| !pos.is_capture(m));
+    list.retain(|m| !pos.is_capture(m) && near.contains(m.to()));
 }
 
 /// Whether a move from another position (TT, killers) is legal here.

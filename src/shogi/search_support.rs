@@ -1,5 +1,6 @@
 //! Rules questions the alpha-beta search (`crate::search`) asks that the rest of the core does
-//! not: repetition as a search judges it, "is there any legal move", and mate in one (一手詰め).
+//! not: repetition as a search judges it, "is there any legal move", mate in one (一手詰め), and
+//! the key a move will lead to (to prefetch its table entry before playing it).
 //!
 //! They live here, in one more `impl Position` block, so that the search reaches the rules only
 //! through the core (one implementation of the rules) while the core's own files stay as they
@@ -8,13 +9,47 @@
 //! References: YaneuraOu `position.cpp` (`is_repetition`, `mate1ply`), Stockfish
 //! `position.cpp` (`is_draw`: a cycle never crosses a null move).
 
-use super::attacks::{attacks, king_attacks};
+use super::attacks::{attacks, between, king_attacks, line};
 use super::bitboard::Bitboard;
+use super::legality::has_further_move;
 use super::movegen::{generate_checks, generate_legal, MoveList};
 use super::position::{Position, Repetition};
-use super::types::{Color, Move, PieceKind};
+use super::types::{Color, Move, PieceKind, Square};
+use super::zobrist;
 
 impl Position {
+    /// The [`Position::key`] that `do_move(m)` would produce, without playing `m` (a legal
+    /// move). Mirrors the key update of `do_move`; a test checks them against each other.
+    pub fn key_after(&self, m: Move) -> u64 {
+        let us = self.side;
+        let to = m.to();
+        let mut bk = self.st.board_key ^ zobrist::SIDE;
+        let mut hk = self.st.hand_key;
+        match m.from() {
+            None => {
+                let kind = m.dropped_kind().expect("a drop has a kind");
+                hk = hk.wrapping_sub(zobrist::hand(us, kind));
+                bk ^= zobrist::piece(us, kind, to);
+            }
+            Some(from) => {
+                let Some(p) = self.board[from.index()] else {
+                    return bk ^ hk;
+                };
+                if let Some(cap) = self.board[to.index()] {
+                    bk ^= zobrist::piece(cap.color, cap.kind, to);
+                    hk = hk.wrapping_add(zobrist::hand(us, cap.kind.unpromote()));
+                }
+                let kind = if m.is_promotion() {
+                    p.kind.promote().unwrap_or(p.kind)
+                } else {
+                    p.kind
+                };
+                bk ^= zobrist::piece(us, p.kind, from) ^ zobrist::piece(us, kind, to);
+            }
+        }
+        bk ^ hk
+    }
+
     /// Repetition (千日手) of the current position, as a search wants it.
     ///
     /// Differs from [`Position::repetition`] in three ways, all from YaneuraOu's
@@ -79,24 +114,62 @@ impl Position {
         Repetition::None
     }
 
-    /// Whether the side to move has at least one legal move. Tries the king's steps first,
-    /// which settle most positions in check (the mate-in-one test's case) without generating.
+    /// Whether the side to move has at least one legal move.
+    ///
+    /// In check (the mate-in-one test's case) nothing is generated: a king step to an
+    /// unattacked square, then (against a single checker) a capture of the checker or an
+    /// interposition by a piece that is not pinned away from the line, or an interposing drop.
+    /// Every piece moves where it attacks, and a piece that arrives where it could never move
+    /// again may always promote there, so "some piece attacks the square" is "some legal move
+    /// goes there".
     pub fn has_legal_move(&self) -> bool {
         let us = self.side;
-        if let Some(k) = self.kings[us.index()] {
-            let lifted = self.occupied().without(k);
-            for to in king_attacks(k) - self.by_color[us.index()] {
-                if !self.is_attacked(!us, to, lifted) {
+        let Some(k) = self.kings[us.index()].filter(|_| self.in_check()) else {
+            let mut list = MoveList::new();
+            generate_legal(self, &mut list);
+            return !list.is_empty();
+        };
+        let occ = self.occupied();
+        let lifted = occ.without(k);
+        for to in king_attacks(k) - self.by_color[us.index()] {
+            if !self.is_attacked(!us, to, lifted) {
+                return true;
+            }
+        }
+        let checkers = self.st.checkers;
+        let Some(c) = checkers.lsb().filter(|_| !checkers.more_than_one()) else {
+            return false;
+        };
+        let movers = self.by_color[us.index()].without(k);
+        let pinned = self.pinned(us);
+        let can_reach = |to: Square| {
+            let mut froms = self.attackers_to(us, to, occ) & movers;
+            Iterator::any(&mut froms, |from| {
+                !pinned.contains(from) || line(k, from).contains(to)
+            })
+        };
+        if can_reach(c) {
+            return true;
+        }
+        let hand = self.hands[us.index()];
+        for s in between(k, c) {
+            if can_reach(s) {
+                return true;
+            }
+            for kind in PieceKind::HAND {
+                if !hand.has(kind) || !has_further_move(us, kind, s) {
+                    continue;
+                }
+                if kind != PieceKind::Pawn {
+                    return true;
+                }
+                let nifu = (self.pieces(us, PieceKind::Pawn) & Bitboard::file(s.file())).any();
+                if !nifu && !self.is_pawn_drop_mate(s) {
                     return true;
                 }
             }
-            if self.st.checkers.more_than_one() {
-                return false;
-            }
         }
-        let mut list = MoveList::new();
-        generate_legal(self, &mut list);
-        !list.is_empty()
+        false
     }
 
     /// A move that mates at once (一手詰め), if one is found.
@@ -117,6 +190,9 @@ impl Position {
             if !self.is_attacked(us, f, occ_without_king) {
                 free |= Bitboard::from_square(f);
             }
+        }
+        if !self.some_piece_could_cover(free, ek) {
+            return None;
         }
         let mut checks = MoveList::new();
         generate_checks(self, &mut checks);
@@ -146,6 +222,43 @@ impl Position {
             }
         }
         None
+    }
+
+    /// The mate-in-one filter of [`Position::mate_in_one`], for all moves at once: whether
+    /// some kind the side to move could put on a square (a hand piece, or a board piece,
+    /// promoted or not) would, from a square where it checks `ek`, cover every square of
+    /// `free` (empty-board attacks, or standing on it). Most positions fail this, and then no
+    /// check needs to be generated.
+    fn some_piece_could_cover(&self, free: Bitboard, ek: Square) -> bool {
+        let us = self.side;
+        let them = !us;
+        let hand = self.hands[us.index()];
+        let ours = self.by_color[us.index()];
+        for kind in PieceKind::ALL {
+            if kind == PieceKind::King {
+                continue;
+            }
+            let available = (kind.is_hand_kind() && hand.has(kind))
+                || (self.by_kind[kind.index()] & ours).any()
+                || PieceKind::HAND.iter().any(|&base| {
+                    base.promote() == Some(kind) && (self.by_kind[base.index()] & ours).any()
+                });
+            if !available {
+                continue;
+            }
+            // Squares from which `kind` of `us` attacks the king, on an empty board.
+            let mut to = attacks(them, kind, ek, Bitboard::EMPTY);
+            for f in free {
+                to &= attacks(them, kind, f, Bitboard::EMPTY).with(f);
+                if to.is_empty() {
+                    break;
+                }
+            }
+            if to.any() {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether `m` is a non-promotion of a pawn, bishop or rook that could have promoted.
@@ -236,8 +349,45 @@ mod tests {
         assert!(!q.has_legal_move());
     }
 
-    /// Every mate found is a mate, and in random positions the fast "any legal move" agrees
-    /// with full generation.
+    /// In random games steered towards checks, `has_legal_move` in check agrees with full
+    /// generation.
+    #[test]
+    fn has_legal_move_in_check_agrees_with_generation() {
+        let mut seed = 11u64;
+        let mut in_check = 0;
+        for start in [
+            "startpos",
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "l4S2l/4g1gs1/5p1p1/pr2N1pkp/4Gn3/PP3PPPP/2GPP4/1K7/L3r+s2L w BS2N5Pb 1",
+        ] {
+            for _ in 0..30 {
+                let mut p = Position::from_sfen(start).unwrap();
+                for _ in 0..200 {
+                    let legal = p.legal_moves();
+                    if p.in_check() {
+                        in_check += 1;
+                        assert_eq!(p.has_legal_move(), !legal.is_empty(), "{}", p.to_sfen());
+                    }
+                    if legal.is_empty() {
+                        break;
+                    }
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let checking = legal.iter().copied().find(|&m| p.gives_check(m));
+                    let m = match checking {
+                        Some(m) if (seed >> 60) < 8 => m,
+                        _ => legal[(seed >> 33) as usize % legal.len()],
+                    };
+                    p.do_move(m);
+                }
+            }
+        }
+        assert!(in_check > 500, "{in_check}");
+    }
+
+    /// Every mate found is a mate, in random positions the fast "any legal move" agrees with
+    /// full generation, and `key_after` with `do_move`.
     #[test]
     fn agrees_with_generation_in_random_games() {
         let mut seed = 5u64;
@@ -246,6 +396,11 @@ mod tests {
             for _ in 0..150 {
                 let legal = p.legal_moves();
                 assert_eq!(p.has_legal_move(), !legal.is_empty(), "{}", p.to_sfen());
+                for &m in legal.as_slice() {
+                    let mut q = p.clone();
+                    q.do_move(m);
+                    assert_eq!(p.key_after(m), q.key(), "{m} in {}", p.to_sfen());
+                }
                 if let Some(m) = p.clone().mate_in_one() {
                     let mut q = p.clone();
                     q.do_move(m);

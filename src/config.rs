@@ -30,6 +30,8 @@
 //! | `Engine<N>.Path` | member N ≥ 1 (any number of members, gaps allowed): a command line | — |
 //! | `Engine<N>.Name` | display name override for member N (else its `id name`) | `id name` |
 //! | `Engine<N>.Weight` | vote weight, a finite number > 0 | 1 |
+//! | `Engine<N>.ScoreView` | `side` (scores from the side to move, as USI says) or `black` (from Black's side, as gpsusi prints them) | `side` |
+//! | `Engine<N>.Scale` | score calibration: the member's cp per logistic unit, win rate = 1/(1+e^(−cp/Scale)); `gougi calibrate` fits it from game records | none (raw scores) |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
 //! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only) | 3 |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
@@ -244,6 +246,10 @@ pub struct EngineEntry {
     pub name: Option<String>,
     /// `Engine<N>.Weight` (default 1).
     pub weight: f64,
+    /// `Engine<N>.Scale`: centipawns per logistic unit of this member's scores, if calibrated.
+    pub scale: Option<f64>,
+    /// `Engine<N>.ScoreView=black`: the member prints scores from Black's side.
+    pub black_view_scores: bool,
     /// The line of `Engine<N>.Path`, for later messages.
     pub line: usize,
 }
@@ -479,6 +485,10 @@ pub enum Problem {
     BadNumber { value: String },
     #[error("weight must be a finite number > 0, got {value:?}")]
     BadWeight { value: String },
+    #[error("scale must be a finite number > 0 (centipawns per logistic unit), got {value:?}")]
+    BadScale { value: String },
+    #[error("score view must be side or black, got {value:?}")]
+    BadScoreView { value: String },
     #[error("unknown level {value:?} (error, warn, info, debug, trace)")]
     BadLevel { value: String },
     #[error("unbalanced quote in {value:?}")]
@@ -518,6 +528,8 @@ enum Key {
     EnginePath(u32),
     EngineName(u32),
     EngineWeight(u32),
+    EngineScale(u32),
+    EngineScoreView(u32),
     MatePath,
     MatePvCount,
     LogFile,
@@ -561,6 +573,8 @@ impl Key {
                     "Path" => Key::EnginePath(n),
                     "Name" => Key::EngineName(n),
                     "Weight" => Key::EngineWeight(n),
+                    "Scale" => Key::EngineScale(n),
+                    "ScoreView" => Key::EngineScoreView(n),
                     _ => return Ok(None),
                 };
                 if n == 0 {
@@ -584,6 +598,8 @@ impl Key {
             let f = match field.as_str() {
                 "name" => "Name",
                 "weight" => "Weight",
+                "scale" => "Scale",
+                "scoreview" => "ScoreView",
                 _ => "Path",
             };
             return Some(format!("Engine{digits}.{f}"));
@@ -715,7 +731,11 @@ impl Parser {
         let mut engines = Vec::new();
         let keys: Vec<Key> = self.values.keys().copied().collect();
         for key in &keys {
-            let (Key::EngineName(n) | Key::EngineWeight(n)) = *key else {
+            let (Key::EngineName(n)
+            | Key::EngineWeight(n)
+            | Key::EngineScale(n)
+            | Key::EngineScoreView(n)) = *key
+            else {
                 continue;
             };
             if !self.values.contains_key(&Key::EnginePath(n)) {
@@ -744,11 +764,42 @@ impl Parser {
                     }
                 },
             };
+            let scale = match self.get(Key::EngineScale(n)) {
+                None => None,
+                Some((sl, v)) => match v.parse::<f64>() {
+                    Ok(x) if x.is_finite() && x > 0.0 => Some(x),
+                    _ => {
+                        return Err(self.err(
+                            sl,
+                            &format!("Engine{n}.Scale"),
+                            Problem::BadScale {
+                                value: v.to_owned(),
+                            },
+                        ))
+                    }
+                },
+            };
+            let black_view_scores = match self.get(Key::EngineScoreView(n)) {
+                None => false,
+                Some((_, v)) if v.eq_ignore_ascii_case("side") => false,
+                Some((_, v)) if v.eq_ignore_ascii_case("black") => true,
+                Some((vl, v)) => {
+                    return Err(self.err(
+                        vl,
+                        &format!("Engine{n}.ScoreView"),
+                        Problem::BadScoreView {
+                            value: v.to_owned(),
+                        },
+                    ))
+                }
+            };
             engines.push(EngineEntry {
                 number: n,
                 command,
                 name,
                 weight,
+                scale,
+                black_view_scores,
                 line,
             });
         }
@@ -861,102 +912,100 @@ impl Parser {
 
     /// Resolves one `*.Path` value into a command.
     fn command(&self, line: usize, key: &str, text: &str) -> Result<EngineCommand, ConfigError> {
-        let err = |p: Problem| self.err(line, key, p);
-        if let Some(rest) = text.strip_prefix("builtin:") {
-            let words = split_words(rest).ok_or_else(|| {
-                err(Problem::UnbalancedQuote {
+        resolve_command(text, &self.dir).map_err(|p| self.err(line, key, p))
+    }
+}
+
+/// Resolves an engine command line (`builtin:search`, `ssh -T host /path/engine`, a program
+/// relative to `dir` or on `PATH`) the way `*.Path` config values are; `gougi match` uses it
+/// for its `cmd=` values too.
+pub fn resolve_command(text: &str, dir: &Path) -> Result<EngineCommand, Problem> {
+    if let Some(rest) = text.strip_prefix("builtin:") {
+        let words = split_words(rest).ok_or_else(|| Problem::UnbalancedQuote {
+            value: text.to_owned(),
+        })?;
+        let (which, args) = words.split_first().ok_or_else(|| Problem::UnknownBuiltin {
+            value: text.to_owned(),
+        })?;
+        let builtin = match which.as_str() {
+            "search" => Builtin::Search,
+            "mate" => Builtin::Mate,
+            _ => {
+                return Err(Problem::UnknownBuiltin {
                     value: text.to_owned(),
                 })
-            })?;
-            let (which, args) = words.split_first().ok_or_else(|| {
-                err(Problem::UnknownBuiltin {
-                    value: text.to_owned(),
-                })
-            })?;
-            let builtin = match which.as_str() {
-                "search" => Builtin::Search,
-                "mate" => Builtin::Mate,
-                _ => {
-                    return Err(err(Problem::UnknownBuiltin {
-                        value: text.to_owned(),
-                    }))
-                }
-            };
-            let exe = std::env::current_exe().map_err(|e| {
-                err(Problem::NoCurrentExe {
-                    message: e.to_string(),
-                })
-            })?;
-            let mut all_args = vec![builtin.subcommand().to_owned()];
-            all_args.extend(args.iter().cloned());
+            }
+        };
+        let exe = std::env::current_exe().map_err(|e| Problem::NoCurrentExe {
+            message: e.to_string(),
+        })?;
+        let mut all_args = vec![builtin.subcommand().to_owned()];
+        all_args.extend(args.iter().cloned());
+        return Ok(EngineCommand {
+            program: exe,
+            args: all_args,
+            working_dir: None,
+            builtin: Some(builtin),
+            text: text.to_owned(),
+        });
+    }
+
+    // Compatibility: the original ran the whole value as one program path.
+    let unquoted = !text.contains(['"', '\'']);
+    if unquoted && text.contains(char::is_whitespace) {
+        let whole = dir.join(text);
+        if whole.is_file() {
+            check_executable(&whole)?;
             return Ok(EngineCommand {
-                program: exe,
-                args: all_args,
-                working_dir: None,
-                builtin: Some(builtin),
+                working_dir: whole.parent().map(Path::to_owned),
+                program: whole,
+                args: Vec::new(),
+                builtin: None,
                 text: text.to_owned(),
             });
         }
-
-        // Compatibility: the original ran the whole value as one program path.
-        let unquoted = !text.contains(['"', '\'']);
-        if unquoted && text.contains(char::is_whitespace) {
-            let whole = self.dir.join(text);
-            if whole.is_file() {
-                check_executable(&whole).map_err(&err)?;
-                return Ok(EngineCommand {
-                    working_dir: whole.parent().map(Path::to_owned),
-                    program: whole,
-                    args: Vec::new(),
-                    builtin: None,
-                    text: text.to_owned(),
-                });
-            }
-        }
-
-        let words = split_words(text).ok_or_else(|| {
-            err(Problem::UnbalancedQuote {
-                value: text.to_owned(),
-            })
-        })?;
-        let Some((program, args)) = words.split_first() else {
-            return Err(err(Problem::Empty));
-        };
-        let has_folder = program.contains('/') || program.contains('\\') || {
-            let p = Path::new(program);
-            p.is_absolute()
-        };
-        let (program_path, working_dir) = if has_folder {
-            // `components()` drops `.` segments, so messages show `dir/x`, not `dir/./x`.
-            let p: PathBuf = self.dir.join(program).components().collect();
-            if !p.is_file() {
-                return Err(err(Problem::NoSuchFile { path: p }));
-            }
-            check_executable(&p).map_err(&err)?;
-            let wd = p.parent().map(Path::to_owned);
-            (p, wd)
-        } else {
-            let local = self.dir.join(program);
-            if local.is_file() {
-                check_executable(&local).map_err(&err)?;
-                let wd = local.parent().map(Path::to_owned);
-                (local, wd)
-            } else if find_on_path(program).is_some() {
-                (PathBuf::from(program), None)
-            } else {
-                return Err(err(Problem::NotOnPath {
-                    program: program.clone(),
-                }));
-            }
-        };
-        Ok(EngineCommand {
-            program: program_path,
-            args: args.to_vec(),
-            working_dir,
-            builtin: None,
-            text: text.to_owned(),
-        })
     }
+
+    let words = split_words(text).ok_or_else(|| Problem::UnbalancedQuote {
+        value: text.to_owned(),
+    })?;
+    let Some((program, args)) = words.split_first() else {
+        return Err(Problem::Empty);
+    };
+    let has_folder = program.contains('/') || program.contains('\\') || {
+        let p = Path::new(program);
+        p.is_absolute()
+    };
+    let (program_path, working_dir) = if has_folder {
+        // `components()` drops `.` segments, so messages show `dir/x`, not `dir/./x`.
+        let p: PathBuf = dir.join(program).components().collect();
+        if !p.is_file() {
+            return Err(Problem::NoSuchFile { path: p });
+        }
+        check_executable(&p)?;
+        let wd = p.parent().map(Path::to_owned);
+        (p, wd)
+    } else {
+        let local = dir.join(program);
+        if local.is_file() {
+            check_executable(&local)?;
+            let wd = local.parent().map(Path::to_owned);
+            (local, wd)
+        } else if find_on_path(program).is_some() {
+            (PathBuf::from(program), None)
+        } else {
+            return Err(Problem::NotOnPath {
+                program: program.clone(),
+            });
+        }
+    };
+    Ok(EngineCommand {
+        program: program_path,
+        args: args.to_vec(),
+        working_dir,
+        builtin: None,
+        text: text.to_owned(),
+    })
 }
 
 /// On Unix, a file with no execute bit cannot be spawned: say so now rather than at `usi`.

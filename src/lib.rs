@@ -9,17 +9,20 @@
 //! - [`usi`]: the USI protocol as types; parse and format round-trip. No processes.
 //! - [`mate`]: the df-pn mate (tsume) solver, its `gougi mate` USI loop and `bench mate`.
 //! - [`search`]: the built-in alpha-beta engine (`gougi search`, `gougi bench search`).
+//! - [`arena`]: `gougi match` — refereed games between engines, Elo/LOS/SPRT, KIF/CSA records.
 //!
 //! Dependency arrows (a module may use only what it points to):
 //!
 //! ```text
 //! gougi ──> member, usi, shogi, config
+//! arena ──> member, usi, shogi, config
 //! member ──> usi, config
 //! mate ──> shogi, usi
 //! search ──> shogi
 //! usi, shogi, config: leaves
 //! ```
 
+pub mod arena;
 pub mod config;
 pub mod gougi;
 pub mod mate;

@@ -39,6 +39,24 @@ enum Command {
     Search,
     /// Run the built-in df-pn mate solver as a USI engine (`go mate`).
     Mate,
+    /// Play games between USI engines (or gougi configs) and report Elo, LOS and SPRT.
+    ///
+    /// Each --engine is `key=value` words: cmd=COMMAND (quoted if it has spaces;
+    /// builtin:search works) or config=FILE (a gougi consultation), name=NAME,
+    /// option.NAME=VALUE, per-engine time=MS byoyomi=MS inc=MS nodes=N, and score_view=black
+    /// for engines that print scores from Black's side (gpsusi).
+    #[command(name = "match")]
+    Match(MatchArgs),
+    /// Fit a member's score scale (`Engine<N>.Scale`) from CSA game records with `'** score`
+    /// comments (as `gougi match` writes them).
+    Calibrate {
+        /// The player whose scores to fit, as named in the records' N+/N- lines.
+        #[arg(long)]
+        player: String,
+        /// CSA files.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
     /// An instant USI engine (first legal move at once), the member of `gougi bench proxy`.
     #[command(hide = true)]
     BenchMember {
@@ -46,6 +64,128 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         infos: usize,
     },
+}
+
+/// `gougi match` arguments (see `gougi match --help`).
+#[derive(clap::Args)]
+struct MatchArgs {
+    /// An engine: 'cmd=/usr/games/fairy-stockfish name=fsf option.Threads=1' (two or more).
+    #[arg(long = "engine", short = 'e', required = true, value_name = "SPEC")]
+    engines: Vec<String>,
+    /// Openings, one a line (`startpos moves …` or SFEN); each is played with both colours.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<std::path::PathBuf>,
+    /// Games per pairing (default: two per opening).
+    #[arg(long)]
+    games: Option<usize>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Main time per side, milliseconds (sudden death alone, or with byoyomi/inc).
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    time: u64,
+    /// Byoyomi (秒読み) per move, milliseconds.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    byoyomi: u64,
+    /// Fischer increment per move, milliseconds (added when a turn starts).
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    inc: u64,
+    /// Node budget per move (`go … nodes N`).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Time over the allowance still accepted before a move loses on time, milliseconds.
+    #[arg(long, default_value_t = 200, value_name = "MS")]
+    grace: u64,
+    /// With no clock (nodes only), the longest a move may take, milliseconds.
+    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    hang_limit: u64,
+    /// A draw after this many plies (opening moves included).
+    #[arg(long, default_value_t = 320)]
+    max_plies: usize,
+    /// Vary each node budget by up to ±PCT % per move (deterministic engines otherwise replay
+    /// the same games).
+    #[arg(long, default_value_t = 0, value_name = "PCT")]
+    nodes_jitter: u32,
+    /// Seed for --nodes-jitter (default: from the clock; printed in the summary).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The first engine plays each other one (default: round robin).
+    #[arg(long)]
+    gauntlet: bool,
+    /// Stop early by SPRT: ELO0 ELO1 ALPHA BETA (two engines only).
+    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_hyphen_values = true)]
+    sprt: Option<Vec<f64>>,
+    /// Folder for the records (games/*.kif, *.csa), games.sfen, summary.json, summary.txt and
+    /// elo.svg (default: match-<date>-<time>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<std::path::PathBuf>,
+    /// Write nothing but the table on stdout.
+    #[arg(long, conflicts_with = "out")]
+    no_files: bool,
+    /// Wait for `usiok`, milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    usi_timeout: u64,
+    /// Wait for `readyok`, milliseconds.
+    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    ready_timeout: u64,
+    /// No progress line on stderr.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// `gougi match`: turn the arguments into options and run.
+fn run_match(a: MatchArgs) -> anyhow::Result<()> {
+    use std::time::Duration;
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(std::io::stderr)
+        .try_init();
+    let sprt = match a.sprt.as_deref() {
+        None => None,
+        Some(&[e0, e1, alpha, beta]) => {
+            Some(gougi::arena::stats::Sprt::new(e0, e1, alpha, beta).map_err(anyhow::Error::msg)?)
+        }
+        Some(_) => anyhow::bail!("--sprt takes four numbers: ELO0 ELO1 ALPHA BETA"),
+    };
+    let out = if a.no_files {
+        None
+    } else {
+        Some(a.out.unwrap_or_else(|| {
+            let t = gougi::arena::game::now_utc_text();
+            let stamp: String = t.chars().filter(char::is_ascii_digit).collect();
+            std::path::PathBuf::from(format!("match-{}-{}", &stamp[..8], &stamp[8..]))
+        }))
+    };
+    gougi::arena::run(gougi::arena::MatchOptions {
+        engines: a.engines,
+        openings: a.openings,
+        games: a.games,
+        concurrency: a.concurrency,
+        limits: gougi::arena::clock::Limits {
+            time_ms: a.time,
+            byoyomi_ms: a.byoyomi,
+            inc_ms: a.inc,
+            nodes: a.nodes,
+        },
+        grace: Duration::from_millis(a.grace),
+        hang_limit: Duration::from_millis(a.hang_limit),
+        max_plies: a.max_plies,
+        nodes_jitter: a.nodes_jitter,
+        seed: a.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_secs() % 1_000_000)
+        }),
+        gauntlet: a.gauntlet,
+        sprt,
+        out,
+        timeouts: gougi::arena::engine::StartTimeouts {
+            usi: Duration::from_millis(a.usi_timeout),
+            ready: Duration::from_millis(a.ready_timeout),
+        },
+        quiet: a.quiet,
+    })
 }
 
 #[derive(Subcommand)]
@@ -209,6 +349,10 @@ fn main() -> anyhow::Result<()> {
         Command::Perft { depth, position } => run_perft(depth, &position),
         Command::Search => gougi::search::engine::run_usi(),
         Command::Mate => gougi::mate::usi::run_stdio(),
+        Command::Match(args) => run_match(args),
+        Command::Calibrate { player, files } => {
+            gougi::gougi::calibrate::run(&player, &files, &mut std::io::stdout())
+        }
         Command::BenchMember { infos } => gougi::gougi::bench::instant_member(infos),
         Command::Bench { target } => match target {
             BenchTarget::Perft => bench_perft(),

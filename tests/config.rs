@@ -572,6 +572,40 @@ fn error_engine_fields() {
     }
     let c = parse_in(&dir, &format!("{OK}Engine1.Weight=0.5\n")).unwrap();
     assert_eq!(c.engines[0].weight, 0.5);
+    for bad in ["x", "0", "-600", "inf"] {
+        let (p, _) = invalid(
+            &dir,
+            &format!("{OK}Engine1.Scale={bad}\n"),
+            3,
+            "Engine1.Scale",
+        );
+        assert_eq!(p, Problem::BadScale { value: bad.into() });
+    }
+    let c = parse_in(&dir, &format!("{OK}Engine1.Scale=741\n")).unwrap();
+    assert_eq!(c.engines[0].scale, Some(741.0));
+    assert_eq!(parse_in(&dir, OK).unwrap().engines[0].scale, None);
+    let c = parse_in(&dir, &format!("{OK}Engine1.ScoreView=black\n")).unwrap();
+    assert!(c.engines[0].black_view_scores);
+    assert!(!parse_in(&dir, OK).unwrap().engines[0].black_view_scores);
+    let (p, _) = invalid(
+        &dir,
+        &format!("{OK}Engine1.ScoreView=white\n"),
+        3,
+        "Engine1.ScoreView",
+    );
+    assert_eq!(
+        p,
+        Problem::BadScoreView {
+            value: "white".into()
+        }
+    );
+    let (p, _) = invalid(
+        &dir,
+        &format!("{OK}Engine4.Scale=600\n"),
+        3,
+        "Engine4.Scale",
+    );
+    assert_eq!(p, Problem::NoPath { number: 4 });
 }
 
 #[test]

@@ -324,6 +324,104 @@ fn mate_member_overrides_with_a_verified_mate() {
 }
 
 #[test]
+fn a_false_mate_claim_is_ignored_and_a_true_one_wins() {
+    // e1 claims a mate with a quiet opening move; optimistic would take it on trust.
+    let scripts = [
+        "id name e1\ngo: info depth 9 score mate 3 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e2\ngo: sleep 100 ; info depth 6 score cp 30 pv 2g2f 8c8d ; bestmove 2g2f ponder 8c8d\n".to_string(),
+        "id name e3\ngo: sleep 200 ; info depth 4 score cp 10 pv 2g2f ; bestmove 2g2f\n".to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert!(
+        lines.contains(&"info string [Warning] E1 (e1): mate 3 for 7g7f not confirmed by the mate solver (7g7f gives no check; only check sequences can be proven); its score is ignored".to_string()),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 2g2f [２六歩(27)] [評価値 10 （前回 差分 ）] [e3]",
+            "info string [O] bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 30 （前回 差分 ）] [e2]",
+            "info string [X] bestmove 7g7f [７六歩(77)] [評価値  （前回 差分 ）] [e1]",
+            "info depth 6 time T multipv 1 score cp 30 pv 2g2f 8c8d",
+            "bestmove 2g2f ponder 8c8d",
+        ]
+    );
+
+    // A real mate in one is confirmed and wins.
+    let scripts = [
+        "id name e1\ngo: info depth 1 score mate 1 pv G*5b ; bestmove G*5b\n".to_string(),
+        "id name e2\ngo: info depth 3 score cp 900 pv 5c5b+ ; bestmove 5c5b+\n".to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    let lines = play(&mut g, MATE1, BYO);
+    assert!(!lines.iter().any(|l| l.contains("[Warning]")), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "bestmove G*5b");
+
+    // With G_MateVerifyMs 0 every claim is believed, as in the reference.
+    let scripts = [
+        "id name e1\ngo: info depth 9 score mate 3 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e2\ngo: info depth 6 score cp 30 pv 2g2f ; bestmove 2g2f\n".to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    g.send("setoption name G_MateVerifyMs value 0");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert!(!lines.iter().any(|l| l.contains("[Warning]")), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+}
+
+#[test]
+fn calibrated_scales_compare_win_rates_not_raw_numbers() {
+    // e1 says +500 on a scale of 1000 cp per logistic unit (win rate 62 %), e2 +400 on a scale
+    // of 400 (73 %): optimistic takes e1 raw, e2 calibrated; the lines print the raw scores.
+    let scripts = [
+        "id name e1\ngo: info depth 5 score cp 500 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e2\ngo: sleep 100 ; info depth 5 score cp 400 pv 2g2f ; bestmove 2g2f\n"
+            .to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+    let mut g = start(
+        "optimistic",
+        &scripts,
+        None,
+        "Engine1.Scale=1000\nEngine2.Scale=400\n",
+    );
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 2g2f [２六歩(27)] [評価値 400 （前回 差分 ）] [e2]",
+            "info string [X] bestmove 7g7f [７六歩(77)] [評価値 500 （前回 差分 ）] [e1]",
+            "info depth 5 time T multipv 1 score cp 400 pv 2g2f",
+            "bestmove 2g2f",
+        ]
+    );
+}
+
+#[test]
+fn black_view_scores_are_turned_to_the_side_to_move() {
+    // White to move. e1 prints from Black's side (like gpsusi): -300 means White is +300.
+    let scripts = [
+        "id name e1\ngo: info depth 5 score cp -300 pv 3c3d ; bestmove 3c3d\n".to_string(),
+        "id name e2\ngo: sleep 100 ; info depth 5 score cp 200 pv 8c8d ; bestmove 8c8d\n"
+            .to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "Engine1.ScoreView=black\n");
+    let lines = play(&mut g, "position startpos moves 7g7f", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove 8c8d [８四歩(83)] [評価値 200 （前回 差分 ）] [e2]",
+            "info string [O] bestmove 3c3d [３四歩(33)] [評価値 300 （前回 差分 ）] [e1]",
+            "info depth 5 time T multipv 1 score cp 300 pv 3c3d",
+            "bestmove 3c3d",
+        ]
+    );
+}
+
+#[test]
 fn mate_member_without_a_mate_leaves_the_normal_move() {
     let normal = [
         "id name e1\ngo: sleep 200 ; info depth 3 score cp 40 pv 7g7f ; bestmove 7g7f\n"
@@ -601,6 +699,7 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name G_InfoRelay type combo default leader var leader var all var none",
             "option name G_Resign type combo default chosen var chosen var all",
             "option name G_EarlyAgreement type spin default 0 min 0 max 100",
+            "option name G_MateVerifyMs type spin default 200 min 0 max 10000",
             "option name G_OutputEncoding type combo default UTF-8 var UTF-8 var Shift_JIS",
         ]
     );

@@ -45,6 +45,28 @@ impl Eval {
         }
     }
 
+    /// The common scale calibrated scores are put on: centipawns per logistic unit of a
+    /// typical engine (a member's cp × `REF_SCALE / Scale`), so that scores of members with
+    /// different scales compare as win rates while thresholds keep their usual size.
+    pub const REF_SCALE: f64 = 600.0;
+
+    /// This score on the common scale, given the member's `Engine<N>.Scale`: equal calibrated
+    /// values mean equal win rates `1/(1+e^(−cp/Scale))`. Mates and raw scores (no scale) are
+    /// unchanged.
+    pub fn calibrated(self, scale: Option<f64>) -> Eval {
+        match scale {
+            Some(k) if !self.is_mate() && k > 0.0 => {
+                let limit = f64::from(Self::MATE - 10_001);
+                Eval(
+                    (f64::from(self.0) * Self::REF_SCALE / k)
+                        .clamp(-limit, limit)
+                        .round() as i32,
+                )
+            }
+            _ => self,
+        }
+    }
+
     pub fn is_mate(self) -> bool {
         self.0.abs() > Self::MATE - 10_000
     }
@@ -122,5 +144,15 @@ mod tests {
         assert!(!Eval::from_score(&Score::Cp(i32::MAX)).is_mate());
         assert_eq!(Eval(99_997).to_string(), "mate 3");
         assert_eq!(Eval(-99_998).to_string(), "mate -2");
+    }
+
+    #[test]
+    fn calibration_puts_scores_on_one_scale() {
+        // 300 cp from a member whose scale is 300 is one logistic unit: 600 on the common scale.
+        assert_eq!(Eval(300).calibrated(Some(300.0)), Eval(600));
+        assert_eq!(Eval(-900).calibrated(Some(1200.0)), Eval(-450));
+        assert_eq!(Eval(123).calibrated(None), Eval(123));
+        assert_eq!(Eval(99_997).calibrated(Some(100.0)), Eval(99_997));
+        assert!(!Eval(80_000).calibrated(Some(1.0)).is_mate());
     }
 }

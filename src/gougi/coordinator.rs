@@ -40,6 +40,8 @@ use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
 use crate::gougi::policy::optimism::{self, Alternation};
 use crate::gougi::policy::vote;
 use crate::gougi::policy::Decision;
+use crate::gougi::verify;
+use crate::mate::MateTable;
 use crate::member::{MemberEvent, MemberHandle, MemberSpec, Role};
 use crate::usi::{
     BestMove, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
@@ -229,6 +231,8 @@ pub struct Coordinator<W> {
     deferred: VecDeque<GuiCommand>,
     next_keepalive: Option<Instant>,
     quitting: bool,
+    /// The df-pn table for verifying members' mate claims, made at the first claim.
+    verify_table: Option<MateTable>,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
@@ -289,6 +293,7 @@ impl<W: std::io::Write> Coordinator<W> {
             deferred: VecDeque::new(),
             next_keepalive: None,
             quitting: false,
+            verify_table: None,
         }
     }
 
@@ -898,7 +903,20 @@ impl<W: std::io::Write> Coordinator<W> {
             .is_some_and(|r| Some(r.round) == current)
     }
 
-    fn on_info(&mut self, i: usize, info: Info) {
+    fn on_info(&mut self, i: usize, mut info: Info) {
+        // Members that score from Black's side (gpsusi does) are turned to the side to move
+        // here, once, so policies, history, annotated lines and the relay all agree.
+        if self.slots[i].spec.black_view_scores {
+            let white_to_move = self
+                .round
+                .as_ref()
+                .is_some_and(|r| !r.game_of(i).black_to_move());
+            if white_to_move {
+                if let Some(s) = &mut info.score {
+                    s.score = s.score.negate();
+                }
+            }
+        }
         if !self.owes_current(i) {
             if self.slots[i].spec.role != Role::Normal
                 && self
@@ -998,8 +1016,15 @@ impl<W: std::io::Write> Coordinator<W> {
             name: slot.name.clone(),
             mv,
             ponder,
-            score: score.as_ref().map(Eval::from_score),
-            prev: slot.prev.as_ref().map(Eval::from_score),
+            // Calibrated members' scores are compared on one win-rate scale; the annotated
+            // lines still print what the member said.
+            score: score
+                .as_ref()
+                .map(|s| Eval::from_score(s).calibrated(slot.spec.scale)),
+            prev: slot
+                .prev
+                .as_ref()
+                .map(|s| Eval::from_score(s).calibrated(slot.spec.scale)),
             weight: slot.spec.weight,
         }
     }
@@ -1090,12 +1115,22 @@ impl<W: std::io::Write> Coordinator<W> {
             other => other,
         };
         let slot = &self.slots[i];
-        let got = Got {
+        let mut got = Got {
             best,
             score: slot.last_score,
             info: slot.last_info.clone(),
             pv: slot.last_pv.clone(),
         };
+        if let Some(reason) = self.unverified_mate_claim(i, &got) {
+            warn!(member = number, raw = %got.best, reason = %reason, "mate claim not confirmed; score ignored");
+            let claim = got.score.map(|s| score_text(&s)).unwrap_or_default();
+            self.say(format!(
+                "info string [Warning] E{number} ({name}): {claim} for {} not confirmed by the mate solver ({reason}); its score is ignored",
+                best_text(&got.best)
+            ));
+            got.score = None;
+        }
+        let Some(round) = &self.round else { return };
         if family(self.config.policy) == Family::All
             && round.kind != RoundKind::Tsume
             && round.elsewhere.is_empty()
@@ -1106,6 +1141,43 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         if let Some(round) = &mut self.round {
             round.answers.insert(i, got);
+        }
+    }
+
+    /// With `G_MateVerifyMs` > 0: when member `i` answers with a winning `score mate`, the
+    /// built-in solver checks that its move forces mate within the slice (capped by the round's
+    /// deadline). `Some(reason)` when the claim was refuted or could not be confirmed — the
+    /// caller then drops the score (see `verify.rs`).
+    fn unverified_mate_claim(&mut self, i: usize, got: &Got) -> Option<String> {
+        let Some(Score::Mate(m)) = got.score else {
+            return None;
+        };
+        let ms = self.options.int("G_MateVerifyMs");
+        let round = self.round.as_ref()?;
+        if !m.winning || ms <= 0 || round.kind == RoundKind::Tsume {
+            return None;
+        }
+        let BestMove::Move { mv, .. } = got.best else {
+            return None;
+        };
+        let pos = round.game_of(i).board.clone()?;
+        let m = pos.parse_usi_move(&mv.to_string()).ok()?;
+        let mut budget = Duration::from_millis(ms as u64);
+        if let Some(limit) = round.soft.or(round.hard) {
+            budget = budget.min(limit.saturating_duration_since(Instant::now()));
+        }
+        if budget.is_zero() {
+            return Some("no time left to verify".into());
+        }
+        let table = self
+            .verify_table
+            .get_or_insert_with(|| MateTable::new(verify::VERIFY_TABLE_MB));
+        match verify::verify_mate_claim(&pos, m, budget, table) {
+            verify::Claim::Confirmed => {
+                debug!(member = self.slots[i].spec.number, mv = %mv, "mate claim confirmed");
+                None
+            }
+            verify::Claim::Refuted(r) | verify::Claim::Unconfirmed(r) => Some(r),
         }
     }
 

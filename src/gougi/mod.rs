@@ -3,11 +3,13 @@
 pub mod annotate;
 pub mod answer;
 pub mod bench;
+pub mod calibrate;
 pub mod coordinator;
 pub mod deadline;
 pub mod game;
 pub mod options;
 pub mod policy;
+pub mod verify;
 
 use std::path::Path;
 

@@ -63,6 +63,9 @@ pub const SPECS: &[Spec] = &[
     // Decide as soon as answers holding this percentage of the members' weight agree, and stop
     // the rest (0 = wait for every member; majority always decides once the vote is settled).
     spin("G_EarlyAgreement", 0, 0, 100, &[]),
+    // Milliseconds the built-in mate solver may spend confirming a member's `score mate +N`
+    // before it counts (0 = believe every claim, as the reference did). See `verify.rs`.
+    spin("G_MateVerifyMs", 200, 0, 10_000, &[]),
     // The encoding of gougi's output. USI is 7-bit ASCII in principle, but the annotated lines
     // carry Japanese; UTF-8 suits ShogiHome and modern GUIs, Shift_JIS old Windows GUIs.
     combo("G_OutputEncoding", "UTF-8", &["UTF-8", "Shift_JIS"], &[]),
@@ -266,6 +269,7 @@ mod tests {
                 "option name G_InfoRelay type combo default leader var leader var all var none",
                 "option name G_Resign type combo default chosen var chosen var all",
                 "option name G_EarlyAgreement type spin default 0 min 0 max 100",
+                "option name G_MateVerifyMs type spin default 200 min 0 max 10000",
                 "option name G_OutputEncoding type combo default UTF-8 var UTF-8 var Shift_JIS",
             ]
         );
@@ -274,7 +278,7 @@ mod tests {
                 .iter()
                 .filter(|s| s.advertised_for("majority"))
                 .count(),
-            5
+            6
         );
     }
 

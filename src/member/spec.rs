@@ -33,6 +33,10 @@ pub struct MemberSpec {
     pub display_name: Option<String>,
     /// Vote weight (1 unless configured).
     pub weight: f64,
+    /// Score calibration (`Engine<N>.Scale`), if configured.
+    pub scale: Option<f64>,
+    /// `Engine<N>.ScoreView=black`: scores come from Black's side, not the side to move.
+    pub black_view_scores: bool,
 }
 
 impl MemberSpec {
@@ -46,6 +50,8 @@ impl MemberSpec {
             working_dir: None,
             display_name: None,
             weight: 1.0,
+            scale: None,
+            black_view_scores: false,
         }
     }
 
@@ -58,6 +64,8 @@ impl MemberSpec {
             working_dir: command.working_dir.clone(),
             display_name: None,
             weight: 1.0,
+            scale: None,
+            black_view_scores: false,
         }
     }
 
@@ -70,6 +78,8 @@ impl MemberSpec {
             .map(|e| MemberSpec {
                 display_name: e.name.clone(),
                 weight: e.weight,
+                scale: e.scale,
+                black_view_scores: e.black_view_scores,
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
             })
             .collect();

@@ -10,6 +10,7 @@
 //! - [`movegen`]: `MoveList` and the legal, capture, quiet, check and evasion generators.
 //! - [`zobrist`]: hash keys.
 //! - [`notation`]: Japanese KIF move names.
+//! - [`csa`]: CSA move and position text (`+7776FU`).
 //! - [`perft`]: move-tree counts.
 //! - [`search_support`]: what the alpha-beta search asks beyond that (search repetition,
 //!   any legal move, mate in one).
@@ -30,6 +31,7 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod csa;
 pub mod hand;
 pub mod legality;
 pub mod movegen;

@@ -456,24 +456,9 @@ impl Position {
         while d <= limit {
             let old = &self.history[n - d];
             if old.board_key == self.st.board_key {
-                let us = self.side;
-                let (mine_now, mine_then) = if us == Color::Black {
-                    (self.st.black_hand, old.black_hand)
-                } else {
-                    // With equal boards both sides' hands sum to the same total, so White's
-                    // hand grows exactly when Black's shrinks.
-                    (old.black_hand, self.st.black_hand)
-                };
+                let (mine_now, mine_then) = self.hands_now_and_then(d);
                 if mine_now == mine_then {
-                    let moves_each = (d / 2) as u16;
-                    let cc = self.st.continuous_checks;
-                    if cc[(!us).index()] >= moves_each {
-                        return Repetition::Win;
-                    }
-                    if cc[us.index()] >= moves_each {
-                        return Repetition::Loss;
-                    }
-                    return Repetition::Draw;
+                    return self.exact_repetition(d);
                 }
                 return if mine_now.is_superior_or_equal(mine_then) {
                     Repetition::Superior
@@ -484,6 +469,34 @@ impl Position {
             d += 2;
         }
         Repetition::None
+    }
+
+    /// The side to move's hand now and `d` plies back, for a board seen again. With equal
+    /// boards both sides' hands sum to the same total, so White's hand grows exactly when
+    /// Black's shrinks: Black's hands tell both.
+    pub(super) fn hands_now_and_then(&self, d: usize) -> (Hand, Hand) {
+        let old = &self.history[self.history.len() - d];
+        if self.side == Color::Black {
+            (self.st.black_hand, old.black_hand)
+        } else {
+            (old.black_hand, self.st.black_hand)
+        }
+    }
+
+    /// The verdict on the same position `d` plies back (an even `d`): a win for the side to
+    /// move when the opponent gave check with each of its `d/2` moves since (perpetual check),
+    /// a loss when the side to move did, else a draw.
+    pub(super) fn exact_repetition(&self, d: usize) -> Repetition {
+        let us = self.side;
+        let moves_each = (d / 2) as u16;
+        let cc = self.st.continuous_checks;
+        if cc[(!us).index()] >= moves_each {
+            Repetition::Win
+        } else if cc[us.index()] >= moves_each {
+            Repetition::Loss
+        } else {
+            Repetition::Draw
+        }
     }
 
     /// How many times the current position (board, hands, side) has occurred, this one

@@ -18,7 +18,7 @@ use super::bitboard::Bitboard;
 use super::legality::has_further_move;
 use super::movegen::{generate_checks, generate_legal, MoveList};
 use super::position::{Position, Repetition};
-use super::types::{Color, Move, PieceKind, Square};
+use super::types::{Move, PieceKind, Square};
 use super::zobrist;
 
 impl Position {
@@ -70,7 +70,6 @@ impl Position {
     pub fn repetition_in_search(&self, max_plies: usize, superior_within: usize) -> Repetition {
         let n = self.history.len();
         let limit = max_plies.min(n);
-        let us = self.side;
         let mut d = 1;
         while d <= limit {
             // The state `d - 1` plies back must have been reached by a real move.
@@ -85,23 +84,9 @@ impl Position {
             if d >= 4 && d % 2 == 0 {
                 let old = &self.history[n - d];
                 if old.board_key == self.st.board_key {
-                    // With equal boards both hands sum to the same total, so White's hand grows
-                    // exactly when Black's shrinks.
-                    let (mine_now, mine_then) = if us == Color::Black {
-                        (self.st.black_hand, old.black_hand)
-                    } else {
-                        (old.black_hand, self.st.black_hand)
-                    };
+                    let (mine_now, mine_then) = self.hands_now_and_then(d);
                     if mine_now == mine_then {
-                        let moves_each = (d / 2) as u16;
-                        let cc = self.st.continuous_checks;
-                        if cc[(!us).index()] >= moves_each {
-                            return Repetition::Win;
-                        }
-                        if cc[us.index()] >= moves_each {
-                            return Repetition::Loss;
-                        }
-                        return Repetition::Draw;
+                        return self.exact_repetition(d);
                     }
                     if d <= superior_within {
                         if mine_now.is_superior_or_equal(mine_then) {

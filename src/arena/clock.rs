@@ -1,0 +1,316 @@
+//! Time controls and the runner's own clocks.
+//!
+//! The runner never trusts an engine's sense of time: it measures each move itself, from
+//! writing `go` to reading `bestmove`, and a move that takes longer than the side's allowance
+//! plus a grace (pipe and scheduling latency) loses on time.
+//!
+//! Conventions (documented in ARCHITECTURE.md): the Fischer increment is added to a side's time
+//! when its turn starts (as Shogidokoro does), so `btime`/`wtime` in `go` already include it;
+//! byoyomi (秒読み) is per move and does not accumulate; a node limit (`go … nodes N`) may be
+//! combined with a time control, and with no time control at all a move may take at most the
+//! hang limit.
+
+use std::time::Duration;
+
+use crate::shogi::Color;
+
+/// One side's limits. All times in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Main time (持ち時間) at the start of the game.
+    pub time_ms: u64,
+    /// Byoyomi (秒読み), per move, after the main time is spent.
+    pub byoyomi_ms: u64,
+    /// Fischer increment per move.
+    pub inc_ms: u64,
+    /// A node budget per move (`go … nodes N`).
+    pub nodes: Option<u64>,
+}
+
+impl Limits {
+    /// Whether a clock runs (else only the node budget and the hang limit bound a move).
+    pub fn is_timed(&self) -> bool {
+        self.time_ms > 0 || self.byoyomi_ms > 0 || self.inc_ms > 0
+    }
+
+    /// Checks that the limits make a playable control.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.byoyomi_ms > 0 && self.inc_ms > 0 {
+            return Err(
+                "byoyomi and a Fischer increment cannot be combined (USI sends one or the other)"
+                    .into(),
+            );
+        }
+        if !self.is_timed() && self.nodes.is_none() {
+            return Err("no time control: give --time, --byoyomi, --inc or --nodes".into());
+        }
+        Ok(())
+    }
+
+    /// `10s+1s byoyomi`, `60s+2s inc`, `nodes 20000`, … for tables and records.
+    pub fn describe(&self) -> String {
+        let secs = |ms: u64| {
+            if ms % 1000 == 0 {
+                format!("{}s", ms / 1000)
+            } else {
+                format!("{:.3}s", ms as f64 / 1000.0)
+            }
+        };
+        let mut parts = Vec::new();
+        if self.time_ms > 0 {
+            parts.push(secs(self.time_ms));
+        }
+        if self.byoyomi_ms > 0 {
+            parts.push(format!("byoyomi {}", secs(self.byoyomi_ms)));
+        }
+        if self.inc_ms > 0 {
+            parts.push(format!("inc {}", secs(self.inc_ms)));
+        }
+        if let Some(n) = self.nodes {
+            parts.push(format!("nodes {n}"));
+        }
+        parts.join(" + ")
+    }
+}
+
+/// A move took longer than the side's allowance plus the grace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeLoss;
+
+/// Both sides' clocks during one game.
+#[derive(Clone, Debug)]
+pub struct Clocks {
+    limits: [Limits; 2],
+    remaining_ms: [u64; 2],
+    jitter: Option<Jitter>,
+}
+
+/// Random per-move variation of node budgets. Engines searching a fixed number of nodes on one
+/// thread are deterministic, so without it a pairing replays the same few games (2 per opening)
+/// and the Elo interval pretends to a precision the sample does not have.
+#[derive(Clone, Debug)]
+struct Jitter {
+    /// The largest change, as a fraction of the budget (0.1 = ±10 %).
+    fraction: f64,
+    /// xorshift64* state (never 0).
+    state: u64,
+}
+
+impl Jitter {
+    /// Uniform in [-1, 1].
+    fn next_unit(&mut self) -> f64 {
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        let x = self.state.wrapping_mul(0x2545_f491_4f6c_dd1d);
+        (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}
+
+impl Clocks {
+    /// Fresh clocks; `limits` indexed by colour.
+    pub fn new(limits: [Limits; 2]) -> Clocks {
+        Clocks {
+            limits,
+            remaining_ms: [limits[0].time_ms, limits[1].time_ms],
+            jitter: None,
+        }
+    }
+
+    /// Varies every node budget by up to ±`percent` %, uniformly, from `seed` (the same seed
+    /// gives the same budgets).
+    pub fn with_node_jitter(mut self, percent: u32, seed: u64) -> Clocks {
+        if percent > 0 {
+            self.jitter = Some(Jitter {
+                fraction: f64::from(percent.min(90)) / 100.0,
+                // Scramble so that neighbouring seeds (game numbers) diverge at once.
+                state: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
+            });
+        }
+        self
+    }
+
+    /// The side's limits.
+    pub fn limits(&self, c: Color) -> Limits {
+        self.limits[c.index()]
+    }
+
+    /// Starts `c`'s turn: adds its increment.
+    pub fn start_turn(&mut self, c: Color) {
+        let i = c.index();
+        self.remaining_ms[i] += self.limits[i].inc_ms;
+    }
+
+    /// Main time left (increment included once the turn started).
+    pub fn remaining_ms(&self, c: Color) -> u64 {
+        self.remaining_ms[c.index()]
+    }
+
+    /// The most `c` may use on this move before it loses on time; `None` when no clock runs.
+    pub fn allowance(&self, c: Color) -> Option<Duration> {
+        let l = self.limits[c.index()];
+        l.is_timed()
+            .then(|| Duration::from_millis(self.remaining_ms[c.index()] + l.byoyomi_ms))
+    }
+
+    /// The `go` line for `c` to move: `go btime … wtime … byoyomi …|binc … winc …` plus
+    /// `nodes …`, or `go nodes …` with no clock.
+    pub fn go_line(&mut self, c: Color) -> String {
+        let l = self.limits[c.index()];
+        let mut s = String::from("go");
+        if l.is_timed() {
+            let (b, w) = (Color::Black.index(), Color::White.index());
+            s.push_str(&format!(
+                " btime {} wtime {}",
+                self.remaining_ms[b], self.remaining_ms[w]
+            ));
+            if l.inc_ms > 0 {
+                s.push_str(&format!(
+                    " binc {} winc {}",
+                    self.limits[b].inc_ms, self.limits[w].inc_ms
+                ));
+            } else {
+                s.push_str(&format!(" byoyomi {}", l.byoyomi_ms));
+            }
+        }
+        if let Some(n) = l.nodes {
+            let n = match &mut self.jitter {
+                None => n,
+                Some(j) => {
+                    let scaled = n as f64 * (1.0 + j.fraction * j.next_unit());
+                    (scaled.round() as u64).max(1)
+                }
+            };
+            s.push_str(&format!(" nodes {n}"));
+        }
+        s
+    }
+
+    /// Charges `used` to `c` after its move. `Err(TimeLoss)` when it overstepped its allowance
+    /// by more than `grace`; otherwise the byoyomi part is not carried over.
+    pub fn charge(&mut self, c: Color, used: Duration, grace: Duration) -> Result<(), TimeLoss> {
+        if let Some(allow) = self.allowance(c) {
+            if used > allow + grace {
+                return Err(TimeLoss);
+            }
+        }
+        let i = c.index();
+        let used_ms = u64::try_from(used.as_millis()).unwrap_or(u64::MAX);
+        self.remaining_ms[i] = self.remaining_ms[i].saturating_sub(used_ms);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn byoyomi(ms: u64) -> Limits {
+        Limits {
+            byoyomi_ms: ms,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn go_lines() {
+        let mut c = Clocks::new([byoyomi(1000), byoyomi(1000)]);
+        assert_eq!(c.go_line(Color::Black), "go btime 0 wtime 0 byoyomi 1000");
+        let f = Limits {
+            time_ms: 60_000,
+            inc_ms: 2_000,
+            ..Default::default()
+        };
+        let mut c = Clocks::new([f, f]);
+        c.start_turn(Color::Black);
+        assert_eq!(
+            c.go_line(Color::Black),
+            "go btime 62000 wtime 60000 binc 2000 winc 2000"
+        );
+        let n = Limits {
+            nodes: Some(5000),
+            ..Default::default()
+        };
+        let mut c = Clocks::new([n, n]);
+        assert_eq!(c.go_line(Color::White), "go nodes 5000");
+        assert_eq!(c.allowance(Color::White), None);
+    }
+
+    #[test]
+    fn node_jitter_stays_in_range_and_repeats_by_seed() {
+        let n = Limits {
+            nodes: Some(10_000),
+            ..Default::default()
+        };
+        let budgets = |seed| {
+            let mut c = Clocks::new([n, n]).with_node_jitter(10, seed);
+            (0..200)
+                .map(|_| {
+                    let line = c.go_line(Color::Black);
+                    line["go nodes ".len()..].parse::<u64>().unwrap()
+                })
+                .collect::<Vec<_>>()
+        };
+        let a = budgets(7);
+        assert!(a.iter().all(|&x| (9_000..=11_000).contains(&x)), "{a:?}");
+        assert!(a.iter().any(|&x| x < 9_500) && a.iter().any(|&x| x > 10_500));
+        assert_eq!(a, budgets(7));
+        assert_ne!(a, budgets(8));
+        // No jitter: the budget as given.
+        let mut c = Clocks::new([n, n]).with_node_jitter(0, 7);
+        assert_eq!(c.go_line(Color::White), "go nodes 10000");
+    }
+
+    #[test]
+    fn time_is_charged_and_lost() {
+        let l = Limits {
+            time_ms: 1000,
+            byoyomi_ms: 500,
+            ..Default::default()
+        };
+        let grace = Duration::from_millis(50);
+        let mut c = Clocks::new([l, l]);
+        c.start_turn(Color::Black);
+        assert_eq!(c.allowance(Color::Black), Some(Duration::from_millis(1500)));
+        c.charge(Color::Black, Duration::from_millis(1200), grace)
+            .unwrap();
+        assert_eq!(c.remaining_ms(Color::Black), 0);
+        // Now only byoyomi (+ grace) is left.
+        assert!(c
+            .charge(Color::Black, Duration::from_millis(540), grace)
+            .is_ok());
+        assert!(c
+            .charge(Color::Black, Duration::from_millis(551), grace)
+            .is_err());
+        // Sudden death: the main time only.
+        let sd = Limits {
+            time_ms: 300,
+            ..Default::default()
+        };
+        let mut c = Clocks::new([sd, sd]);
+        c.charge(Color::White, Duration::from_millis(200), Duration::ZERO)
+            .unwrap();
+        assert!(c
+            .charge(Color::White, Duration::from_millis(101), Duration::ZERO)
+            .is_err());
+    }
+
+    #[test]
+    fn validation_and_description() {
+        assert!(Limits::default().validate().is_err());
+        let both = Limits {
+            byoyomi_ms: 1,
+            inc_ms: 1,
+            ..Default::default()
+        };
+        assert!(both.validate().is_err());
+        let l = Limits {
+            time_ms: 10_000,
+            byoyomi_ms: 1_500,
+            nodes: Some(100),
+            ..Default::default()
+        };
+        assert!(l.validate().is_ok());
+        assert_eq!(l.describe(), "10s + byoyomi 1.500s + nodes 100");
+    }
+}

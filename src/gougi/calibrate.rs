@@ -1,0 +1,227 @@
+//! `gougi calibrate`: fit a member's score scale (`Engine<N>.Scale`) from game records.
+//!
+//! Engines print scores on their own scales (one engine's +300 is another's +600), so
+//! comparing raw numbers across members — the optimistic, pessimistic and rise rules — compares
+//! unlike things. The usual remedy is a logistic model: win rate = 1/(1+e^(−cp/Scale)). Given
+//! CSA records with floodgate-style comments (`'** <score> <pv…>` after a move, the score from
+//! Black's point of view — what `gougi match` writes), every comment of the chosen player is a
+//! sample (score, game result for Black), and the scale is the maximum-likelihood fit
+//! (cross-entropy, draws count ½). Mate scores (|score| ≥ 30000) are left out.
+
+use std::path::Path;
+
+/// One record's contribution: the player's scores (Black's view) and Black's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordSamples {
+    pub scores: Vec<f64>,
+    /// 1 Black won, 0 White won, ½ draw.
+    pub black_result: f64,
+}
+
+/// Scores at or beyond this are mates or mate-like and carry no scale information.
+const MATE_LIKE: f64 = 30_000.0;
+
+/// Reads one CSA record: the comments of `player` (matched against `N+`/`N-`), and the result.
+/// `Ok(None)` when the player did not play in it or the game has no result (`%CHUDAN`, no end).
+pub fn read_csa(text: &str, player: &str) -> Result<Option<RecordSamples>, String> {
+    let mut names = [None::<String>, None::<String>];
+    // Side to move: true = Black. The position block's last line (`+`/`-`) sets it.
+    let mut black_to_move = true;
+    let mut last_mover_black: Option<bool> = None;
+    let mut scores = Vec::new();
+    let mut end: Option<String> = None;
+    for raw in text.lines() {
+        let line = raw.trim_end();
+        if let Some(n) = line.strip_prefix("N+") {
+            names[0] = Some(n.trim().to_owned());
+        } else if let Some(n) = line.strip_prefix("N-") {
+            names[1] = Some(n.trim().to_owned());
+        } else if line == "+" || line == "-" {
+            black_to_move = line == "+";
+        } else if (line.starts_with('+') || line.starts_with('-'))
+            && line.len() >= 7
+            && line.as_bytes()[1].is_ascii_digit()
+        {
+            // A move (`+7776FU`), possibly followed by `,T3` on the same line.
+            let mover_black = line.starts_with('+');
+            last_mover_black = Some(mover_black);
+            black_to_move = !mover_black;
+        } else if let Some(rest) = line.strip_prefix("'**") {
+            let Some(mover_black) = last_mover_black else {
+                continue;
+            };
+            let Some(side) = names[if mover_black { 0 } else { 1 }].as_deref() else {
+                continue;
+            };
+            if side != player {
+                continue;
+            }
+            if let Some(Ok(v)) = rest.split_whitespace().next().map(str::parse::<f64>) {
+                if v.abs() < MATE_LIKE {
+                    scores.push(v);
+                }
+            }
+        } else if line.starts_with('%') {
+            end = Some(line.to_owned());
+        }
+    }
+    if names.iter().all(|n| n.as_deref() != Some(player)) {
+        return Ok(None);
+    }
+    let Some(end) = end else {
+        return Ok(None);
+    };
+    let side_to_move_wins = |wins: bool| {
+        if wins == black_to_move {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    let black_result = match end.as_str() {
+        "%TORYO" | "%TSUMI" | "%TIME_UP" | "%ILLEGAL_MOVE" => side_to_move_wins(false),
+        "%KACHI" => side_to_move_wins(true),
+        "%+ILLEGAL_ACTION" => 0.0,
+        "%-ILLEGAL_ACTION" => 1.0,
+        "%SENNICHITE" | "%JISHOGI" | "%HIKIWAKE" | "%MAX_MOVES" => 0.5,
+        "%CHUDAN" | "%ERROR" | "%FUZUMI" => return Ok(None),
+        other => return Err(format!("unknown CSA end {other:?}")),
+    };
+    Ok(Some(RecordSamples {
+        scores,
+        black_result,
+    }))
+}
+
+/// Negative log-likelihood of the samples under scale `k`.
+fn loss(samples: &[(f64, f64)], k: f64) -> f64 {
+    samples
+        .iter()
+        .map(|&(s, y)| {
+            // ln(1+e^x) computed stably.
+            let x = s / k;
+            let softplus = |z: f64| if z > 30.0 { z } else { z.exp().ln_1p() };
+            // −[y ln σ(x) + (1−y) ln σ(−x)] = y·softplus(−x) + (1−y)·softplus(x)
+            y * softplus(-x) + (1.0 - y) * softplus(x)
+        })
+        .sum()
+}
+
+/// The maximum-likelihood scale for (score, result) samples, searched on a log scale between
+/// 10 and 100,000 centipawns per logistic unit (golden section; the loss is unimodal in ln k
+/// for separable-free data). `None` without samples.
+pub fn fit_scale(samples: &[(f64, f64)]) -> Option<f64> {
+    if samples.is_empty() {
+        return None;
+    }
+    let f = |ln_k: f64| loss(samples, ln_k.exp());
+    let (mut a, mut b) = (10f64.ln(), 100_000f64.ln());
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    let mut c = b - g * (b - a);
+    let mut d = a + g * (b - a);
+    let (mut fc, mut fd) = (f(c), f(d));
+    for _ in 0..200 {
+        if fc < fd {
+            b = d;
+            d = c;
+            fd = fc;
+            c = b - g * (b - a);
+            fc = f(c);
+        } else {
+            a = c;
+            c = d;
+            fc = fd;
+            d = a + g * (b - a);
+            fd = f(d);
+        }
+        if b - a < 1e-9 {
+            break;
+        }
+    }
+    Some(((a + b) / 2.0).exp())
+}
+
+/// `gougi calibrate --player NAME FILES…`: prints the fitted scale as a config line.
+pub fn run(
+    player: &str,
+    files: &[std::path::PathBuf],
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<()> {
+    let mut samples = Vec::new();
+    let mut games = 0usize;
+    for f in files {
+        let text = read_text(f)?;
+        match read_csa(&text, player).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))? {
+            None => {}
+            Some(r) => {
+                games += 1;
+                samples.extend(r.scores.iter().map(|&s| (s, r.black_result)));
+            }
+        }
+    }
+    let Some(scale) = fit_scale(&samples) else {
+        anyhow::bail!(
+            "no scored moves of {player:?} in {} file(s) (CSA records with `'** <score>` comments and N+/N- names)",
+            files.len()
+        );
+    };
+    writeln!(
+        out,
+        "Engine<N>.Scale={scale:.0}   # {player}: {} scored moves in {games} games",
+        samples.len()
+    )?;
+    if !(10.5..99_000.0).contains(&scale) {
+        // At the edge of the search range the scores do not predict the results (or the
+        // engine reports them from another point of view than the side to move).
+        writeln!(
+            out,
+            "# warning: the fit hit the edge of its range; {player}'s scores barely predict its results"
+        )?;
+    }
+    Ok(())
+}
+
+/// CSA files are ASCII apart from names and comments, which may be Shift_JIS.
+fn read_text(path: &Path) -> anyhow::Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    Ok(crate::config::decode(&bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fit_recovers_a_known_scale() {
+        // Fractional results equal to the model's win rates: the likelihood peaks at 400.
+        let samples: Vec<(f64, f64)> = [-1200.0, -600.0, -200.0, 100.0, 500.0, 900.0]
+            .iter()
+            .map(|&s| (s, 1.0 / (1.0 + (-s / 400.0f64).exp())))
+            .collect();
+        let k = fit_scale(&samples).unwrap();
+        assert!((k - 400.0).abs() < 0.01, "{k}");
+        assert_eq!(fit_scale(&[]), None);
+    }
+
+    const GAME: &str = "V2.2\nN+alpha\nN-beta\nPI\n+\n+7776FU\nT1\n'** 50 -3334FU\n-3334FU\nT1\n'** 80 +2726FU\n+2726FU\nT0\n'** 120\n-8384FU\nT2\n'** -100000\n%TORYO\n";
+
+    #[test]
+    fn reads_the_players_comments_and_the_result() {
+        // After -8384FU Black is to move, so %TORYO is Black resigning: White (beta) won.
+        let a = read_csa(GAME, "alpha").unwrap().unwrap();
+        assert_eq!(a.scores, vec![50.0, 120.0]);
+        assert_eq!(a.black_result, 0.0);
+        let b = read_csa(GAME, "beta").unwrap().unwrap();
+        assert_eq!(b.scores, vec![80.0], "the mate score is left out");
+        assert_eq!(read_csa(GAME, "gamma").unwrap(), None);
+        let draw = GAME.replace("%TORYO", "%SENNICHITE");
+        assert_eq!(read_csa(&draw, "alpha").unwrap().unwrap().black_result, 0.5);
+        let win = GAME.replace("%TORYO", "%KACHI");
+        assert_eq!(read_csa(&win, "alpha").unwrap().unwrap().black_result, 1.0);
+        assert!(read_csa(&GAME.replace("%TORYO", "%WHAT"), "alpha").is_err());
+        assert_eq!(
+            read_csa(&GAME.replace("%TORYO", "%CHUDAN"), "alpha").unwrap(),
+            None
+        );
+    }
+}

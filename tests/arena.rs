@@ -1,0 +1,557 @@
+//! `gougi match` end to end: the real binary runs games between scripted mock engines (every
+//! game-end rule, time loss, illegal move, crash, colours, SPRT) and, once, between the built-in
+//! search and Fairy-Stockfish.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{mock_engine_path, scratch_dir};
+
+/// A mock engine spec for `--engine`: the script goes to a file in `dir`.
+fn mock(dir: &Path, name: &str, script: &str) -> String {
+    let path = dir.join(format!("{name}.script"));
+    std::fs::write(&path, format!("id name {name}\n{script}\n")).unwrap();
+    format!(
+        "cmd=\"{} {}\" name={name}",
+        mock_engine_path().display(),
+        path.display()
+    )
+}
+
+/// `go:` entries, one per move, in order.
+fn moves(list: &[&str]) -> String {
+    list.iter()
+        .map(|m| format!("go: bestmove {m}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn run_match(args: &[String]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .arg("match")
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .expect("run gougi match")
+}
+
+/// Runs a match with `engines` and `extra` arguments into a fresh folder; returns it and the
+/// stdout. Panics (with stderr) if gougi fails.
+fn play(tag: &str, engines: &[String], extra: &[&str]) -> (PathBuf, String) {
+    let out = scratch_dir(tag).join("out");
+    let mut args = Vec::new();
+    for e in engines {
+        args.push("--engine".to_owned());
+        args.push(e.clone());
+    }
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    args.push("--out".into());
+    args.push(out.display().to_string());
+    let o = run_match(&args);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "gougi match failed: {}\n{stdout}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (out, stdout)
+}
+
+/// A match between mock engines `A` and `B` with these scripts, optional opening lines, and
+/// extra arguments; returns the output folder and stdout.
+fn duel(tag: &str, a: &str, b: &str, openings: Option<&str>, extra: &[&str]) -> (PathBuf, String) {
+    let dir = scratch_dir(tag);
+    let engines = [mock(&dir, "A", a), mock(&dir, "B", b)];
+    let mut args: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+    if let Some(text) = openings {
+        let path = dir.join("openings.txt");
+        std::fs::write(&path, text).unwrap();
+        args.push("--openings".into());
+        args.push(path.display().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    play(&format!("{tag}-run"), &engines, &args)
+}
+
+/// The `games` lines of summary.json (one game a line).
+fn game_lines(out: &Path) -> Vec<String> {
+    let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    json.lines()
+        .filter(|l| l.trim_start().starts_with("{\"index\""))
+        .map(|l| l.trim().trim_end_matches(',').to_owned())
+        .collect()
+}
+
+fn read(out: &Path, file: &str) -> String {
+    std::fs::read_to_string(out.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+#[test]
+fn checkmate_ends_the_game_with_exact_records() {
+    let (out, stdout) = duel(
+        "arena-mate",
+        "go: bestmove G*5b",
+        "go: bestmove resign",
+        Some("sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\n"),
+        &["--games", "1", "--byoyomi", "2000"],
+    );
+    assert!(stdout.contains("A vs B: +1 =0 -0 (1 games)"), "{stdout}");
+    assert!(stdout.contains("game ends: checkmate 1"), "{stdout}");
+    assert_eq!(
+        game_lines(&out),
+        vec![
+            "{\"index\": 1, \"black\": \"A\", \"white\": \"B\", \"opening\": \"sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\", \
+\"result\": \"1-0\", \"reason\": \"checkmate\", \"detail\": null, \"plies\": 1, \"record\": \"games/0001-A-vs-B.kif\"}"
+        ]
+    );
+    let kif = read(&out, "games/0001-A-vs-B.kif");
+    let body: Vec<&str> = kif.lines().skip_while(|l| !l.starts_with("手数")).collect();
+    assert_eq!(
+        body,
+        vec![
+            "手数----指手---------消費時間--",
+            "   1 ５二金打   ( 0:00/00:00:00)",
+            "   2 詰み",
+            "まで1手で先手の勝ち"
+        ]
+    );
+    assert!(kif.contains("先手：A\n後手：B\n"), "{kif}");
+    assert!(
+        kif.contains("v玉"),
+        "a board diagram for the SFEN start: {kif}"
+    );
+    let csa = read(&out, "games/0001-A-vs-B.csa");
+    assert!(csa.starts_with("V2.2\nN+A\nN-B\n"), "{csa}");
+    assert!(csa.contains("\nP3 *  *  *  * +FU *  *  *  * \n"), "{csa}");
+    assert!(
+        csa.contains("\nP9 *  *  *  * +OU *  *  *  * \nP+00KI\n+\n+0052KI\nT0\n%TSUMI\n"),
+        "{csa}"
+    );
+    assert_eq!(
+        read(&out, "games.sfen"),
+        "sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1 moves G*5b\n"
+    );
+    let svg = read(&out, "elo.svg");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("<polyline"),
+        "{svg}"
+    );
+}
+
+#[test]
+fn every_opening_is_played_with_both_colours() {
+    let (out, stdout) = duel(
+        "arena-colours",
+        "go: bestmove resign",
+        "go: bestmove 7g7f",
+        Some("# two openings\nstartpos\n\nstartpos moves 2g2f 8c8d\n"),
+        &["--byoyomi", "1000"],
+    );
+    assert!(stdout.contains("A vs B: +0 =0 -4 (4 games)"), "{stdout}");
+    let games = game_lines(&out);
+    let shape: Vec<String> = games
+        .iter()
+        .map(|g| {
+            let field = |k: &str| {
+                let i = g.find(&format!("\"{k}\": \"")).unwrap() + k.len() + 5;
+                g[i..i + g[i..].find('"').unwrap()].to_owned()
+            };
+            format!(
+                "{} {} {} {} {}",
+                field("black"),
+                field("white"),
+                field("opening"),
+                field("result"),
+                field("reason")
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            "A B startpos 0-1 resign",
+            "B A startpos 1-0 resign",
+            "A B startpos moves 2g2f 8c8d 0-1 resign",
+            "B A startpos moves 2g2f 8c8d 1-0 resign",
+        ]
+    );
+    // Opening moves are marked in the KIF and take no time.
+    let kif = read(&out, "games/0003-A-vs-B.kif");
+    assert!(kif.contains("   1 ２六歩(27)   ( 0:00/00:00:00)\n   2 ８四歩(83)   ( 0:00/00:00:00)\n*opening ends\n   3 投了\nまで2手で後手の勝ち\n"), "{kif}");
+}
+
+#[test]
+fn illegal_and_unparsable_moves_lose() {
+    let (out, _) = duel(
+        "arena-illegal",
+        "go: bestmove 5e5d",
+        "go: bestmove xyz",
+        None,
+        &["--games", "2", "--byoyomi", "1000"],
+    );
+    let games = game_lines(&out);
+    assert!(games[0].contains("\"black\": \"A\"") && games[0].contains("\"result\": \"0-1\", \"reason\": \"illegal move\", \"detail\": \"5e5d (no piece on the origin square)\""), "{}", games[0]);
+    assert!(games[1].contains("\"black\": \"B\"") && games[1].contains("\"result\": \"0-1\", \"reason\": \"illegal move\", \"detail\": \"bestmove xyz (not a USI move)\""), "{}", games[1]);
+    let kif = read(&out, "games/0001-A-vs-B.kif");
+    assert!(kif.ends_with("   1 反則負け\n*illegal move by 先手: 5e5d (no piece on the origin square)\nまで0手で先手の反則負け\n"), "{kif}");
+    let csa = read(&out, "games/0001-A-vs-B.csa");
+    assert!(csa.ends_with("%ILLEGAL_MOVE\n'gougi result: white (-) wins by illegal move: 5e5d (no piece on the origin square)\n"), "{csa}");
+}
+
+#[test]
+fn a_slow_move_loses_on_time() {
+    let (out, stdout) = duel(
+        "arena-time",
+        "go: busy 900 ; bestmove 7g7f",
+        "go: bestmove 3c3d",
+        None,
+        &["--games", "1", "--byoyomi", "100", "--grace", "50"],
+    );
+    assert!(stdout.contains("game ends: time loss 1"), "{stdout}");
+    let games = game_lines(&out);
+    assert!(
+        games[0].contains("\"result\": \"0-1\", \"reason\": \"time loss\""),
+        "{}",
+        games[0]
+    );
+    assert!(read(&out, "games/0001-A-vs-B.kif")
+        .ends_with("   1 切れ負け\nまで0手で時間切れにより後手の勝ち\n"));
+    assert!(read(&out, "games/0001-A-vs-B.csa").contains("\n%TIME_UP\n"));
+}
+
+#[test]
+fn a_crashing_engine_loses_and_is_restarted() {
+    let dir = scratch_dir("arena-crash");
+    let transcript = dir.join("a.log");
+    let a = mock(
+        &dir,
+        "A",
+        &format!(
+            "transcript: {}\ngo: info score cp 5 pv 2g2f ; exit 3",
+            transcript.display()
+        ),
+    );
+    let b = mock(&dir, "B", "go: bestmove 7g7f");
+    let (out, stdout) = play(
+        "arena-crash-run",
+        &[a, b],
+        &["--games", "2", "--byoyomi", "1000"],
+    );
+    assert!(stdout.contains("A vs B: +0 =0 -2 (2 games)"), "{stdout}");
+    let games = game_lines(&out);
+    assert!(games[0].contains("\"black\": \"A\"") && games[0].contains("\"result\": \"0-1\", \"reason\": \"crash\", \"detail\": \"exited with status 3\", \"plies\": 0"), "{}", games[0]);
+    assert!(games[1].contains("\"black\": \"B\"") && games[1].contains("\"result\": \"1-0\", \"reason\": \"crash\", \"detail\": \"exited with status 3\", \"plies\": 1"), "{}", games[1]);
+    // Three processes said hello: the start-up probe, game 1, and the restart for game 2.
+    let log = std::fs::read_to_string(&transcript).unwrap();
+    assert_eq!(log.lines().filter(|l| *l == "usi").count(), 3, "{log}");
+    assert!(read(&out, "games/0002-B-vs-A.kif").contains("*後手 engine exited with status 3\n"));
+}
+
+#[test]
+fn fourfold_repetition_is_a_draw_and_max_plies_too() {
+    let a = moves(&["5i4h", "4h5i", "5i4h", "4h5i", "5i4h", "4h5i"]);
+    let b = moves(&["5a4b", "4b5a", "5a4b", "4b5a", "5a4b", "4b5a"]);
+    let (out, stdout) = duel(
+        "arena-rep",
+        &a,
+        &b,
+        None,
+        &["--games", "1", "--byoyomi", "1000"],
+    );
+    assert!(stdout.contains("A vs B: +0 =1 -0 (1 games)"), "{stdout}");
+    let games = game_lines(&out);
+    assert!(
+        games[0].contains(
+            "\"result\": \"1/2-1/2\", \"reason\": \"repetition\", \"detail\": null, \"plies\": 12"
+        ),
+        "{}",
+        games[0]
+    );
+    assert!(read(&out, "games/0001-A-vs-B.kif").ends_with("  13 千日手\nまで12手で千日手\n"));
+    assert!(read(&out, "games/0001-A-vs-B.csa").contains("\n%SENNICHITE\n"));
+
+    let (out, _) = duel(
+        "arena-maxply",
+        &a,
+        &b,
+        None,
+        &["--games", "1", "--byoyomi", "1000", "--max-plies", "5"],
+    );
+    let games = game_lines(&out);
+    assert!(
+        games[0].contains(
+            "\"result\": \"1/2-1/2\", \"reason\": \"max plies\", \"detail\": null, \"plies\": 5"
+        ),
+        "{}",
+        games[0]
+    );
+    assert!(read(&out, "games/0001-A-vs-B.csa").contains("\n%MAX_MOVES\n"));
+}
+
+#[test]
+fn perpetual_check_loses_for_the_checking_side() {
+    let a = moves(&["9i9a", "9a9b", "9b9a", "9a9b", "9b9a", "9a9b", "9b9a"]);
+    let b = moves(&["5a5b", "5b5a", "5a5b", "5b5a", "5a5b", "5b5a", "5a5b"]);
+    let (out, _) = duel(
+        "arena-perpetual",
+        &a,
+        &b,
+        Some("sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1\n"),
+        &["--games", "1", "--byoyomi", "1000"],
+    );
+    let games = game_lines(&out);
+    assert!(
+        games[0].contains(
+            "\"result\": \"0-1\", \"reason\": \"perpetual check\", \"detail\": null, \"plies\": 13"
+        ),
+        "{}",
+        games[0]
+    );
+    assert!(read(&out, "games/0001-A-vs-B.kif")
+        .ends_with("  14 反則負け\n*連続王手の千日手\nまで13手で先手の反則負け\n"));
+}
+
+#[test]
+fn declarations_are_checked_not_trusted() {
+    // Black: king on 5b, ten tokin in the zone, two rooks and two bishops in hand: 30 points.
+    let (out, _) = duel(
+        "arena-declare",
+        "go: bestmove win",
+        "go: bestmove win",
+        Some("sfen +P+P+P+P+P+P+P+P+P/4K3+P/9/9/9/9/9/9/4k4 b 2R2B4g4s4n4l8p 1\nstartpos\n"),
+        &["--games", "3", "--byoyomi", "1000"],
+    );
+    let games = game_lines(&out);
+    assert!(
+        games[0].contains("\"black\": \"A\"")
+            && games[0].contains("\"result\": \"1-0\", \"reason\": \"declaration\""),
+        "{}",
+        games[0]
+    );
+    assert!(
+        games[1].contains("\"black\": \"B\"")
+            && games[1].contains("\"result\": \"1-0\", \"reason\": \"declaration\""),
+        "{}",
+        games[1]
+    );
+    // From the start position a declaration is false: the declarer loses.
+    assert!(
+        games[2].contains("\"black\": \"A\"")
+            && games[2].contains("\"result\": \"0-1\", \"reason\": \"false declaration\""),
+        "{}",
+        games[2]
+    );
+    assert!(read(&out, "games/0001-A-vs-B.kif").ends_with("   1 入玉勝ち\nまで0手で先手の勝ち\n"));
+    assert!(read(&out, "games/0001-A-vs-B.csa").contains("\n%KACHI\n"));
+}
+
+#[test]
+fn sprt_stops_the_match_early() {
+    let (out, stdout) = duel(
+        "arena-sprt",
+        "go: bestmove resign",
+        "go: bestmove 7g7f",
+        None,
+        &[
+            "--games",
+            "200",
+            "--byoyomi",
+            "1000",
+            "--sprt",
+            "0",
+            "10",
+            "0.05",
+            "0.05",
+        ],
+    );
+    let games = game_lines(&out);
+    assert!(games.len() < 200, "played {}", games.len());
+    assert!(stdout.contains("H0 accepted"), "{stdout}");
+    let json = read(&out, "summary.json");
+    assert!(json.contains("\"stopped_early\": true"), "{json}");
+    assert!(json.contains("\"result\": \"H0\""), "{json}");
+}
+
+#[test]
+fn an_engine_that_cannot_start_stops_the_match_with_its_name() {
+    let dir = scratch_dir("arena-nostart");
+    let a = mock(&dir, "Silent", "usi: say nothing here");
+    let b = mock(&dir, "B", "go: bestmove 7g7f");
+    let o = run_match(&[
+        "--engine".into(),
+        a,
+        "--engine".into(),
+        b,
+        "--byoyomi".into(),
+        "100".into(),
+        "--usi-timeout".into(),
+        "300".into(),
+        "--no-files".into(),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("engine Silent") && err.contains("usi"),
+        "{err}"
+    );
+    // A missing time control is refused before anything starts.
+    let o = run_match(&[
+        "--engine".into(),
+        "cmd=builtin:search".into(),
+        "--engine".into(),
+        "cmd=builtin:search".into(),
+        "--no-files".into(),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no time control"));
+}
+
+#[test]
+fn builtin_search_plays_fairy_stockfish() {
+    let fsf = "/usr/games/fairy-stockfish";
+    if !Path::new(fsf).exists() {
+        eprintln!("skipped: {fsf} is not installed (CI installs it)");
+        return;
+    }
+    let (out, stdout) = play(
+        "arena-e2e-run",
+        &[
+            "cmd=builtin:search name=gougi option.USI_Hash=16".to_owned(),
+            format!("cmd={fsf} name=fsf option.Threads=1 option.USI_Hash=16"),
+        ],
+        &[
+            "--nodes",
+            "3000",
+            "--max-plies",
+            "60",
+            "--games",
+            "2",
+            "--openings",
+            "tests/data/openings/balanced-16.txt",
+            "--nodes-jitter",
+            "10",
+            "--seed",
+            "5",
+        ],
+    );
+    assert!(stdout.contains("gougi vs fsf: +"), "{stdout}");
+    assert!(
+        stdout.contains("nodes 3000 (node budgets ±10%, seed 5)\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("distinct games: 2 of 2\n"), "{stdout}");
+    let games = game_lines(&out);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        // Real engines neither crash nor play illegal moves nor lose on time here.
+        for bad in ["crash", "illegal", "time loss"] {
+            assert!(!g.contains(bad), "{g}");
+        }
+    }
+    // Every recorded game replays legally from its opening.
+    for line in read(&out, "games.sfen").lines() {
+        gougi::shogi::Position::from_usi_position(line).unwrap();
+    }
+}
+
+#[test]
+fn node_budgets_vary_with_jitter_and_repeats_are_reported() {
+    let dir = scratch_dir("arena-jitter");
+    let log = dir.join("a.log");
+    let a = format!(
+        "transcript: {}\n{}",
+        log.display(),
+        moves(&["5i4h", "4h5i", "5i4h", "4h5i"])
+    );
+    let b = moves(&["5a4b", "4b5a", "5a4b", "4b5a"]);
+    let (_, stdout) = duel(
+        "arena-jitter",
+        &a,
+        &b,
+        None,
+        &[
+            "--games",
+            "1",
+            "--nodes",
+            "1000",
+            "--nodes-jitter",
+            "30",
+            "--max-plies",
+            "8",
+        ],
+    );
+    let budgets: Vec<u64> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("go nodes "))
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(budgets.len(), 4, "{budgets:?}");
+    assert!(
+        budgets.iter().all(|n| (700..=1300).contains(n)),
+        "{budgets:?}"
+    );
+    assert!(budgets.iter().any(|&n| n != budgets[0]), "{budgets:?}");
+    assert!(stdout.contains("distinct games: 1 of 1\n"), "{stdout}");
+
+    // Scripted engines replay the same game: the summary says so.
+    let (_, stdout) = duel(
+        "arena-repeats",
+        "go: bestmove resign",
+        "go: bestmove 7g7f",
+        None,
+        &["--games", "4", "--byoyomi", "1000"],
+    );
+    assert!(
+        stdout.contains("distinct games: 2 of 4 — repeated games make the interval too narrow"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn calibrate_fits_a_scale_from_match_records() {
+    // Two hand-written games: alpha's scores point the right way, with one surprise.
+    let dir = scratch_dir("calibrate");
+    let win = "V2.2\nN+alpha\nN-beta\nPI\n+\n+7776FU\nT1\n'** 300\n-3334FU\nT1\n'** 100\n+2726FU\nT0\n'** 600\n%TORYO\n";
+    let loss = "V2.2\nN+beta\nN-alpha\nPI\n+\n+7776FU\nT1\n'** 200\n-3334FU\nT1\n'** -400\n+2726FU\nT0\n'** 100\n-8384FU\nT0\n'** -900\n%TORYO\n";
+    std::fs::write(dir.join("a.csa"), win).unwrap();
+    std::fs::write(dir.join("b.csa"), loss).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["calibrate", "--player", "alpha"])
+        .arg(dir.join("a.csa"))
+        .arg(dir.join("b.csa"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    // Game a: after three moves White is to move and resigns: Black (alpha) won; alpha's samples
+    // (300, 1), (600, 1). Game b: alpha is White; after four moves Black is to move and resigns:
+    // Black's result is 0; alpha's samples (-400, 0), (-900, 0). All four are "right", so the likelihood keeps rising as the scale
+    // shrinks: the fit sits at the bottom of its range and says so.
+    assert!(out.starts_with("Engine<N>.Scale=10 "), "{out}");
+    assert!(out.contains("alpha: 4 scored moves in 2 games"), "{out}");
+    assert!(out.contains("# warning: the fit hit the edge"), "{out}");
+    // With one contrary sample the maximum is interior: computed independently (Python, golden
+    // section on the same cross-entropy): 269.71 for (300, 1), (-250, 1), (-400, 0), (-900, 0).
+    let contrary = win.replace("'** 600", "'** -250");
+    std::fs::write(dir.join("c.csa"), contrary).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["calibrate", "--player", "alpha"])
+        .arg(dir.join("c.csa"))
+        .arg(dir.join("b.csa"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("Engine<N>.Scale=270 "), "{out}");
+    assert!(!out.contains("warning"), "{out}");
+    // Nothing to fit: a clear error.
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["calibrate", "--player", "nobody"])
+        .arg(dir.join("a.csa"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no scored moves of \"nobody\""));
+}

@@ -18,7 +18,7 @@ use super::bitboard::Bitboard;
 use super::legality::has_further_move;
 use super::movegen::{generate_checks, generate_legal, MoveList};
 use super::position::{Position, Repetition};
-use super::types::{Move, PieceKind, Square};
+use super::types::{Color, Move, PieceKind, Square};
 use super::zobrist;
 
 impl Position {

@@ -26,7 +26,7 @@
 //! # Keys
 //! | key | value | default |
 //! |---|---|---|
-//! | `Gougi.Type` | one of the 14 types, Japanese name or English id ([`PolicyKind`]) | required |
+//! | `Gougi.Type` | one of the 16 types (the original's 14 and gougi's `weighted-optimistic`, `multipv-vote`), Japanese name or English id ([`PolicyKind`]) | required |
 //! | `Engine<N>.Path` | member N ≥ 1 (any number of members, gaps allowed): a command line | — |
 //! | `Engine<N>.Name` | display name override for member N (else its `id name`) | `id name` |
 //! | `Engine<N>.Weight` | vote weight, a finite number > 0 | 1 |
@@ -100,11 +100,15 @@ pub enum PolicyKind {
     Mate,
     MateSfen,
     MatePv,
+    /// gougi's own: optimism with each member's win odds scaled by its weight.
+    WeightedOptimistic,
+    /// gougi's own: a vote over every member's MultiPV candidate list.
+    MultipvVote,
 }
 
 impl PolicyKind {
-    /// All 14 types, in the original's numbering order (type 1 first).
-    pub const ALL: [PolicyKind; 14] = [
+    /// All types: the original's 14 in its numbering order (type 1 first), then gougi's own.
+    pub const ALL: [PolicyKind; 16] = [
         PolicyKind::Majority,
         PolicyKind::Optimistic,
         PolicyKind::Pessimistic,
@@ -119,6 +123,8 @@ impl PolicyKind {
         PolicyKind::Mate,
         PolicyKind::MateSfen,
         PolicyKind::MatePv,
+        PolicyKind::WeightedOptimistic,
+        PolicyKind::MultipvVote,
     ];
 
     /// The English id (`majority`, `mate-pv`, …).
@@ -138,10 +144,13 @@ impl PolicyKind {
             PolicyKind::Mate => "mate",
             PolicyKind::MateSfen => "mate-sfen",
             PolicyKind::MatePv => "mate-pv",
+            PolicyKind::WeightedOptimistic => "weighted-optimistic",
+            PolicyKind::MultipvVote => "multipv-vote",
         }
     }
 
-    /// The original `Gougi.Type` string, exactly as SimpleGougiShogi matches it.
+    /// The original `Gougi.Type` string, exactly as SimpleGougiShogi matches it (for gougi's own
+    /// types, a Japanese name in the same style).
     pub fn japanese_name(self) -> &'static str {
         match self {
             PolicyKind::Majority => "多数決合議（3者）",
@@ -158,6 +167,9 @@ impl PolicyKind {
             PolicyKind::Mate => "詰探索エンジンとの合議",
             PolicyKind::MateSfen => "詰探索エンジンとの合議（「脊尾詰」対応版）",
             PolicyKind::MatePv => "詰探索エンジンとの合議（読み筋の局面も詰探索）",
+            // gougi's own types have no original name; these are gougi's.
+            PolicyKind::WeightedOptimistic => "重み付き楽観合議",
+            PolicyKind::MultipvVote => "候補手投票合議",
         }
     }
 
@@ -172,7 +184,7 @@ impl PolicyKind {
     /// How many normal engines the type accepts: `(min, max)`, `None` = no upper bound.
     pub fn engine_count(self) -> (usize, Option<usize>) {
         match self {
-            PolicyKind::Majority => (2, None),
+            PolicyKind::Majority | PolicyKind::MultipvVote => (2, None),
             PolicyKind::Exchange => (2, Some(2)),
             PolicyKind::ByPhase => (3, Some(3)),
             PolicyKind::Mate | PolicyKind::MateSfen | PolicyKind::MatePv => (1, Some(1)),

@@ -161,6 +161,9 @@ fn both_names_for_every_type() {
         ("mate", "詰探索エンジンとの合議"),
         ("mate-sfen", "詰探索エンジンとの合議（「脊尾詰」対応版）"),
         ("mate-pv", "詰探索エンジンとの合議（読み筋の局面も詰探索）"),
+        // gougi's own.
+        ("weighted-optimistic", "重み付き楽観合議"),
+        ("multipv-vote", "候補手投票合議"),
     ];
     assert_eq!(PolicyKind::ALL.len(), expected.len());
     let dir = TempDir::new();

@@ -892,3 +892,127 @@ fn shift_jis_output_for_old_gui() {
         "{text}"
     );
 }
+
+#[test]
+fn weighted_optimistic_scales_each_members_odds_by_its_weight() {
+    // e2's +30 at weight 1.5 is 30 + 600 ln 1.5 = 273 on the common scale: above e1's +50.
+    let mut g = start(
+        "weighted-optimistic",
+        &three(SECOND),
+        None,
+        "Engine2.Weight=1.5\n",
+    );
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 2g2f [２六歩(27)] [評価値 10 （前回 差分 ）] [e3]",
+            "info string [O] bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 30 （前回 差分 ）] [e2]",
+            "info string [X] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50 （前回 差分 ）] [e1]",
+            "info depth 6 time T multipv 1 score cp 30 pv 2g2f 8c8d",
+            "bestmove 2g2f ponder 8c8d",
+        ]
+    );
+    // Without the weight it is plain optimism.
+    let mut g = start("重み付き楽観合議", &three(SECOND), None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f ponder 3c3d");
+}
+
+/// Three members with MultiPV lists whose first choices differ but who all list 2g2f second.
+/// e1 and e2 offer `MultiPV` and keep a transcript; e3 offers nothing.
+fn multipv_members(dir: &std::path::Path) -> [String; 3] {
+    let mpv = "option name MultiPV type spin default 1 min 1 max 500";
+    [
+        format!("id name e1\n{mpv}\ntranscript: {}\ngo: info depth 5 multipv 1 score cp 60 pv 7g7f 3c3d ; info depth 5 multipv 2 score cp 50 pv 2g2f 8c8d ; bestmove 7g7f ponder 3c3d\n", dir.join("e1.log").display()),
+        format!("id name e2\n{mpv}\ntranscript: {}\ngo: sleep 100 ; info depth 5 multipv 1 score cp 40 pv 5g5f 5c5d ; info depth 5 multipv 2 score cp 30 pv 2g2f 3c3d ; bestmove 5g5f ponder 5c5d\n", dir.join("e2.log").display()),
+        format!("id name e3\ntranscript: {}\ngo: sleep 200 ; info depth 6 multipv 1 score cp 45 pv 6i7h ; info depth 6 multipv 2 score cp 20 pv 2g2f 4a3b ; info depth 6 multipv 3 score cp 10 pv 9g9f ; info depth 6 multipv 4 score cp 900 pv 5a5b ; bestmove 6i7h\n", dir.join("e3.log").display()),
+    ]
+}
+
+#[test]
+fn multipv_vote_plays_the_move_every_list_shares() {
+    let dir = scratch_dir("multipv-vote");
+    let scripts = multipv_members(&dir);
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let mut g = Gougi::with_config(&mock_config(&dir, "multipv-vote", &refs, None, ""));
+    let usi = g.handshake();
+    assert!(usi.contains(&"option name G_MultiPV type spin default 3 min 1 max 20".to_string()));
+    assert!(usi.contains(
+        &"option name G_VoteScoring type combo default winrate var winrate var borda".to_string()
+    ));
+    let lines = play(&mut g, "position startpos", BYO);
+    // No member's first choice won: all [X]; the move comes from e1's second line (e1 and e2
+    // both placed it second; the lower number's line is played). e3's 4th line (an illegal
+    // move for Black) does not count.
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove 6i7h [７八金(69)] [評価値 45 （前回 差分 ）] [e3]",
+            "info string [X] bestmove 5g5f ponder 5c5d [５六歩(57) ５四歩(53)] [評価値 40 （前回 差分 ）] [e2]",
+            "info string [X] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 60 （前回 差分 ）] [e1]",
+            "info string [vote] 2g2f: 1.542 win-rate points from 3 of 3 lists",
+            "info depth 5 time T multipv 1 score cp 50 pv 2g2f 8c8d",
+            "bestmove 2g2f ponder 8c8d",
+        ]
+    );
+    g.send("quit");
+    g.wait_exit(Duration::from_secs(5));
+    // Members that offer MultiPV are asked for G_MultiPV lines before `isready`; e3 is not.
+    let heard = |n: u32| std::fs::read_to_string(dir.join(format!("e{n}.log"))).unwrap();
+    for n in [1, 2] {
+        assert!(
+            heard(n).contains("setoption name MultiPV value 3\nisready\n"),
+            "{}",
+            heard(n)
+        );
+    }
+    assert!(!heard(3).contains("MultiPV"));
+}
+
+#[test]
+fn multipv_vote_by_borda_count() {
+    let dir = scratch_dir("multipv-borda");
+    let scripts = multipv_members(&dir);
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let mut g = Gougi::with_config(&mock_config(&dir, "候補手投票合議", &refs, None, ""));
+    g.handshake();
+    g.send("setoption name G_VoteScoring value borda");
+    g.send("setoption name G_MultiPV value 2");
+    g.send("isready");
+    g.until_prefix("readyok");
+    let lines = play(&mut g, "position startpos", BYO);
+    // k = 2: 2g2f 1 + 1 + 1; every first choice 2; e3's third line earns nothing.
+    let d = decision(&lines);
+    assert_eq!(
+        d[3],
+        "info string [vote] 2g2f: 3.000 Borda points from 3 of 3 lists"
+    );
+    assert_eq!(d[5], "bestmove 2g2f ponder 8c8d");
+    g.send("quit");
+    g.wait_exit(Duration::from_secs(5));
+    assert!(std::fs::read_to_string(dir.join("e1.log"))
+        .unwrap()
+        .contains("setoption name MultiPV value 2\nisready\n"));
+}
+
+#[test]
+fn multipv_vote_follows_a_first_choice_when_lists_agree_on_it() {
+    // e1's first choice is e2's second: it wins, played as e1's own answer.
+    let scripts = [
+        "id name e1\ngo: info depth 5 multipv 1 score cp 80 pv 7g7f 3c3d ; info depth 5 multipv 2 score cp 10 pv 9g9f ; bestmove 7g7f ponder 3c3d\n".to_string(),
+        "id name e2\ngo: sleep 100 ; info depth 5 multipv 1 score cp 20 pv 2g2f ; info depth 5 multipv 2 score cp 15 pv 7g7f 8c8d ; bestmove 2g2f\n".to_string(),
+    ];
+    let mut g = start("multipv-vote", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove 2g2f [２六歩(27)] [評価値 20 （前回 差分 ）] [e2]",
+            "info string [O] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 80 （前回 差分 ）] [e1]",
+            "info string [vote] 7g7f: 1.040 win-rate points from 2 of 2 lists",
+            "info depth 5 time T multipv 1 score cp 80 pv 7g7f 3c3d",
+            "bestmove 7g7f ponder 3c3d",
+        ]
+    );
+}

@@ -67,6 +67,15 @@ impl Eval {
         }
     }
 
+    /// The win rate this (calibrated) score stands for: 1/(1+e^(−cp/REF_SCALE)); a mate for the
+    /// side to move is 1, a mate against it 0.
+    pub fn win_rate(self) -> f64 {
+        if self.is_mate() {
+            return if self.0 > 0 { 1.0 } else { 0.0 };
+        }
+        1.0 / (1.0 + (-f64::from(self.0) / Self::REF_SCALE).exp())
+    }
+
     pub fn is_mate(self) -> bool {
         self.0.abs() > Self::MATE - 10_000
     }
@@ -154,5 +163,15 @@ mod tests {
         assert_eq!(Eval(123).calibrated(None), Eval(123));
         assert_eq!(Eval(99_997).calibrated(Some(100.0)), Eval(99_997));
         assert!(!Eval(80_000).calibrated(Some(1.0)).is_mate());
+    }
+
+    #[test]
+    fn win_rates() {
+        assert_eq!(Eval(0).win_rate(), 0.5);
+        // One logistic unit on the common scale: e/(1+e).
+        assert!((Eval(600).win_rate() - 0.731_058_6).abs() < 1e-6);
+        assert!((Eval(-600).win_rate() - 0.268_941_4).abs() < 1e-6);
+        assert_eq!(Eval(99_997).win_rate(), 1.0);
+        assert_eq!(Eval(-99_998).win_rate(), 0.0);
     }
 }

@@ -106,6 +106,8 @@ struct Slot {
     last_info: Option<Info>,
     /// Last main-line PV of the current round.
     last_pv: Vec<UsiMove>,
+    /// `multipv-vote`: the last exact line of each MultiPV rank (index = rank − 1) this round.
+    lines: Vec<Option<Info>>,
     /// Score at gougi's previous decision in this game ("2 plies ago").
     prev: Option<Score>,
     handshake_deadline: Instant,
@@ -124,6 +126,7 @@ impl Slot {
         self.last_score = None;
         self.last_info = None;
         self.last_pv.clear();
+        self.lines.clear();
     }
 }
 
@@ -153,6 +156,8 @@ struct Got {
     score: Option<Score>,
     info: Option<Info>,
     pv: Vec<UsiMove>,
+    /// `multipv-vote`: the member's exact MultiPV lines 2, 3, … at its `bestmove`.
+    lines: Vec<Info>,
 }
 
 struct Round {
@@ -262,6 +267,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 last_score: None,
                 last_info: None,
                 last_pv: Vec::new(),
+                lines: Vec::new(),
                 prev: None,
                 handshake_deadline: now + USI_TIMEOUT,
             };
@@ -536,7 +542,22 @@ impl<W: std::io::Write> Coordinator<W> {
     fn on_isready(&mut self) {
         self.restart_dead();
         let now = Instant::now();
+        let multipv = (self.config.policy == PolicyKind::MultipvVote).then(|| SetOption {
+            name: "MultiPV".to_string(),
+            value: Some(self.options.int("G_MultiPV").to_string()),
+        });
         for slot in &mut self.slots {
+            // `multipv-vote` asks every member that offers MultiPV for G_MultiPV lines (over
+            // any E<N>_MultiPV), kept with the settings so that a restart replays it.
+            if let Some(o) = &multipv {
+                if slot.spec.role == Role::Normal && slot.options.iter().any(|d| d.name == o.name) {
+                    slot.settings.retain(|s| s.name != o.name);
+                    slot.settings.push(o.clone());
+                    if slot.state == SlotState::Ready {
+                        send(slot, &GuiCommand::SetOption(o.clone()));
+                    }
+                }
+            }
             if slot.state == SlotState::Ready {
                 send(slot, &GuiCommand::IsReady);
                 slot.awaiting_ready = true;
@@ -932,6 +953,25 @@ impl<W: std::io::Write> Coordinator<W> {
             return;
         }
         let slot = &mut self.slots[i];
+        if self.config.policy == PolicyKind::MultipvVote {
+            if let (
+                Some(InfoScore {
+                    bound: crate::usi::Bound::Exact,
+                    ..
+                }),
+                Some(_),
+            ) = (&info.score, info.pv_moves().first())
+            {
+                // Ranks beyond 64 are nobody's candidates; they would only grow the list.
+                let k = info.multipv.unwrap_or(1) as usize;
+                if (1..=64).contains(&k) {
+                    if slot.lines.len() < k {
+                        slot.lines.resize(k, None);
+                    }
+                    slot.lines[k - 1] = Some(info.clone());
+                }
+            }
+        }
         if info.is_main_line() {
             if let Some(InfoScore {
                 score,
@@ -1120,6 +1160,8 @@ impl<W: std::io::Write> Coordinator<W> {
             score: slot.last_score,
             info: slot.last_info.clone(),
             pv: slot.last_pv.clone(),
+            // The first line's move is the `bestmove`, which stands for it.
+            lines: slot.lines.iter().skip(1).flatten().cloned().collect(),
         };
         if let Some(reason) = self.unverified_mate_claim(i, &got) {
             warn!(member = number, raw = %got.best, reason = %reason, "mate claim not confirmed; score ignored");
@@ -1509,6 +1551,10 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             PolicyKind::RiseOptimistic => optimism::by_rise(answers, optimism::Extreme::Highest),
             PolicyKind::RisePessimistic => optimism::by_rise(answers, optimism::Extreme::Lowest),
+            PolicyKind::WeightedOptimistic => optimism::by_weighted_score(answers),
+            // The vote itself needs the candidate lists (`finish_all`); over `bestmove`s alone
+            // (the provisional leader, `G_Resign=all`) it is a weighted plurality.
+            PolicyKind::MultipvVote => vote::majority(answers),
             // Other families decide elsewhere; over several answers they fall back to optimism.
             _ => optimism::by_score(answers, optimism::Extreme::Highest),
         }
@@ -1540,14 +1586,28 @@ impl<W: std::io::Write> Coordinator<W> {
             self.fallback(&round);
             return;
         }
-        let chosen = self.choose(&answers, |c| c.decide_all(&answers));
+        let (chosen, voted, vote_line) = match self.multipv_vote(&round, &slots, &answers) {
+            Some((chosen, got, reason)) => (chosen, got, Some(reason)),
+            None => (
+                self.choose(&answers, |c| c.decide_all(&answers)),
+                None,
+                None,
+            ),
+        };
         let winner = slots[chosen];
-        info!(round = round.id, member = self.slots[winner].spec.number, mv = %answers[chosen].mv, "decided");
+        let chosen_mv = voted
+            .as_ref()
+            .map_or_else(|| answers[chosen].mv.clone(), |g| best_text(&g.best));
+        info!(round = round.id, member = self.slots[winner].spec.number, mv = %chosen_mv, "decided");
         // [O]/[X] lines, last member first, as the reference printed them.
         for k in (0..slots.len()).rev() {
-            let verdict = Verdict::of(answers[k].mv == answers[chosen].mv);
+            let verdict = Verdict::of(answers[k].mv == chosen_mv);
             let line = self.member_line(slots[k], &round.answers[&slots[k]], verdict);
             self.say(line);
+        }
+        if let Some(reason) = vote_line {
+            // The vote's tally, since its winner may be no member's first choice.
+            self.say(format!("info string [vote] {chosen_mv}: {reason}"));
         }
         for &i in &slots {
             self.slots[i].prev = round.answers[&i].score;
@@ -1573,8 +1633,81 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
             }
         }
-        let got = round.answers[&winner].clone();
+        let got = voted.unwrap_or_else(|| round.answers[&winner].clone());
         self.emit_decision(&round, &got);
+    }
+
+    /// `multipv-vote`: the vote over the members' candidate lists. Returns the answer index of
+    /// the member that placed the winner highest and, when the winner is not that member's
+    /// `bestmove` but one of its other lines, the answer to play, made from that line (its PV,
+    /// score and ponder move), with the tally for the GUI. `None` for other types, for a declaration (which `choose` plays)
+    /// and when every member resigned.
+    fn multipv_vote(
+        &self,
+        round: &Round,
+        slots: &[usize],
+        answers: &[Answer],
+    ) -> Option<(usize, Option<Got>, String)> {
+        if self.config.policy != PolicyKind::MultipvVote || answers.iter().any(|a| a.mv == "win") {
+            return None;
+        }
+        let mut ballots = Vec::with_capacity(slots.len());
+        // The info line behind each candidate (None for the `bestmove` itself).
+        let mut sources: Vec<Vec<Option<&Info>>> = Vec::with_capacity(slots.len());
+        for (k, &i) in slots.iter().enumerate() {
+            let a = &answers[k];
+            let mut ballot = vote::Ballot {
+                weight: a.weight,
+                candidates: Vec::new(),
+            };
+            let mut from = Vec::new();
+            if !a.is_resign() {
+                ballot.candidates.push((a.mv.clone(), a.score));
+                from.push(None);
+                let game = round.game_of(i);
+                for line in &round.answers[&i].lines {
+                    let (Some(mv), Some(s)) = (line.pv_moves().first().copied(), &line.score)
+                    else {
+                        continue;
+                    };
+                    // Lines are for this position, but a member's PV is not checked elsewhere.
+                    if game.check(&mv).is_err() {
+                        continue;
+                    }
+                    let score = Eval::from_score(&s.score).calibrated(self.slots[i].spec.scale);
+                    ballot.candidates.push((mv.to_string(), Some(score)));
+                    from.push(Some(line));
+                }
+            }
+            ballots.push(ballot);
+            sources.push(from);
+        }
+        let scoring = match self.options.text("G_VoteScoring") {
+            "borda" => vote::Scoring::Borda {
+                k: self.options.int("G_MultiPV").max(1) as usize,
+            },
+            _ => vote::Scoring::WinRate,
+        };
+        let winner = vote::multipv_vote(&ballots, scoring)?;
+        info!(round = round.id, reason = %winner.reason, "multipv vote");
+        let Some(line) = sources[winner.ballot][winner.rank] else {
+            return Some((winner.ballot, None, winner.reason));
+        };
+        let pv = line.pv_moves();
+        let mv = pv[0];
+        let game = round.game_of(slots[winner.ballot]);
+        let ponder = pv
+            .get(1)
+            .copied()
+            .filter(|p| game.after(&[mv]).check(p).is_ok());
+        let got = Got {
+            best: BestMove::Move { mv, ponder },
+            score: line.score.map(|s| s.score),
+            info: Some(line.clone()),
+            pv,
+            lines: Vec::new(),
+        };
+        Some((winner.ballot, Some(got), winner.reason))
     }
 
     /// Apply `G_Resign` and declarations around a policy's choice.
@@ -1628,6 +1761,7 @@ impl<W: std::io::Write> Coordinator<W> {
             score: None,
             info: None,
             pv: Vec::new(),
+            lines: Vec::new(),
         };
         self.emit_decision(round, &got);
     }
@@ -1973,7 +2107,9 @@ fn family(policy: PolicyKind) -> Family {
         | PolicyKind::Pessimistic
         | PolicyKind::Alternate
         | PolicyKind::RiseOptimistic
-        | PolicyKind::RisePessimistic => Family::All,
+        | PolicyKind::RisePessimistic
+        | PolicyKind::WeightedOptimistic
+        | PolicyKind::MultipvVote => Family::All,
         PolicyKind::Exchange => Family::Exchange,
         PolicyKind::ChangeEvery
         | PolicyKind::ByPhase

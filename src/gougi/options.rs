@@ -52,6 +52,16 @@ pub const SPECS: &[Spec] = &[
     spin("G_PvMateTimeout", 5_000, 1, 1_000_000, &["mate-pv"]),
     spin("G_MateInfoCount", 100, 1, 1000, &["mate-pv"]),
     spin("G_MateInfoInterval", 100, 1, 100_000, &["mate-pv"]),
+    // gougi's own type `multipv-vote`: how many candidates each member is asked for (sent as
+    // `setoption name MultiPV` to members that declare it), and how a candidate scores — its
+    // calibrated win rate (`winrate`) or its rank (`borda`: k points for first, k−1 for second…).
+    spin("G_MultiPV", 3, 1, 20, &["multipv-vote"]),
+    combo(
+        "G_VoteScoring",
+        "winrate",
+        &["winrate", "borda"],
+        &["multipv-vote"],
+    ),
     // gougi's own, for every type.
     // Milliseconds kept in hand on every move for pipes, the decision and the GUI's delay;
     // 120 matches YaneuraOu's NetworkDelay default.

@@ -8,7 +8,7 @@
 //! arithmetic.
 
 use super::Decision;
-use crate::gougi::answer::Answer;
+use crate::gougi::answer::{Answer, Eval};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Extreme {
@@ -65,6 +65,28 @@ pub fn by_score(answers: &[Answer], extreme: Extreme) -> Decision {
         extreme,
         |a| a.score.map(|s| i64::from(s.0)),
         "score",
+    )
+}
+
+/// Weighted optimism (gougi's `weighted-optimistic`): the highest score after each member's win
+/// odds are multiplied by its weight, i.e. `score + REF_SCALE × ln(weight)` on the calibrated
+/// scale. Weight 1 everywhere is plain optimism; a member of weight 2 wins whenever its win-rate
+/// estimate, at doubled odds, is the most hopeful. So optimism's gain over noisy members is
+/// kept while a member known to be stronger (or better calibrated) is trusted more. Mates are
+/// not shifted: a proven mate is not a matter of trust (and verified claims are all that reach
+/// here).
+pub fn by_weighted_score(answers: &[Answer]) -> Decision {
+    by_key(
+        answers,
+        Extreme::Highest,
+        |a| {
+            let s = a.score?;
+            if s.is_mate() || a.weight == 1.0 {
+                return Some(i64::from(s.0));
+            }
+            Some(i64::from(s.0) + (Eval::REF_SCALE * a.weight.ln()).round() as i64)
+        },
+        "weighted score",
     )
 }
 
@@ -137,6 +159,30 @@ mod tests {
         ];
         assert_eq!(by_score(&a, Extreme::Highest).chosen, 2); // shorter mate first
         assert_eq!(by_score(&a, Extreme::Lowest).chosen, 0);
+    }
+
+    #[test]
+    fn weights_scale_the_win_odds() {
+        let mut a = [
+            ans(1, "a", Some(300), None),
+            ans(2, "b", Some(100), None),
+            ans(3, "c", None, None),
+        ];
+        assert_eq!(by_weighted_score(&a).chosen, 0); // equal weights: plain optimism
+        a[1].weight = 2.0; // 100 + 600 ln 2 = 516 > 300
+        assert_eq!(by_weighted_score(&a).chosen, 1);
+        assert_eq!(by_weighted_score(&a).reason, "highest weighted score 516");
+        a[1].weight = 1.3; // 100 + 157 = 257 < 300
+        assert_eq!(by_weighted_score(&a).chosen, 0);
+        a[0].weight = 0.5; // 300 − 416 = −116 < 257
+        assert_eq!(by_weighted_score(&a).chosen, 1);
+        // Mates are not shifted: the shorter mate wins whatever the weights.
+        let mut m = [
+            ans(1, "a", Some(Eval::from_mate(Some(7), true).0), None),
+            ans(2, "b", Some(Eval::from_mate(Some(5), true).0), None),
+        ];
+        m[1].weight = 0.5;
+        assert_eq!(by_weighted_score(&m).chosen, 1);
     }
 
     #[test]

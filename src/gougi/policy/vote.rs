@@ -8,7 +8,7 @@
 //! its ponder move and PV go to the GUI. With three equal weights this is exactly the reference.
 
 use super::Decision;
-use crate::gougi::answer::Answer;
+use crate::gougi::answer::{Answer, Eval};
 
 pub fn majority(answers: &[Answer]) -> Decision {
     // Few members (≤ 10 or so): quadratic counting beats a map and keeps the order explicit.
@@ -36,6 +36,105 @@ pub fn majority(answers: &[Answer]) -> Decision {
         chosen,
         reason: format!("{} of {} votes (weight {weight})", voters, answers.len()),
     }
+}
+
+/// One member's candidate list for `multipv-vote`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ballot {
+    /// The member's weight (`Engine<N>.Weight`).
+    pub weight: f64,
+    /// Legal candidate moves, best first: the member's `bestmove`, then the heads of its other
+    /// MultiPV lines in rank order, each with its calibrated score (if it gave one).
+    pub candidates: Vec<(String, Option<Eval>)>,
+}
+
+/// How `multipv-vote` scores a candidate (`G_VoteScoring`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scoring {
+    /// The candidate's win rate (calibrated score, logistic), times the member's weight.
+    WinRate,
+    /// Borda count: with `k` candidates asked for, first place gets k points, second k − 1, …
+    /// (times the weight); places beyond k get nothing.
+    Borda { k: usize },
+}
+
+/// The winner of a MultiPV vote: which ballot proposed it at its best place, and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VoteWinner {
+    pub ballot: usize,
+    /// Index of the winner in that ballot's `candidates`.
+    pub rank: usize,
+    pub points: f64,
+    pub reason: String,
+}
+
+/// MultiPV voting (gougi's `multipv-vote`): every member's candidate list is a ballot, each
+/// candidate earns points by `scoring`, and the move with the most points over all ballots wins.
+/// A move that several members consider good wins over one member's favourite, which a
+/// plurality of `bestmove`s alone cannot see (three members can agree on a second choice while
+/// each prefers a different first).
+///
+/// Win-rate points are capped at the member's own first choice's: a member ranks its `bestmove`
+/// first, so a lower line (perhaps from an older, shallower iteration) may not count for more —
+/// in particular a `mate` claim in a lower line counts only as much as the (verified) first
+/// choice. Without a score the first choice counts 0.5 (no information), and so do the lower
+/// lines of that member. Ties go to the move that appears first, reading ballots in member
+/// order and each best first; the winner's ballot is the one that placed it highest (lower
+/// member on equal places). `None` when no ballot has a candidate (every member resigned).
+pub fn multipv_vote(ballots: &[Ballot], scoring: Scoring) -> Option<VoteWinner> {
+    // Moves in order of first appearance: (move, points, voters, best ballot, best rank).
+    let mut tally: Vec<(&str, f64, usize, usize, usize)> = Vec::new();
+    for (b, ballot) in ballots.iter().enumerate() {
+        let first = ballot
+            .candidates
+            .first()
+            .map_or(0.5, |(_, s)| s.map_or(0.5, Eval::win_rate));
+        // Places count distinct moves: a repeated line does not push the later ones down.
+        let mut place = 0;
+        for (rank, (mv, score)) in ballot.candidates.iter().enumerate() {
+            if ballot.candidates[..rank].iter().any(|(m, _)| m == mv) {
+                continue; // a move counts once per ballot, at its best place
+            }
+            let points = ballot.weight
+                * match scoring {
+                    Scoring::WinRate if rank == 0 => first,
+                    Scoring::WinRate => score.map_or(first, |s| s.win_rate().min(first)),
+                    Scoring::Borda { k } => k.saturating_sub(place) as f64,
+                };
+            place += 1;
+            match tally.iter_mut().find(|t| t.0 == mv) {
+                Some(t) => {
+                    t.1 += points;
+                    t.2 += 1;
+                    if rank < t.4 {
+                        (t.3, t.4) = (b, rank);
+                    }
+                }
+                None => tally.push((mv, points, 1, b, rank)),
+            }
+        }
+    }
+    let mut best: Option<&(&str, f64, usize, usize, usize)> = None;
+    for t in &tally {
+        // Strictly greater (with a little slack for float sums): ties keep the earlier move.
+        if best.is_none_or(|b| t.1 > b.1 + 1e-9) {
+            best = Some(t);
+        }
+    }
+    let &(_, points, voters, ballot, rank) = best?;
+    let what = match scoring {
+        Scoring::WinRate => "win-rate points",
+        Scoring::Borda { .. } => "Borda points",
+    };
+    Some(VoteWinner {
+        ballot,
+        rank,
+        points,
+        reason: format!(
+            "{points:.3} {what} from {voters} of {} lists",
+            ballots.len()
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -80,5 +179,88 @@ mod tests {
         assert_eq!(majority(&answers).chosen, 0);
         answers[0].weight = 1.5;
         assert_eq!(majority(&answers).chosen, 1);
+    }
+
+    fn ballot(weight: f64, list: &[(&str, Option<i32>)]) -> Ballot {
+        Ballot {
+            weight,
+            candidates: list
+                .iter()
+                .map(|(m, s)| (m.to_string(), s.map(Eval)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_shared_second_choice_beats_split_first_choices() {
+        // Each member prefers another move, but all three list 2g2f.
+        let b = [
+            ballot(1.0, &[("7g7f", Some(60)), ("2g2f", Some(50))]),
+            ballot(1.0, &[("5g5f", Some(40)), ("2g2f", Some(30))]),
+            ballot(1.0, &[("2g2f", Some(45)), ("7g7f", Some(20))]),
+        ];
+        let w = multipv_vote(&b, Scoring::WinRate).unwrap();
+        assert_eq!((w.ballot, w.rank), (2, 0)); // member 3 placed it first
+                                                // σ(50/600) + σ(30/600) + σ(45/600) = 0.52082 + 0.51250 + 0.51874
+        assert_eq!(w.reason, "1.552 win-rate points from 3 of 3 lists");
+        let w = multipv_vote(&b, Scoring::Borda { k: 2 }).unwrap();
+        assert_eq!((w.ballot, w.rank), (2, 0));
+        assert_eq!(w.points, 4.0); // 1 + 1 + 2 against 7g7f's 2 + 1
+        assert_eq!(w.reason, "4.000 Borda points from 3 of 3 lists");
+    }
+
+    #[test]
+    fn lower_lines_count_at_most_as_much_as_the_first_choice() {
+        // Member 2's second line claims a mate; it counts only as much as its first choice.
+        let b = [
+            ballot(1.0, &[("7g7f", Some(600))]),
+            ballot(1.0, &[("2g2f", Some(0)), ("5g5f", Some(99_990))]),
+        ];
+        let w = multipv_vote(&b, Scoring::WinRate).unwrap();
+        assert_eq!((w.ballot, w.rank), (0, 0));
+        // A first choice without a score counts 0.5, and caps its lower lines there.
+        let b = [
+            ballot(1.0, &[("7g7f", Some(-600))]),
+            ballot(1.0, &[("2g2f", None), ("7g7f", Some(900))]),
+        ];
+        let w = multipv_vote(&b, Scoring::WinRate).unwrap();
+        assert_eq!((w.ballot, w.rank), (0, 0)); // 7g7f: 0.269 + 0.5 > 2g2f: 0.5
+        assert!((w.points - 0.768_941).abs() < 1e-5);
+    }
+
+    #[test]
+    fn weights_ties_repeats_and_empty_ballots() {
+        let b = [
+            ballot(1.0, &[("7g7f", Some(0))]),
+            ballot(1.0, &[("2g2f", Some(0))]),
+        ];
+        // 0.5 against 0.5: the first move read wins.
+        assert_eq!(multipv_vote(&b, Scoring::WinRate).unwrap().ballot, 0);
+        let mut b = b;
+        b[1].weight = 1.5;
+        assert_eq!(multipv_vote(&b, Scoring::WinRate).unwrap().ballot, 1);
+        // A move listed twice (lines of two iterations) counts once, at its better place.
+        let b = [
+            ballot(1.0, &[("7g7f", None), ("2g2f", None), ("7g7f", None)]),
+            ballot(1.0, &[("2g2f", None), ("7g7f", None)]),
+        ];
+        let w = multipv_vote(&b, Scoring::Borda { k: 3 }).unwrap();
+        assert_eq!((w.ballot, w.rank, w.points), (0, 0, 5.0)); // 3 + 2 against 2 + 3: first read
+                                                               // Places are counted over distinct moves: c is third, not fourth.
+        let b = [
+            ballot(1.0, &[("a", None), ("a", None), ("b", None), ("c", None)]),
+            ballot(1.0, &[("d", None), ("e", None), ("f", None), ("g", None)]),
+            ballot(1.0, &[("c", None), ("h", None), ("i", None), ("j", None)]),
+        ];
+        let w = multipv_vote(&b, Scoring::Borda { k: 3 }).unwrap();
+        assert_eq!((w.ballot, w.rank, w.points), (2, 0, 4.0)); // 1 + 3 beats every 3
+                                                               // Places beyond k earn nothing; no candidates at all is no winner.
+        let b = [ballot(1.0, &[("a", None), ("b", None), ("c", None)])];
+        assert_eq!(
+            multipv_vote(&b, Scoring::Borda { k: 2 }).unwrap().points,
+            2.0
+        );
+        assert_eq!(multipv_vote(&[ballot(1.0, &[])], Scoring::WinRate), None);
+        assert_eq!(multipv_vote(&[], Scoring::Borda { k: 3 }), None);
     }
 }

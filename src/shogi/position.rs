@@ -559,10 +559,11 @@ impl PartialEq for Position {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn play(p: &mut Position, moves: &str) {
+    /// Play USI moves (tests only; panics on an illegal one, naming it).
+    pub(crate) fn play(p: &mut Position, moves: &str) {
         for m in moves.split_whitespace() {
             let mv = p.parse_usi_move(m).unwrap_or_else(|e| panic!("{m}: {e}"));
             p.do_move(mv);

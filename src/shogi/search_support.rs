@@ -450,12 +450,7 @@ fn pseudo_attacks(c: Color, kind: PieceKind, sq: Square) -> Bitboard {
 mod tests {
     use super::*;
 
-    fn play(p: &mut Position, moves: &str) {
-        for m in moves.split_whitespace() {
-            let mv = p.parse_usi_move(m).unwrap_or_else(|e| panic!("{m}: {e}"));
-            p.do_move(mv);
-        }
-    }
+    use crate::shogi::position::tests::play;
 
     #[test]
     fn repetition_stops_at_a_null_move() {

@@ -187,7 +187,7 @@ fn ray<const D: usize>(sq: Square, occ: Bitboard) -> u128 {
 }
 
 /// Squares a lance of `c` on `sq` attacks with occupancy `occ`.
-#[inline]
+#[inline(always)]
 pub fn lance_attacks(c: Color, sq: Square, occ: Bitboard) -> Bitboard {
     Bitboard::from_bits(match c {
         Color::Black => ray::<4>(sq, occ),
@@ -205,7 +205,7 @@ pub fn lance_pseudo_attacks(c: Color, sq: Square) -> Bitboard {
 }
 
 /// Squares a bishop on `sq` attacks with occupancy `occ`.
-#[inline]
+#[inline(always)]
 pub fn bishop_attacks(sq: Square, occ: Bitboard) -> Bitboard {
     Bitboard::from_bits(
         ray::<1>(sq, occ) | ray::<3>(sq, occ) | ray::<5>(sq, occ) | ray::<7>(sq, occ),
@@ -213,7 +213,7 @@ pub fn bishop_attacks(sq: Square, occ: Bitboard) -> Bitboard {
 }
 
 /// Squares a rook on `sq` attacks with occupancy `occ`.
-#[inline]
+#[inline(always)]
 pub fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
     Bitboard::from_bits(
         ray::<0>(sq, occ) | ray::<2>(sq, occ) | ray::<4>(sq, occ) | ray::<6>(sq, occ),

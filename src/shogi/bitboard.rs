@@ -67,6 +67,20 @@ impl Bitboard {
         Bitboard(b)
     }
 
+    /// `c`'s relative ranks `1..=n` for n = 1, 2 or 3 (3 is the promotion zone): where a pawn
+    /// or lance (1), a knight (2) cannot stay. A table lookup; `relative_ranks` with a runtime
+    /// colour would walk all 81 squares.
+    #[inline]
+    pub const fn far_ranks(c: Color, n: u8) -> Bitboard {
+        FAR_RANKS[c as usize][(n - 1) as usize]
+    }
+
+    /// `c`'s relative rank 2 alone (lances may stay there, knights may not).
+    #[inline]
+    pub const fn second_rank(c: Color) -> Bitboard {
+        Bitboard(FAR_RANKS[c as usize][1].0 & !FAR_RANKS[c as usize][0].0)
+    }
+
     /// `c`'s promotion zone (three far ranks).
     #[inline]
     pub const fn zone(c: Color) -> Bitboard {
@@ -133,9 +147,39 @@ impl Bitboard {
     /// Removes and returns the lowest square.
     #[inline]
     pub fn pop(&mut self) -> Option<Square> {
-        let s = self.lsb()?;
-        self.0 &= self.0 - 1;
-        Some(s)
+        // Half by half: a u128 `x & (x - 1)` is a borrow chain across both words and its
+        // trailing_zeros a two-way select; on the low word alone both are one instruction.
+        let lo = self.0 as u64;
+        let hi = (self.0 >> 64) as u64;
+        if lo != 0 {
+            self.0 = ((hi as u128) << 64) | (lo & (lo - 1)) as u128;
+            Some(Square::from_index_unchecked(lo.trailing_zeros() as usize))
+        } else if hi != 0 {
+            self.0 = ((hi & (hi - 1)) as u128) << 64;
+            Some(Square::from_index_unchecked(
+                64 + hi.trailing_zeros() as usize,
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// Calls `f` on every square, lowest first: each 64-bit half is walked in its own loop,
+    /// the cheapest way to visit the squares of a set (move generation's inner loops).
+    #[inline(always)]
+    pub fn for_each(self, mut f: impl FnMut(Square)) {
+        let mut lo = self.0 as u64;
+        while lo != 0 {
+            f(Square::from_index_unchecked(lo.trailing_zeros() as usize));
+            lo &= lo - 1;
+        }
+        let mut hi = (self.0 >> 64) as u64;
+        while hi != 0 {
+            f(Square::from_index_unchecked(
+                64 + hi.trailing_zeros() as usize,
+            ));
+            hi &= hi - 1;
+        }
     }
 
     /// The set with `sq` added.
@@ -171,6 +215,18 @@ impl Bitboard {
     }
 }
 
+const FAR_RANKS: [[Bitboard; 3]; 2] = [
+    [
+        Bitboard::relative_ranks(Color::Black, 1, 1),
+        Bitboard::relative_ranks(Color::Black, 1, 2),
+        Bitboard::relative_ranks(Color::Black, 1, 3),
+    ],
+    [
+        Bitboard::relative_ranks(Color::White, 1, 1),
+        Bitboard::relative_ranks(Color::White, 1, 2),
+        Bitboard::relative_ranks(Color::White, 1, 3),
+    ],
+];
 const ZONE_BLACK: Bitboard = Bitboard::relative_ranks(Color::Black, 1, 3);
 const ZONE_WHITE: Bitboard = Bitboard::relative_ranks(Color::White, 1, 3);
 

@@ -36,7 +36,10 @@ impl MoveList {
     #[inline]
     pub fn new() -> MoveList {
         MoveList {
-            moves: [MaybeUninit::uninit(); MAX_MOVES],
+            // SAFETY: an array of `MaybeUninit` needs no initialisation (the pattern the
+            // `MaybeUninit` docs give). The array-repeat form `[MaybeUninit::uninit(); N]`
+            // compiled to a 2 KB memset per list here (measured: 3 % of perft).
+            moves: unsafe { MaybeUninit::<[MaybeUninit<Move>; MAX_MOVES]>::uninit().assume_init() },
             len: 0,
         }
     }
@@ -56,12 +59,47 @@ impl MoveList {
     #[inline(always)]
     fn push_each(&mut self, targets: Bitboard, f: impl Fn(Square) -> Move) {
         let mut len = self.len;
-        for to in targets {
+        targets.for_each(|to| {
             if len < MAX_MOVES {
                 self.moves[len] = MaybeUninit::new(f(to));
                 len += 1;
             }
+        });
+        self.len = len;
+    }
+
+    /// Appends a drop of each of `kinds` on every square of `targets`, square by square: one
+    /// walk over the squares however many kinds are in hand (YaneuraOu's drop generator does
+    /// the same), instead of one walk per kind. Dispatches on the number of kinds so that the
+    /// inner loop is unrolled with the move bases in registers.
+    #[inline(always)]
+    fn push_drops(&mut self, targets: Bitboard, kinds: &[PieceKind]) {
+        match kinds.len() {
+            0 => {}
+            1 => self.push_drops_n::<1>(targets, kinds),
+            2 => self.push_drops_n::<2>(targets, kinds),
+            3 => self.push_drops_n::<3>(targets, kinds),
+            4 => self.push_drops_n::<4>(targets, kinds),
+            5 => self.push_drops_n::<5>(targets, kinds),
+            _ => self.push_drops_n::<6>(targets, kinds),
         }
+    }
+
+    #[inline(always)]
+    fn push_drops_n<const N: usize>(&mut self, targets: Bitboard, kinds: &[PieceKind]) {
+        let mut bases = [0u16; N];
+        for (b, &k) in bases.iter_mut().zip(kinds) {
+            *b = Move::drop_base(k);
+        }
+        let mut len = self.len;
+        targets.for_each(|to| {
+            if len + N <= MAX_MOVES {
+                for (i, &b) in bases.iter().enumerate() {
+                    self.moves[len + i] = MaybeUninit::new(Move::drop_with_base(b, to.index()));
+                }
+                len += N;
+            }
+        });
         self.len = len;
     }
 
@@ -167,9 +205,9 @@ fn push_split(
         PieceKind::Pawn | PieceKind::Lance | PieceKind::Knight => {
             // Dead ranks: relative rank 1 (pawn, lance) or 1-2 (knight); all inside the zone.
             let dead = if kind == PieceKind::Knight {
-                Bitboard::relative_ranks(us, 1, 2)
+                Bitboard::far_ranks(us, 2)
             } else {
-                Bitboard::relative_ranks(us, 1, 1)
+                Bitboard::far_ranks(us, 1)
             };
             list.push_each(promo & zone, |to| Move::new_normal(from, to, true));
             list.push_each(plain - dead, |to| Move::new_normal(from, to, false));
@@ -209,7 +247,27 @@ fn gen_pieces(
             _ => t,
         }
     };
-    for from in pos.pieces(us, PieceKind::Pawn) {
+    // Unpinned pawns all at once: their targets are the pawn set shifted one rank forward
+    // (square index − 1 for Black, + 1 for White; a pawn is never on its far rank, so the shift
+    // never crosses a file). Pinned pawns, rare, go one by one.
+    let pawns = pos.pieces(us, PieceKind::Pawn);
+    let free = pawns - pinned;
+    let (ahead, back): (Bitboard, fn(Square) -> Square) = match us {
+        Color::Black => (Bitboard::from_bits(free.bits() >> 1), |to| {
+            Square::from_index_unchecked(to.index() + 1)
+        }),
+        Color::White => (Bitboard::from_bits(free.bits() << 1), |to| {
+            Square::from_index_unchecked(to.index() - 1)
+        }),
+    };
+    let ahead = ahead & target;
+    list.push_each(ahead & Bitboard::zone(us), |to| {
+        Move::new_normal(back(to), to, true)
+    });
+    list.push_each(ahead - Bitboard::far_ranks(us, 1), |to| {
+        Move::new_normal(back(to), to, false)
+    });
+    for from in pawns & pinned {
         let t = restrict(from, pawn_attacks(us, from) & target);
         push_targets(list, us, PieceKind::Pawn, from, t);
     }
@@ -262,7 +320,7 @@ fn gen_drops(pos: &Position, list: &mut MoveList, target: Bitboard) {
     if hand.is_empty() {
         return;
     }
-    let rank1 = Bitboard::relative_ranks(us, 1, 1);
+    let rank1 = Bitboard::far_ranks(us, 1);
     if hand.has(PieceKind::Pawn) {
         let mut files = Bitboard::EMPTY;
         for p in pos.pieces(us, PieceKind::Pawn) {
@@ -280,14 +338,10 @@ fn gen_drops(pos: &Position, list: &mut MoveList, target: Bitboard) {
             list.push(Move::new_drop(PieceKind::Pawn, to));
         }
     }
-    if hand.has(PieceKind::Lance) {
-        list.push_each(target - rank1, |to| Move::new_drop(PieceKind::Lance, to));
-    }
-    if hand.has(PieceKind::Knight) {
-        list.push_each(target - Bitboard::relative_ranks(us, 1, 2), |to| {
-            Move::new_drop(PieceKind::Knight, to)
-        });
-    }
+    // The other kinds, grouped by where they may go: silver, gold, bishop and rook anywhere,
+    // the lance not on the far rank, the knight not on the two far ranks.
+    let mut kinds = [PieceKind::Pawn; 6];
+    let mut n = 0;
     for k in [
         PieceKind::Silver,
         PieceKind::Gold,
@@ -295,9 +349,24 @@ fn gen_drops(pos: &Position, list: &mut MoveList, target: Bitboard) {
         PieceKind::Rook,
     ] {
         if hand.has(k) {
-            list.push_each(target, |to| Move::new_drop(k, to));
+            kinds[n] = k;
+            n += 1;
         }
     }
+    let anywhere = n;
+    if hand.has(PieceKind::Lance) {
+        kinds[n] = PieceKind::Lance;
+        n += 1;
+    }
+    let with_lance = n;
+    if hand.has(PieceKind::Knight) {
+        kinds[n] = PieceKind::Knight;
+        n += 1;
+    }
+    let rank2 = Bitboard::second_rank(us);
+    list.push_drops(target & rank1, &kinds[..anywhere]);
+    list.push_drops(target & rank2, &kinds[..with_lance]);
+    list.push_drops(target - rank1 - rank2, &kinds[..n]);
 }
 
 /// Legal moves whose destination is in `mask` (drops only on empty squares of it).
@@ -423,7 +492,7 @@ pub fn generate_checks(pos: &Position, list: &mut MoveList) {
     if hand.is_empty() || drop_target.is_empty() {
         return;
     }
-    let rank1 = Bitboard::relative_ranks(us, 1, 1);
+    let rank1 = Bitboard::far_ranks(us, 1);
     for kind in PieceKind::HAND {
         if !hand.has(kind) {
             continue;
@@ -441,7 +510,7 @@ pub fn generate_checks(pos: &Position, list: &mut MoveList) {
                 continue;
             }
             PieceKind::Lance => t = t - rank1,
-            PieceKind::Knight => t = t - Bitboard::relative_ranks(us, 1, 2),
+            PieceKind::Knight => t = t - Bitboard::far_ranks(us, 2),
             _ => {}
         }
         list.push_each(t, |to| Move::new_drop(kind, to));
@@ -484,7 +553,7 @@ pub fn generate_pseudo_legal(pos: &Position, list: &mut MoveList) {
         return;
     }
     let empty = !occ;
-    let rank1 = Bitboard::relative_ranks(us, 1, 1);
+    let rank1 = Bitboard::far_ranks(us, 1);
     for kind in PieceKind::HAND {
         if !hand.has(kind) {
             continue;
@@ -498,7 +567,7 @@ pub fn generate_pseudo_legal(pos: &Position, list: &mut MoveList) {
                 empty - rank1 - files
             }
             PieceKind::Lance => empty - rank1,
-            PieceKind::Knight => empty - Bitboard::relative_ranks(us, 1, 2),
+            PieceKind::Knight => empty - Bitboard::far_ranks(us, 2),
             _ => empty,
         };
         list.push_each(t, |to| Move::new_drop(kind, to));

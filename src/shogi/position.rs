@@ -239,7 +239,30 @@ impl Position {
     /// Whether `c` attacks `sq` given occupancy `occ`.
     #[inline]
     pub fn is_attacked(&self, c: Color, sq: Square, occ: Bitboard) -> bool {
-        self.attackers_to(c, sq, occ).any()
+        // The question king moves ask of every target square: step attackers first, and a
+        // slider's ray only when a slider of that kind could reach `sq` on an empty board.
+        let theirs = self.by_color[c.index()];
+        let k = &self.by_kind;
+        let hd = k[PieceKind::Horse as usize] | k[PieceKind::Dragon as usize];
+        let king_like = k[PieceKind::King as usize] | hd;
+        let steps = (pawn_attacks(!c, sq) & k[PieceKind::Pawn as usize])
+            | (knight_attacks(!c, sq) & k[PieceKind::Knight as usize])
+            | (silver_attacks(!c, sq) & (k[PieceKind::Silver as usize] | king_like))
+            | (gold_attacks(!c, sq) & (self.golds() | king_like));
+        if (steps & theirs).any() {
+            return true;
+        }
+        let rooks = (k[PieceKind::Rook as usize] | k[PieceKind::Dragon as usize]) & theirs;
+        if (rook_pseudo_attacks(sq) & rooks).any() && (rook_attacks(sq, occ) & rooks).any() {
+            return true;
+        }
+        let bishops = (k[PieceKind::Bishop as usize] | k[PieceKind::Horse as usize]) & theirs;
+        if (bishop_pseudo_attacks(sq) & bishops).any() && (bishop_attacks(sq, occ) & bishops).any()
+        {
+            return true;
+        }
+        let lances = k[PieceKind::Lance as usize] & theirs;
+        (lance_pseudo_attacks(!c, sq) & lances).any() && (lance_attacks(!c, sq, occ) & lances).any()
     }
 
     /// The pieces (either color) that alone stand between `ksq` and a slider of `slider_color`

@@ -201,8 +201,8 @@ fn validate(pos: &Position) -> Result<(), SfenError> {
         }
     }
     for c in Color::ALL {
-        let dead1 = Bitboard::relative_ranks(c, 1, 1);
-        let dead2 = Bitboard::relative_ranks(c, 1, 2);
+        let dead1 = Bitboard::far_ranks(c, 1);
+        let dead2 = Bitboard::far_ranks(c, 2);
         let bad = ((pos.pieces(c, PieceKind::Pawn) | pos.pieces(c, PieceKind::Lance)) & dead1)
             | (pos.pieces(c, PieceKind::Knight) & dead2);
         if let Some(sq) = bad.lsb() {

@@ -487,6 +487,23 @@ impl Move {
         }
     }
 
+    /// The drop of `kind` on square index `to`, given `drop_base(kind)`: move generation makes
+    /// many drops of one kind, so it computes the base once and ORs in each square.
+    #[inline(always)]
+    pub const fn drop_with_base(base: u16, to: usize) -> Move {
+        match NonZeroU16::new(base | to as u16) {
+            Some(n) => Move(n),
+            // The base has bit 15 set.
+            None => unreachable!(),
+        }
+    }
+
+    /// The bits of a drop of `kind` without its square (see [`Move::drop_with_base`]).
+    #[inline(always)]
+    pub const fn drop_base(kind: PieceKind) -> u16 {
+        MOVE_MARK | ((DROP_BASE + kind as u16) << 7)
+    }
+
     /// The raw 16 bits (for transposition tables).
     #[inline]
     pub const fn to_u16(self) -> u16 {

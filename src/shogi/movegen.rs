@@ -380,10 +380,15 @@ fn gen_legal_masked(pos: &Position, list: &mut MoveList, mask: Bitboard) {
     let checkers = pos.checkers();
     let ksq = pos.king_square(us);
     if let Some(k) = ksq {
-        let lifted = occ.without(k);
-        for to in king_attacks(k) & mask {
-            if !pos.is_attacked(them, to, lifted) {
-                list.push(Move::new_normal(k, to, false));
+        let targets = king_attacks(k) & mask;
+        if targets.any() {
+            // Sliders once for all targets (each slider's rays, with the king lifted), then
+            // the cheap step test per remaining square.
+            let safe = targets - pos.slider_attacks_within(them, targets, occ.without(k));
+            for to in safe {
+                if !pos.is_step_attacked(them, to) {
+                    list.push(Move::new_normal(k, to, false));
+                }
             }
         }
     }

@@ -239,19 +239,13 @@ impl Position {
     /// Whether `c` attacks `sq` given occupancy `occ`.
     #[inline]
     pub fn is_attacked(&self, c: Color, sq: Square, occ: Bitboard) -> bool {
-        // The question king moves ask of every target square: step attackers first, and a
-        // slider's ray only when a slider of that kind could reach `sq` on an empty board.
-        let theirs = self.by_color[c.index()];
-        let k = &self.by_kind;
-        let hd = k[PieceKind::Horse as usize] | k[PieceKind::Dragon as usize];
-        let king_like = k[PieceKind::King as usize] | hd;
-        let steps = (pawn_attacks(!c, sq) & k[PieceKind::Pawn as usize])
-            | (knight_attacks(!c, sq) & k[PieceKind::Knight as usize])
-            | (silver_attacks(!c, sq) & (k[PieceKind::Silver as usize] | king_like))
-            | (gold_attacks(!c, sq) & (self.golds() | king_like));
-        if (steps & theirs).any() {
+        // Step attackers first, and a slider's ray only when a slider of that kind could
+        // reach `sq` on an empty board.
+        if self.is_step_attacked(c, sq) {
             return true;
         }
+        let theirs = self.by_color[c.index()];
+        let k = &self.by_kind;
         let rooks = (k[PieceKind::Rook as usize] | k[PieceKind::Dragon as usize]) & theirs;
         if (rook_pseudo_attacks(sq) & rooks).any() && (rook_attacks(sq, occ) & rooks).any() {
             return true;
@@ -263,6 +257,46 @@ impl Position {
         }
         let lances = k[PieceKind::Lance as usize] & theirs;
         (lance_pseudo_attacks(!c, sq) & lances).any() && (lance_attacks(!c, sq, occ) & lances).any()
+    }
+
+    /// Whether a piece of `c` attacks `sq` by a step (pawn, knight, silver, gold and its
+    /// promoted kinds, king, and the one-square moves of horse and dragon).
+    #[inline]
+    pub fn is_step_attacked(&self, c: Color, sq: Square) -> bool {
+        let k = &self.by_kind;
+        let hd = k[PieceKind::Horse as usize] | k[PieceKind::Dragon as usize];
+        let king_like = k[PieceKind::King as usize] | hd;
+        let steps = (pawn_attacks(!c, sq) & k[PieceKind::Pawn as usize])
+            | (knight_attacks(!c, sq) & k[PieceKind::Knight as usize])
+            | (silver_attacks(!c, sq) & (k[PieceKind::Silver as usize] | king_like))
+            | (gold_attacks(!c, sq) & (self.golds() | king_like));
+        (steps & self.by_color[c.index()]).any()
+    }
+
+    /// The squares of `within` that a slider of `c` (lance, bishop, rook, horse, dragon)
+    /// attacks given occupancy `occ`: one ray set per slider that can reach `within` at all.
+    /// King moves use it with the king lifted off the board, so it cannot hide from a slider
+    /// behind itself.
+    pub fn slider_attacks_within(&self, c: Color, within: Bitboard, occ: Bitboard) -> Bitboard {
+        let theirs = self.by_color[c.index()];
+        let k = &self.by_kind;
+        let mut hit = Bitboard::EMPTY;
+        for s in (k[PieceKind::Rook as usize] | k[PieceKind::Dragon as usize]) & theirs {
+            if (rook_pseudo_attacks(s) & within).any() {
+                hit |= rook_attacks(s, occ);
+            }
+        }
+        for s in (k[PieceKind::Bishop as usize] | k[PieceKind::Horse as usize]) & theirs {
+            if (bishop_pseudo_attacks(s) & within).any() {
+                hit |= bishop_attacks(s, occ);
+            }
+        }
+        for s in k[PieceKind::Lance as usize] & theirs {
+            if (lance_pseudo_attacks(c, s) & within).any() {
+                hit |= lance_attacks(c, s, occ);
+            }
+        }
+        hit & within
     }
 
     /// The pieces (either color) that alone stand between `ksq` and a slider of `slider_color`

@@ -517,11 +517,14 @@ impl Position {
                 if mine_now == mine_then {
                     return self.exact_repetition(d);
                 }
-                return if mine_now.is_superior_or_equal(mine_then) {
-                    Repetition::Superior
-                } else {
-                    Repetition::Inferior
-                };
+                if mine_now.is_superior_or_equal(mine_then) {
+                    return Repetition::Superior;
+                }
+                if mine_then.is_superior_or_equal(mine_now) {
+                    return Repetition::Inferior;
+                }
+                // Hands that differ both ways (a pawn more, a silver less) make another
+                // position, neither better nor worse: look further back.
             }
             d += 2;
         }
@@ -660,6 +663,21 @@ pub(crate) mod tests {
         play(&mut p, "9i8i");
         // White to move, same board as after the first move, without its pawn.
         assert_eq!(p.repetition(16), Repetition::Inferior);
+    }
+
+    #[test]
+    fn mixed_hands_are_no_repetition() {
+        // The board comes back after ten plies, but Black traded its silver for a pawn.
+        let mut p = Position::from_sfen("8k/9/9/9/9/4G4/9/9/1K7 b Sp 1").unwrap();
+        play(&mut p, "8i9i P*5e 5f5e 1a2a S*2b 2a2b 5e5f 2b2a 9i8i 2a1a");
+        assert_eq!(
+            p.board_key(),
+            Position::from_sfen("8k/9/9/9/9/4G4/9/9/1K7 b Sp 1")
+                .unwrap()
+                .board_key()
+        );
+        assert_eq!(p.repetition(16), Repetition::None);
+        assert_eq!(p.repetition_in_search(16, 16), Repetition::None);
     }
 
     #[test]

@@ -533,6 +533,13 @@ fn calibrate_fits_a_scale_from_match_records() {
     assert!(out.starts_with("Engine<N>.Scale=10 "), "{out}");
     assert!(out.contains("alpha: 4 scored moves in 2 games"), "{out}");
     assert!(out.contains("# warning: the fit hit the edge"), "{out}");
+    // alpha won both (as Black in a, as White in b): 100 %, the weight's cap.
+    assert!(
+        out.contains(
+            "Engine<N>.Weight=100.000   # alpha: +2 =0 -0 (100.0 %) against its opponents"
+        ),
+        "{out}"
+    );
     // With one contrary sample the maximum is interior: computed independently (Python, golden
     // section on the same cross-entropy): 269.71 for (300, 1), (-250, 1), (-400, 0), (-900, 0).
     let contrary = win.replace("'** 600", "'** -250");
@@ -546,6 +553,19 @@ fn calibrate_fits_a_scale_from_match_records() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("Engine<N>.Scale=270 "), "{out}");
     assert!(!out.contains("warning"), "{out}");
+    // beta lost b; with a drawn copy of it (sennichite) beta has ½ of 2: odds 1/3.
+    std::fs::write(dir.join("b2.csa"), loss.replace("%TORYO", "%SENNICHITE")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["calibrate", "--player", "beta"])
+        .arg(dir.join("b.csa"))
+        .arg(dir.join("b2.csa"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("Engine<N>.Weight=0.333   # beta: +0 =1 -1 (25.0 %)"),
+        "{out}"
+    );
     // Nothing to fit: a clear error.
     let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
         .args(["calibrate", "--player", "nobody"])
@@ -553,5 +573,5 @@ fn calibrate_fits_a_scale_from_match_records() {
         .output()
         .unwrap();
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("no scored moves of \"nobody\""));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no finished game of \"nobody\""));
 }

@@ -7,6 +7,11 @@
 //! Black's point of view — what `gougi match` writes), every comment of the chosen player is a
 //! sample (score, game result for Black), and the scale is the maximum-likelihood fit
 //! (cross-entropy, draws count ½). Mate scores (|score| ≥ 30000) are left out.
+//!
+//! The same records give the member's weight for `weighted-optimistic`: that rule multiplies a
+//! member's win odds by its weight, and a player that scores `s` against the records' opponents
+//! is worth odds `s/(1−s)` against them (the Elo model: 10^(Elo/400)). So a member that scores
+//! 50 % keeps weight 1, a stronger one is trusted more, a weaker one less.
 
 use std::path::Path;
 
@@ -16,6 +21,29 @@ pub struct RecordSamples {
     pub scores: Vec<f64>,
     /// 1 Black won, 0 White won, ½ draw.
     pub black_result: f64,
+    /// Whether the player had Black.
+    pub player_black: bool,
+}
+
+impl RecordSamples {
+    /// The player's points in this game: 1, ½ or 0.
+    pub fn player_points(&self) -> f64 {
+        if self.player_black {
+            self.black_result
+        } else {
+            1.0 - self.black_result
+        }
+    }
+}
+
+/// The `weighted-optimistic` weight of a player that made `points` in `games`: its odds
+/// `s/(1−s)`, kept within 1/100 … 100 so that an all-win or all-loss record stays usable.
+pub fn odds_weight(points: f64, games: usize) -> Option<f64> {
+    if games == 0 {
+        return None;
+    }
+    let s = points / games as f64;
+    Some((s / (1.0 - s)).clamp(0.01, 100.0))
 }
 
 /// Scores at or beyond this are mates or mate-like and carry no scale information.
@@ -90,6 +118,7 @@ pub fn read_csa(text: &str, player: &str) -> Result<Option<RecordSamples>, Strin
     Ok(Some(RecordSamples {
         scores,
         black_result,
+        player_black: names[0].as_deref() == Some(player),
     }))
 }
 
@@ -149,35 +178,51 @@ pub fn run(
 ) -> anyhow::Result<()> {
     let mut samples = Vec::new();
     let mut games = 0usize;
+    let (mut wins, mut draws, mut points) = (0usize, 0usize, 0.0);
     for f in files {
         let text = read_text(f)?;
         match read_csa(&text, player).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))? {
             None => {}
             Some(r) => {
                 games += 1;
+                let p = r.player_points();
+                points += p;
+                wins += usize::from(p == 1.0);
+                draws += usize::from(p == 0.5);
                 samples.extend(r.scores.iter().map(|&s| (s, r.black_result)));
             }
         }
     }
-    let Some(scale) = fit_scale(&samples) else {
+    let Some(weight) = odds_weight(points, games) else {
         anyhow::bail!(
-            "no scored moves of {player:?} in {} file(s) (CSA records with `'** <score>` comments and N+/N- names)",
+            "no finished game of {player:?} in {} file(s) (CSA records with N+/N- names and a result)",
             files.len()
         );
     };
+    match fit_scale(&samples) {
+        Some(scale) => {
+            writeln!(
+                out,
+                "Engine<N>.Scale={scale:.0}   # {player}: {} scored moves in {games} games",
+                samples.len()
+            )?;
+            if !(10.5..99_000.0).contains(&scale) {
+                // At the edge of the search range the scores do not predict the results (or
+                // the engine reports them from another point of view than the side to move).
+                writeln!(
+                    out,
+                    "# warning: the fit hit the edge of its range; {player}'s scores barely predict its results"
+                )?;
+            }
+        }
+        None => writeln!(out, "# {player}: no scored moves, no scale")?,
+    }
+    let losses = games - wins - draws;
     writeln!(
         out,
-        "Engine<N>.Scale={scale:.0}   # {player}: {} scored moves in {games} games",
-        samples.len()
+        "Engine<N>.Weight={weight:.3}   # {player}: +{wins} ={draws} -{losses} ({:.1} %) against its opponents; weighted-optimistic multiplies its win odds by this",
+        100.0 * points / games as f64
     )?;
-    if !(10.5..99_000.0).contains(&scale) {
-        // At the edge of the search range the scores do not predict the results (or the
-        // engine reports them from another point of view than the side to move).
-        writeln!(
-            out,
-            "# warning: the fit hit the edge of its range; {player}'s scores barely predict its results"
-        )?;
-    }
     Ok(())
 }
 
@@ -211,8 +256,11 @@ mod tests {
         let a = read_csa(GAME, "alpha").unwrap().unwrap();
         assert_eq!(a.scores, vec![50.0, 120.0]);
         assert_eq!(a.black_result, 0.0);
+        assert!(a.player_black);
+        assert_eq!(a.player_points(), 0.0);
         let b = read_csa(GAME, "beta").unwrap().unwrap();
         assert_eq!(b.scores, vec![80.0], "the mate score is left out");
+        assert_eq!(b.player_points(), 1.0);
         assert_eq!(read_csa(GAME, "gamma").unwrap(), None);
         let draw = GAME.replace("%TORYO", "%SENNICHITE");
         assert_eq!(read_csa(&draw, "alpha").unwrap().unwrap().black_result, 0.5);
@@ -223,5 +271,15 @@ mod tests {
             read_csa(&GAME.replace("%TORYO", "%CHUDAN"), "alpha").unwrap(),
             None
         );
+    }
+
+    #[test]
+    fn weights_are_the_players_odds() {
+        assert_eq!(odds_weight(3.5, 4), Some(7.0)); // 87.5 %: odds 7
+        assert_eq!(odds_weight(1.0, 2), Some(1.0));
+        assert_eq!(odds_weight(28.0, 200), Some(28.0 / 172.0));
+        assert_eq!(odds_weight(0.0, 3), Some(0.01)); // all lost: the floor
+        assert_eq!(odds_weight(3.0, 3), Some(100.0));
+        assert_eq!(odds_weight(0.0, 0), None);
     }
 }

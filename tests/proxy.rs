@@ -1016,3 +1016,66 @@ fn multipv_vote_follows_a_first_choice_when_lists_agree_on_it() {
         ]
     );
 }
+
+#[test]
+fn multipv_vote_decides_once_the_lead_cannot_be_caught() {
+    // Borda with one candidate each: two votes for 7g7f lead by 2, and the one member still
+    // thinking can add at most 1 to any move, so gougi decides without waiting for it.
+    let scripts = [
+        "id name e1\ngo: info depth 3 score cp 50 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e2\ngo: sleep 50 ; info depth 3 score cp 30 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        "id name e3\ngo: sleep 4000 ; info depth 3 score cp 900 pv 2g2f ; bestmove 2g2f\n"
+            .to_string(),
+    ];
+    let mut g = start("multipv-vote", &scripts, None, "");
+    g.send("setoption name G_VoteScoring value borda");
+    g.send("setoption name G_MultiPV value 1");
+    g.send("position startpos");
+    let t0 = Instant::now();
+    g.send(BYO);
+    let lines = g.until_prefix("bestmove");
+    assert!(
+        t0.elapsed() < Duration::from_millis(2000),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 30 （前回 差分 ）] [e2]",
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 50 （前回 差分 ）] [e1]",
+            "info string [vote] 7g7f: 2.000 Borda points from 2 of 2 lists",
+            "info depth 3 time T multipv 1 score cp 50 pv 7g7f",
+            "bestmove 7g7f",
+        ]
+    );
+    // With win-rate points: at +50 and +30 the two answers hold 0.521 + 0.512 = 1.033, more
+    // than the 1.0 e3 could add, so gougi decides at once too; at −50 and −30 they hold
+    // 0.479 + 0.488 = 0.967 < 1.0, so it waits for e3, whose lone 2g2f (σ(900/600) = 0.82)
+    // still loses.
+    let mut g = start("multipv-vote", &scripts, None, "");
+    g.send("position startpos");
+    let t0 = Instant::now();
+    g.send(BYO);
+    assert_eq!(g.until_prefix("bestmove").last().unwrap(), "bestmove 7g7f");
+    assert!(
+        t0.elapsed() < Duration::from_millis(2000),
+        "{:?}",
+        t0.elapsed()
+    );
+    let behind: Vec<String> = scripts
+        .iter()
+        .map(|s| s.replace("cp 50", "cp -50").replace("cp 30", "cp -30"))
+        .collect();
+    let mut g = start("multipv-vote", &behind, None, "");
+    g.send("position startpos");
+    let t0 = Instant::now();
+    g.send(BYO);
+    let lines = g.until_prefix("bestmove");
+    assert!(
+        t0.elapsed() >= Duration::from_millis(3500),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+}

@@ -1501,8 +1501,8 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     /// Whether an all-members round can be decided before every member answered: for
-    /// `majority` when the leading move can no longer be caught (exact: the result is the one
-    /// waiting would give), and for every type when answers holding `G_EarlyAgreement` percent
+    /// `majority` and `multipv-vote` when the leading move can no longer be caught (exact: the
+    /// result is the one waiting would give), and for every type when answers holding `G_EarlyAgreement` percent
     /// of the members' weight agree on one move. The members still thinking are then stopped,
     /// which banks their time in sudden death and Fischer games.
     fn settled_early(&self) -> bool {
@@ -1536,6 +1536,17 @@ impl<W: std::io::Write> Coordinator<W> {
         let second = by_move.get(1).map_or(0.0, |m| m.1);
         if self.config.policy == PolicyKind::Majority && top > second + waiting + 1e-9 {
             return true;
+        }
+        if self.config.policy == PolicyKind::MultipvVote {
+            // Exact too: the members still thinking can give any one move at most their weight
+            // times a ballot's maximum, so a lead larger than that is final.
+            let (slots, answers) = self.collect(round);
+            let (ballots, _) = self.ballots(round, &slots, &answers);
+            if let Some((w, scoring)) = self.vote_tally(&ballots) {
+                if w.points - w.runner_up > waiting * scoring.max_points() + 1e-9 {
+                    return true;
+                }
+            }
         }
         let share = self.options.int("G_EarlyAgreement") as f64 / 100.0;
         share > 0.0 && top + 1e-9 >= share * total
@@ -1640,20 +1651,67 @@ impl<W: std::io::Write> Coordinator<W> {
     /// `multipv-vote`: the vote over the members' candidate lists. Returns the answer index of
     /// the member that placed the winner highest and, when the winner is not that member's
     /// `bestmove` but one of its other lines, the answer to play, made from that line (its PV,
-    /// score and ponder move), with the tally for the GUI. `None` for other types, for a declaration (which `choose` plays)
-    /// and when every member resigned.
+    /// score and ponder move), with the tally for the GUI. `None` for other types, for a
+    /// declaration (which `choose` plays) and when every member resigned.
     fn multipv_vote(
         &self,
         round: &Round,
         slots: &[usize],
         answers: &[Answer],
     ) -> Option<(usize, Option<Got>, String)> {
-        if self.config.policy != PolicyKind::MultipvVote || answers.iter().any(|a| a.mv == "win") {
+        if answers.iter().any(|a| a.mv == "win") {
             return None;
         }
+        let (ballots, sources) = self.ballots(round, slots, answers);
+        let (winner, _) = self.vote_tally(&ballots)?;
+        info!(round = round.id, reason = %winner.reason, "multipv vote");
+        let Some(line) = sources[winner.ballot][winner.rank] else {
+            return Some((winner.ballot, None, winner.reason));
+        };
+        let pv = line.pv_moves();
+        let mv = pv[0];
+        let game = round.game_of(slots[winner.ballot]);
+        let ponder = pv
+            .get(1)
+            .copied()
+            .filter(|p| game.after(&[mv]).check(p).is_ok());
+        let got = Got {
+            best: BestMove::Move { mv, ponder },
+            score: line.score.map(|s| s.score),
+            info: Some(line.clone()),
+            pv,
+            lines: Vec::new(),
+        };
+        Some((winner.ballot, Some(got), winner.reason))
+    }
+
+    /// The `multipv-vote` tally of `ballots` with the scoring in force (`None` for other types
+    /// or when no ballot has a candidate).
+    fn vote_tally(&self, ballots: &[vote::Ballot]) -> Option<(vote::VoteWinner, vote::Scoring)> {
+        if self.config.policy != PolicyKind::MultipvVote {
+            return None;
+        }
+        let scoring = match self.options.text("G_VoteScoring") {
+            "borda" => vote::Scoring::Borda {
+                k: self.options.int("G_MultiPV").max(1) as usize,
+            },
+            _ => vote::Scoring::WinRate,
+        };
+        Some((vote::multipv_vote(ballots, scoring)?, scoring))
+    }
+
+    /// Every member's ballot: its `bestmove` (unless it resigned), then the heads of its other
+    /// MultiPV lines that are legal here, with calibrated scores; beside it, the info line
+    /// behind each candidate (`None` for the `bestmove` itself).
+    #[allow(clippy::type_complexity)]
+    fn ballots<'r>(
+        &self,
+        round: &'r Round,
+        slots: &[usize],
+        answers: &[Answer],
+    ) -> (Vec<vote::Ballot>, Vec<Vec<Option<&'r Info>>>) {
         let mut ballots = Vec::with_capacity(slots.len());
-        // The info line behind each candidate (None for the `bestmove` itself).
-        let mut sources: Vec<Vec<Option<&Info>>> = Vec::with_capacity(slots.len());
+        let mut sources = Vec::with_capacity(slots.len());
         for (k, &i) in slots.iter().enumerate() {
             let a = &answers[k];
             let mut ballot = vote::Ballot {
@@ -1682,32 +1740,7 @@ impl<W: std::io::Write> Coordinator<W> {
             ballots.push(ballot);
             sources.push(from);
         }
-        let scoring = match self.options.text("G_VoteScoring") {
-            "borda" => vote::Scoring::Borda {
-                k: self.options.int("G_MultiPV").max(1) as usize,
-            },
-            _ => vote::Scoring::WinRate,
-        };
-        let winner = vote::multipv_vote(&ballots, scoring)?;
-        info!(round = round.id, reason = %winner.reason, "multipv vote");
-        let Some(line) = sources[winner.ballot][winner.rank] else {
-            return Some((winner.ballot, None, winner.reason));
-        };
-        let pv = line.pv_moves();
-        let mv = pv[0];
-        let game = round.game_of(slots[winner.ballot]);
-        let ponder = pv
-            .get(1)
-            .copied()
-            .filter(|p| game.after(&[mv]).check(p).is_ok());
-        let got = Got {
-            best: BestMove::Move { mv, ponder },
-            score: line.score.map(|s| s.score),
-            info: Some(line.clone()),
-            pv,
-            lines: Vec::new(),
-        };
-        Some((winner.ballot, Some(got), winner.reason))
+        (ballots, sources)
     }
 
     /// Apply `G_Resign` and declarations around a policy's choice.

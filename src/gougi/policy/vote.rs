@@ -65,7 +65,20 @@ pub struct VoteWinner {
     /// Index of the winner in that ballot's `candidates`.
     pub rank: usize,
     pub points: f64,
+    /// The best other move's points (0 when there is none).
+    pub runner_up: f64,
     pub reason: String,
+}
+
+impl Scoring {
+    /// The most points one ballot of weight 1 can give a move: a win rate is at most 1, a
+    /// Borda place at most k.
+    pub fn max_points(self) -> f64 {
+        match self {
+            Scoring::WinRate => 1.0,
+            Scoring::Borda { k } => k as f64,
+        }
+    }
 }
 
 /// MultiPV voting (gougi's `multipv-vote`): every member's candidate list is a ballot, each
@@ -121,7 +134,12 @@ pub fn multipv_vote(ballots: &[Ballot], scoring: Scoring) -> Option<VoteWinner> 
             best = Some(t);
         }
     }
-    let &(_, points, voters, ballot, rank) = best?;
+    let &(best_mv, points, voters, ballot, rank) = best?;
+    let runner_up = tally
+        .iter()
+        .filter(|t| t.0 != best_mv)
+        .map(|t| t.1)
+        .fold(0.0, f64::max);
     let what = match scoring {
         Scoring::WinRate => "win-rate points",
         Scoring::Borda { .. } => "Borda points",
@@ -130,6 +148,7 @@ pub fn multipv_vote(ballots: &[Ballot], scoring: Scoring) -> Option<VoteWinner> 
         ballot,
         rank,
         points,
+        runner_up,
         reason: format!(
             "{points:.3} {what} from {voters} of {} lists",
             ballots.len()
@@ -206,6 +225,7 @@ mod tests {
         let w = multipv_vote(&b, Scoring::Borda { k: 2 }).unwrap();
         assert_eq!((w.ballot, w.rank), (2, 0));
         assert_eq!(w.points, 4.0); // 1 + 1 + 2 against 7g7f's 2 + 1
+        assert_eq!(w.runner_up, 3.0);
         assert_eq!(w.reason, "4.000 Borda points from 3 of 3 lists");
     }
 

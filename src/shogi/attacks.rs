@@ -235,7 +235,7 @@ pub fn rook_pseudo_attacks(sq: Square) -> Bitboard {
 }
 
 /// Squares `kind` of `c` on `sq` attacks with occupancy `occ`.
-#[inline]
+#[inline(always)]
 pub fn attacks(c: Color, kind: PieceKind, sq: Square, occ: Bitboard) -> Bitboard {
     match kind {
         PieceKind::Pawn => pawn_attacks(c, sq),

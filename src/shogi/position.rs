@@ -513,22 +513,32 @@ impl Position {
         while d <= limit {
             let old = &self.history[n - d];
             if old.board_key == self.st.board_key {
-                let (mine_now, mine_then) = self.hands_now_and_then(d);
-                if mine_now == mine_then {
-                    return self.exact_repetition(d);
+                if let Some(r) = self.repetition_at(d, true) {
+                    return r;
                 }
-                if mine_now.is_superior_or_equal(mine_then) {
-                    return Repetition::Superior;
-                }
-                if mine_then.is_superior_or_equal(mine_now) {
-                    return Repetition::Inferior;
-                }
-                // Hands that differ both ways (a pawn more, a silver less) make another
-                // position, neither better nor worse: look further back.
             }
             d += 2;
         }
         Repetition::None
+    }
+
+    /// The verdict on a board seen again `d` plies back (an even `d`): the same hands are a
+    /// repetition ([`Position::exact_repetition`]); with `compare_hands`, a hand that grew or
+    /// shrank is a superior or inferior position. Hands that differ both ways (a pawn more, a
+    /// silver less) make another position, neither better nor worse: `None`, look further back.
+    pub(super) fn repetition_at(&self, d: usize, compare_hands: bool) -> Option<Repetition> {
+        let (mine_now, mine_then) = self.hands_now_and_then(d);
+        if mine_now == mine_then {
+            Some(self.exact_repetition(d))
+        } else if !compare_hands {
+            None
+        } else if mine_now.is_superior_or_equal(mine_then) {
+            Some(Repetition::Superior)
+        } else if mine_then.is_superior_or_equal(mine_now) {
+            Some(Repetition::Inferior)
+        } else {
+            None
+        }
     }
 
     /// The side to move's hand now and `d` plies back, for a board seen again. With equal

@@ -84,17 +84,8 @@ impl Position {
             if d >= 4 && d % 2 == 0 {
                 let old = &self.history[n - d];
                 if old.board_key == self.st.board_key {
-                    let (mine_now, mine_then) = self.hands_now_and_then(d);
-                    if mine_now == mine_then {
-                        return self.exact_repetition(d);
-                    }
-                    if d <= superior_within {
-                        if mine_now.is_superior_or_equal(mine_then) {
-                            return Repetition::Superior;
-                        }
-                        if mine_then.is_superior_or_equal(mine_now) {
-                            return Repetition::Inferior;
-                        }
+                    if let Some(r) = self.repetition_at(d, d <= superior_within) {
+                        return r;
                     }
                 }
             }

@@ -510,6 +510,15 @@ fn node_budgets_vary_with_jitter_and_repeats_are_reported() {
     );
 }
 
+/// `gougi calibrate --player PLAYER` over `files` of `dir`.
+fn calibrate(dir: &std::path::Path, player: &str, files: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["calibrate", "--player", player])
+        .args(files.iter().map(|f| dir.join(f)))
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn calibrate_fits_a_scale_from_match_records() {
     // Two hand-written games: alpha's scores point the right way, with one surprise.
@@ -518,12 +527,7 @@ fn calibrate_fits_a_scale_from_match_records() {
     let loss = "V2.2\nN+beta\nN-alpha\nPI\n+\n+7776FU\nT1\n'** 200\n-3334FU\nT1\n'** -400\n+2726FU\nT0\n'** 100\n-8384FU\nT0\n'** -900\n%TORYO\n";
     std::fs::write(dir.join("a.csa"), win).unwrap();
     std::fs::write(dir.join("b.csa"), loss).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
-        .args(["calibrate", "--player", "alpha"])
-        .arg(dir.join("a.csa"))
-        .arg(dir.join("b.csa"))
-        .output()
-        .unwrap();
+    let o = calibrate(&dir, "alpha", &["a.csa", "b.csa"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     // Game a: after three moves White is to move and resigns: Black (alpha) won; alpha's samples
@@ -544,34 +548,20 @@ fn calibrate_fits_a_scale_from_match_records() {
     // section on the same cross-entropy): 269.71 for (300, 1), (-250, 1), (-400, 0), (-900, 0).
     let contrary = win.replace("'** 600", "'** -250");
     std::fs::write(dir.join("c.csa"), contrary).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
-        .args(["calibrate", "--player", "alpha"])
-        .arg(dir.join("c.csa"))
-        .arg(dir.join("b.csa"))
-        .output()
-        .unwrap();
+    let o = calibrate(&dir, "alpha", &["c.csa", "b.csa"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("Engine<N>.Scale=270 "), "{out}");
     assert!(!out.contains("warning"), "{out}");
     // beta lost b; with a drawn copy of it (sennichite) beta has ½ of 2: odds 1/3.
     std::fs::write(dir.join("b2.csa"), loss.replace("%TORYO", "%SENNICHITE")).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
-        .args(["calibrate", "--player", "beta"])
-        .arg(dir.join("b.csa"))
-        .arg(dir.join("b2.csa"))
-        .output()
-        .unwrap();
+    let o = calibrate(&dir, "beta", &["b.csa", "b2.csa"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("Engine<N>.Weight=0.333   # beta: +0 =1 -1 (25.0 %)"),
         "{out}"
     );
     // Nothing to fit: a clear error.
-    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
-        .args(["calibrate", "--player", "nobody"])
-        .arg(dir.join("a.csa"))
-        .output()
-        .unwrap();
+    let o = calibrate(&dir, "nobody", &["a.csa"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no finished game of \"nobody\""));
 }

@@ -921,7 +921,7 @@ fn weighted_optimistic_scales_each_members_odds_by_its_weight() {
 
 /// Three members with MultiPV lists whose first choices differ but who all list 2g2f second.
 /// e1 and e2 offer `MultiPV` and keep a transcript; e3 offers nothing.
-fn multipv_members(dir: &std::path::Path) -> [String; 3] {
+fn multipv_scripts(dir: &std::path::Path) -> [String; 3] {
     let mpv = "option name MultiPV type spin default 1 min 1 max 500";
     [
         format!("id name e1\n{mpv}\ntranscript: {}\ngo: info depth 5 multipv 1 score cp 60 pv 7g7f 3c3d ; info depth 5 multipv 2 score cp 50 pv 2g2f 8c8d ; bestmove 7g7f ponder 3c3d\n", dir.join("e1.log").display()),
@@ -930,12 +930,19 @@ fn multipv_members(dir: &std::path::Path) -> [String; 3] {
     ]
 }
 
+/// gougi over [`multipv_scripts`] with `policy` (in a fresh folder, which also holds the
+/// members' transcripts `e1.log` … `e3.log`), not yet through `usi`.
+fn multipv_members(tag: &str, policy: &str) -> (std::path::PathBuf, Gougi) {
+    let dir = scratch_dir(tag);
+    let scripts = multipv_scripts(&dir);
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let g = Gougi::with_config(&mock_config(&dir, policy, &refs, None, ""));
+    (dir, g)
+}
+
 #[test]
 fn multipv_vote_plays_the_move_every_list_shares() {
-    let dir = scratch_dir("multipv-vote");
-    let scripts = multipv_members(&dir);
-    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
-    let mut g = Gougi::with_config(&mock_config(&dir, "multipv-vote", &refs, None, ""));
+    let (dir, mut g) = multipv_members("multipv-vote", "multipv-vote");
     let usi = g.handshake();
     assert!(usi.contains(&"option name G_MultiPV type spin default 3 min 1 max 20".to_string()));
     assert!(usi.contains(
@@ -972,10 +979,7 @@ fn multipv_vote_plays_the_move_every_list_shares() {
 
 #[test]
 fn multipv_vote_by_borda_count() {
-    let dir = scratch_dir("multipv-borda");
-    let scripts = multipv_members(&dir);
-    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
-    let mut g = Gougi::with_config(&mock_config(&dir, "候補手投票合議", &refs, None, ""));
+    let (dir, mut g) = multipv_members("multipv-borda", "候補手投票合議");
     g.handshake();
     g.send("setoption name G_VoteScoring value borda");
     g.send("setoption name G_MultiPV value 2");

@@ -1502,8 +1502,8 @@ impl<W: std::io::Write> Coordinator<W> {
 
     /// Whether an all-members round can be decided before every member answered: for
     /// `majority` and `multipv-vote` when the leading move can no longer be caught (exact: the
-    /// result is the one waiting would give), and for every type when answers holding `G_EarlyAgreement` percent
-    /// of the members' weight agree on one move. The members still thinking are then stopped,
+    /// result is the one waiting would give), and for every type when answers holding
+    /// `G_EarlyAgreement` percent of the members' weight agree on one move. The members still thinking are then stopped,
     /// which banks their time in sudden death and Fischer games.
     fn settled_early(&self) -> bool {
         let Some(round) = &self.round else {

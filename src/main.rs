@@ -203,6 +203,12 @@ enum BenchTarget {
         /// Time limit per problem in milliseconds.
         #[arg(long, default_value_t = 30_000)]
         limit_ms: u64,
+        /// One line per problem (nodes, milliseconds), to compare two builds problem by problem.
+        #[arg(long, short = 'v')]
+        verbose: bool,
+        /// Turn on the double-count correction (the `DoubleCount` option of `gougi mate`).
+        #[arg(long)]
+        double_count: bool,
     },
     /// Fixed-depth search of fixed positions on one thread: node signature and nps.
     Search {
@@ -361,6 +367,8 @@ fn main() -> anyhow::Result<()> {
                 files,
                 hash,
                 limit_ms,
+                verbose,
+                double_count,
             } => {
                 let files = if files.is_empty() {
                     gougi::mate::bench::default_files(std::path::Path::new("tests/data/tsume"))
@@ -368,7 +376,16 @@ fn main() -> anyhow::Result<()> {
                     files
                 };
                 let limit = std::time::Duration::from_millis(limit_ms);
-                gougi::mate::bench::run_bench(&files, hash, limit, &mut std::io::stdout())
+                gougi::mate::bench::run_bench(
+                    &files,
+                    &gougi::mate::bench::BenchOptions {
+                        hash_mb: hash,
+                        limit,
+                        verbose,
+                        double_count,
+                    },
+                    &mut std::io::stdout(),
+                )
             }
             BenchTarget::Proxy {
                 rounds,

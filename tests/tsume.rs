@@ -179,7 +179,12 @@ fn oracle_check(sfen: &str, moves: &[String]) -> Result<usize, String> {
 
 // ---------------------------------------------------------------- solving files
 
-fn solve_problem(name: &str, p: &Problem, tt: &mut MateTable) -> Result<(), String> {
+fn solve_problem(
+    name: &str,
+    p: &Problem,
+    tt: &mut MateTable,
+    double_count: bool,
+) -> Result<(), String> {
     let pos = gougi::shogi::Position::from_sfen(&p.sfen).map_err(|e| e.to_string())?;
     let mut pos = CoreBoard::new(pos);
     tt.clear();
@@ -188,6 +193,7 @@ fn solve_problem(name: &str, p: &Problem, tt: &mut MateTable) -> Result<(), Stri
         deadline: Some(Instant::now() + LIMIT),
         stop: &stop,
         mode: MateMode::Shortest,
+        double_count,
     };
     let (outcome, _) = solve(&mut pos, tt, &limits, None);
     match (outcome, p.expected) {
@@ -210,11 +216,15 @@ fn solve_problem(name: &str, p: &Problem, tt: &mut MateTable) -> Result<(), Stri
 }
 
 fn run_file(name: &str, slow: bool) {
+    run_file_with(name, slow, false);
+}
+
+fn run_file_with(name: &str, slow: bool, double_count: bool) {
     let path = format!("{}/tests/data/tsume/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap();
     let problems = parse_problems(&text).unwrap();
     assert!(!problems.is_empty());
-    let mut tt = MateTable::new(64);
+    let mut tt = MateTable::with_parent_links(64, double_count);
     let mut failures = Vec::new();
     let mut ran = 0;
     for p in &problems {
@@ -222,7 +232,7 @@ fn run_file(name: &str, slow: bool) {
             continue;
         }
         ran += 1;
-        if let Err(e) = solve_problem(name, p, &mut tt) {
+        if let Err(e) = solve_problem(name, p, &mut tt, double_count) {
             failures.push(format!("{name}:{}: {e}", p.line_no));
         }
     }
@@ -279,6 +289,21 @@ fn tsumepara_kanna() {
 #[test]
 fn yaneuraou_mate_db_heads() {
     run_file("yaneuraou_mate_db_heads.txt", false);
+}
+
+#[test]
+fn the_double_count_correction_keeps_every_answer() {
+    // The correction changes only which nodes the search visits; every answer must stay a
+    // shortest mate (or nomate).
+    for name in [
+        "antma_edge_cases.txt",
+        "convention_differs.txt",
+        "nikami_kongo_shtsume.txt",
+        "tanuki_generated_sample.txt",
+        "yaneuraou_mate_db_heads.txt",
+    ] {
+        run_file_with(name, false, true);
+    }
 }
 
 #[test]
@@ -369,7 +394,11 @@ fn usi_handshake_and_a_three_ply_mate() {
     let lines = e.until("usiok", Duration::from_secs(10));
     assert!(lines.iter().any(|l| l.starts_with("id name")));
     assert!(lines.iter().any(|l| l.contains("option name USI_Hash")));
+    assert!(lines
+        .iter()
+        .any(|l| l == "option name DoubleCount type check default false"));
     e.send("setoption name USI_Hash value 16");
+    e.send("setoption name DoubleCount value true");
     e.send("isready");
     e.until("readyok", Duration::from_secs(10));
     e.send("position sfen 6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1");
@@ -493,6 +522,7 @@ fn kotobuki_611() {
         deadline: Some(Instant::now() + Duration::from_secs(600)),
         stop: &stop,
         mode: MateMode::Shortest,
+        double_count: false,
     };
     let (outcome, _) = solve(&mut board, &mut tt, &limits, None);
     let MateOutcome::Mate { moves, minimal } = outcome else {

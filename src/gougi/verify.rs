@@ -66,6 +66,7 @@ pub fn verify_mate_claim(
             deadline: Some(deadline),
             stop: &stop,
             mode: MateMode::First,
+            double_count: false,
         };
         let (outcome, _) = solve(&mut board, table, &limits, None);
         match outcome {

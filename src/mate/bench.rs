@@ -42,6 +42,7 @@ pub fn run_problem(
     expected: Option<u16>,
     tt: &mut MateTable,
     limit: Duration,
+    double_count: bool,
 ) -> Result<ProblemResult, String> {
     tt.clear();
     let stop = AtomicBool::new(false);
@@ -50,6 +51,7 @@ pub fn run_problem(
         deadline: Some(start + limit),
         stop: &stop,
         mode: MateMode::Shortest,
+        double_count,
     };
     let pos = crate::shogi::Position::from_sfen(sfen).map_err(|e| e.to_string())?;
     let mut board = super::core_board::CoreBoard::new(pos);
@@ -81,14 +83,32 @@ pub fn run_problem(
     })
 }
 
+/// How `gougi bench mate` runs.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchOptions {
+    /// Table size in MiB.
+    pub hash_mb: usize,
+    /// Time limit per problem.
+    pub limit: Duration,
+    /// One line per problem.
+    pub verbose: bool,
+    /// The solver's double-count correction.
+    pub double_count: bool,
+}
+
 /// Run the bench over `files`, printing one line per file (and per failure) to `out`.
 pub fn run_bench(
     files: &[PathBuf],
-    hash_mb: usize,
-    limit: Duration,
+    options: &BenchOptions,
     out: &mut dyn std::io::Write,
 ) -> anyhow::Result<()> {
-    let mut tt = MateTable::new(hash_mb);
+    let BenchOptions {
+        hash_mb,
+        limit,
+        verbose,
+        double_count,
+    } = *options;
+    let mut tt = MateTable::with_parent_links(hash_mb, double_count);
     let mut all_times = Vec::new();
     let mut all_nodes = 0u64;
     for file in files {
@@ -99,12 +119,23 @@ pub fn run_bench(
         let mut times = Vec::new();
         let (mut solved, mut shortest, mut nodes) = (0, 0, 0u64);
         for p in &problems {
-            let r = run_problem(&p.sfen, p.expected, &mut tt, limit)
+            let r = run_problem(&p.sfen, p.expected, &mut tt, limit, double_count)
                 .map_err(|e| anyhow::anyhow!("{}:{}: {e}", file.display(), p.line_no))?;
             solved += usize::from(r.solved);
             shortest += usize::from(r.shortest);
             nodes += r.nodes;
             times.push(r.time);
+            if verbose {
+                writeln!(
+                    out,
+                    "  {}:{} {} nodes {} ms {:.2}",
+                    file.display(),
+                    p.line_no,
+                    if r.shortest { "ok" } else { "wrong" },
+                    r.nodes,
+                    r.time.as_secs_f64() * 1e3
+                )?;
+            }
             if !r.shortest {
                 writeln!(
                     out,

@@ -10,8 +10,9 @@
 //!   legal checking move, [`MateBoard::generate_and_moves`] every legal reply of the defender
 //!   (futile interpositions (無駄合) included);
 //! - [`MateBoard::board_key`] identifies the position without the hands, so that the table can
-//!   relate positions that differ only by the attacker's hand (dominance, 優越関係);
-//! - [`MateBoard::position_key`] identifies the whole position (hands included), for repetition.
+//!   relate positions that differ only by the attacker's hand (dominance, 優越関係).
+//!   Inside one problem the pieces are conserved, so board key plus attacker hand identify the
+//!   whole position (the search's repetition test relies on it).
 
 use super::hand::{HandKind, MateHand};
 
@@ -22,8 +23,6 @@ pub trait MateBoard {
 
     /// Hash of the board and side to move, hands excluded.
     fn board_key(&self) -> u64;
-    /// Hash of the full position (board, side to move, both hands).
-    fn position_key(&self) -> u64;
     /// The attacker's hand (the attacker is the side to move at the root).
     fn attacker_hand(&self) -> MateHand;
     /// The defender's hand.

@@ -66,10 +66,6 @@ impl MateBoard for CoreBoard {
         self.pos.board_key()
     }
 
-    fn position_key(&self) -> u64 {
-        self.pos.key()
-    }
-
     fn attacker_hand(&self) -> MateHand {
         self.mate_hand(self.attacker)
     }

@@ -9,7 +9,7 @@ use super::solver::{solve, MateMode, MateOutcome, SolveLimits};
 use super::tt::MateTable;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct To(usize);
+pub(super) struct To(pub(super) usize);
 
 impl std::fmt::Display for To {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -17,13 +17,13 @@ impl std::fmt::Display for To {
     }
 }
 
-struct Graph {
+pub(super) struct Graph {
     edges: Vec<Vec<usize>>,
     stack: Vec<usize>,
 }
 
 impl Graph {
-    fn new(edges: &[&[usize]]) -> Graph {
+    pub(super) fn new(edges: &[&[usize]]) -> Graph {
         Graph {
             edges: edges.iter().map(|e| e.to_vec()).collect(),
             stack: vec![0],
@@ -38,9 +38,6 @@ impl MateBoard for Graph {
     type Move = To;
     fn board_key(&self) -> u64 {
         (self.here() as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-    }
-    fn position_key(&self) -> u64 {
-        self.board_key()
     }
     fn attacker_hand(&self) -> MateHand {
         MateHand::EMPTY
@@ -74,17 +71,28 @@ impl MateBoard for Graph {
     }
 }
 
+/// Solve the graph, with and without the double-count correction; both must agree.
 fn run(edges: &[&[usize]], mode: MateMode) -> MateOutcome<To> {
-    let mut g = Graph::new(edges);
-    let mut tt = MateTable::new(1);
-    let stop = AtomicBool::new(false);
-    let limits = SolveLimits {
-        deadline: None,
-        stop: &stop,
-        mode,
+    let solve_with = |double_count: bool| {
+        let mut g = Graph::new(edges);
+        let mut tt = MateTable::with_parent_links(1, double_count);
+        let stop = AtomicBool::new(false);
+        let limits = SolveLimits {
+            deadline: None,
+            stop: &stop,
+            mode,
+            double_count,
+        };
+        let (outcome, _) = solve(&mut g, &mut tt, &limits, None);
+        assert_eq!(g.stack, vec![0], "the board is restored");
+        outcome
     };
-    let (outcome, _) = solve(&mut g, &mut tt, &limits, None);
-    assert_eq!(g.stack, vec![0], "the board is restored");
+    let outcome = solve_with(false);
+    assert_eq!(
+        solve_with(true),
+        outcome,
+        "double-count correction changed the answer"
+    );
     outcome
 }
 

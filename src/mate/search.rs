@@ -31,11 +31,21 @@
 //! - delayed expansion (after KomoringHeights): drops on the same interposition square, and the
 //!   non-promoting form of a pawn/bishop/rook move, wait until the previous one is resolved,
 //!   so futile interpositions do not inflate an AND node's proof number;
-//! - double counting in DAGs is not corrected; sums are only kept finite (below infinity)
-//!   while no child is resolved, so an unresolved root never passes for a resolved one;
+//! - double counting in DAGs (the summed number of a node counts a shared descendant once per
+//!   route), an option (`DoubleCount`, off by default: on the benchmark files it cost more
+//!   nodes than it saved — BENCHMARKS.md): every unresolved table entry links to the node
+//!   that last searched it. When the child a node is about to search was found in the table
+//!   under another parent, the links are followed upwards; if they reach a node on the
+//!   current path (the *branch root*) and the summed number did not jump on the way (a jump
+//!   means other branches dominate it, so the overlap hardly matters), the branch root adds
+//!   the two children that lead to the shared node by their maximum instead of their sum. The
+//!   flags live in the branch root's local child list (found by its depth); the detection
+//!   follows KomoringHeights' idea. Sums are kept finite (below infinity) while no child is
+//!   resolved, so an unresolved root never passes for a resolved one;
 //! - threshold control (TCA, Kishimoto 2010): when a node has a child on the current path, its
-//!   thresholds are raised just above its numbers so it keeps searching instead of bouncing
-//!   between ancestors with unchanged numbers;
+//!   thresholds are raised just above its numbers, and so are those of the nodes below it
+//!   until a new node has been expanded (a counter shared along the path), so the search
+//!   keeps going instead of bouncing between ancestors with unchanged numbers;
 //! - the recursion runs on a thread with a large stack (see [`super::solver`]); depth is
 //!   bounded by [`MAX_DEPTH`], beyond which a node reports "unknown" (never stored).
 //!
@@ -49,7 +59,7 @@ use std::time::Instant;
 use super::board::MateBoard;
 use super::hand::{HandKind, MateHand};
 use super::pndn::{len_plus_one, pn_add, Len, PnDn, LEN_INFINITE, PN_INFINITE};
-use super::tt::MateTable;
+use super::tt::{MateTable, NodeId};
 
 /// The deepest ply the search goes to (the 1,525-ply problems need about 1,600).
 pub const MAX_DEPTH: u32 = 6000;
@@ -87,9 +97,69 @@ struct Child<M> {
     rep_depth: u32,
     dropped: Option<HandKind>,
     captured: Option<HandKind>,
+    /// The child position (board key, attacker hand).
+    id: NodeId,
+    /// Whether the child's δ (dn at an OR node, pn at an AND node) is added to its siblings';
+    /// false once it is known to share descendants with another child (double count).
+    sum: bool,
+    /// Whether the numbers are still the expansion's estimate (never searched).
+    fresh: bool,
+    /// The parent the table named for the child when it was expanded, if another node.
+    tt_parent: Option<NodeId>,
 }
 
 const NO_PRED: u32 = u32::MAX;
+
+/// The key of a node on the path. Board and attacker hand identify a position inside one
+/// problem: the pieces are conserved, so the defender's hand follows from them.
+#[inline]
+fn path_key((board, hand): NodeId) -> u64 {
+    board
+        ^ u64::from(hand.raw())
+            .wrapping_add(1)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The path map's hasher: its keys are Zobrist hashes already, so hashing them again (SipHash,
+/// the default) only costs time — about 2.5 % of a solve in a profile.
+#[derive(Clone, Copy, Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed; fold anything else in for completeness.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+impl std::hash::BuildHasher for KeyHasher {
+    type Hasher = KeyHasher;
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher(0)
+    }
+}
+
+/// Following table parents towards the branch root stops when a node's summed number exceeds
+/// its child's by more than this: the node then owes its number mostly to other branches.
+const DC_JUMP: PnDn = 3;
+
+/// A double count found below a branch root: the node at `depth` on the path should take
+/// the maximum, not the sum, over the child leading to `tt_child` and the child on the path
+/// (`path_child`, or the child being searched when `None`).
+#[derive(Clone, Copy)]
+struct DcMark {
+    depth: u32,
+    tt_child: NodeId,
+    path_child: Option<NodeId>,
+}
 
 /// Whether child `i` takes part yet: not delayed, resolved itself (a resolved child always
 /// counts), or its predecessor is resolved.
@@ -132,8 +202,18 @@ const POLL_INTERVAL: u64 = 4096;
 pub struct Dfpn<'a, B: MateBoard> {
     pub board: &'a mut B,
     pub tt: &'a mut MateTable,
-    /// Position keys on the current path → their depth (first occurrence).
-    path: std::collections::HashMap<u64, u32>,
+    /// Path keys (see [`path_key`]) on the current path → their depth (first occurrence).
+    path: std::collections::HashMap<u64, u32, KeyHasher>,
+    /// The nodes searched by [`Dfpn::search`] on the current path, outermost first.
+    frames: Vec<NodeId>,
+    /// Double counts waiting for their branch root to take them in.
+    dc_marks: Vec<DcMark>,
+    /// TCA: while positive, every node searched raises its thresholds above its numbers;
+    /// each first search of a newly expanded node uses one up.
+    inc: u32,
+    /// Whether double counts are looked for (see the module doc; off by default: on the
+    /// benchmark files it costs more nodes than it saves, BENCHMARKS.md).
+    pub double_count: bool,
     /// The moves of the current path (for `info … pv`).
     line: Vec<B::Move>,
     pub nodes: u64,
@@ -160,7 +240,11 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         Dfpn {
             board,
             tt,
-            path: std::collections::HashMap::new(),
+            path: std::collections::HashMap::default(),
+            frames: Vec::new(),
+            dc_marks: Vec::new(),
+            inc: 0,
+            double_count: false,
             line: Vec::new(),
             nodes: 0,
             start: Instant::now(),
@@ -174,15 +258,19 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         }
     }
 
+    fn current_path_key(&self) -> u64 {
+        path_key((self.board.board_key(), self.board.attacker_hand()))
+    }
+
     /// Mark the current position as being on the path at `depth` (the root is depth 1).
     pub fn push_path(&mut self, depth: u32) {
-        let key = self.board.position_key();
+        let key = self.current_path_key();
         self.path.entry(key).or_insert(depth);
     }
 
     /// Undo [`push_path`](Self::push_path) for the current position at `depth`.
     pub fn pop_path(&mut self, depth: u32) {
-        let key = self.board.position_key();
+        let key = self.current_path_key();
         if self.path.get(&key) == Some(&depth) {
             self.path.remove(&key);
         }
@@ -190,7 +278,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
 
     /// Whether the current position is already on the path; its depth if so.
     pub fn on_path(&self) -> Option<u32> {
-        self.path.get(&self.board.position_key()).copied()
+        self.path.get(&self.current_path_key()).copied()
     }
 
     /// Record a move made outside the search (PV walking), for `info` lines.
@@ -297,17 +385,39 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         &mut self,
         or_node: bool,
         depth: u32,
-        mut thpn: PnDn,
-        mut thdn: PnDn,
+        thpn: PnDn,
+        thdn: PnDn,
         bound: Len,
+    ) -> NodeResult {
+        if self.frames.is_empty() {
+            // A new top-level search: nothing pending from an earlier one.
+            self.dc_marks.clear();
+            self.inc = 0;
+        }
+        let hand = self.board.attacker_hand();
+        let key = self.board.board_key();
+        self.frames.push((key, hand));
+        let r = self.search_node(or_node, depth, thpn, thdn, bound, key, hand);
+        self.frames.pop();
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search_node(
+        &mut self,
+        or_node: bool,
+        depth: u32,
+        orig_thpn: PnDn,
+        orig_thdn: PnDn,
+        bound: Len,
+        key: u64,
+        hand: MateHand,
     ) -> NodeResult {
         self.nodes += 1;
         if self.nodes >= self.next_poll {
             self.poll();
         }
         let nodes_at_entry = self.nodes;
-        let hand = self.board.attacker_hand();
-        let key = self.board.board_key();
         let min_len: Len = if or_node { 1 } else { 2 };
 
         // Step 1. The node's own entry may already settle it.
@@ -388,39 +498,67 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             }
         }
 
+        if self.double_count {
+            // Like KomoringHeights, look only at the child about to be searched first: the
+            // walk up the table costs probes, and most transpositions are harmless.
+            let (pn, dn, _) = Self::numbers(or_node, &children);
+            if pn != 0 && dn != 0 {
+                let (best, _) = Self::select(or_node, &children);
+                let c = &children[best];
+                if let Some(parent) = c.tt_parent {
+                    let (id, pndn) = (c.id, (c.pn, c.dn));
+                    self.find_double_count(id, pndn, parent, or_node, depth);
+                    self.take_marks(depth, &mut children, None);
+                }
+            }
+        }
+
         // Step 4. The df-pn loop.
+        let orig_inc = self.inc;
+        if has_path_child {
+            // TCA: a child on the path makes the numbers unreliable; search a little beyond
+            // them (here and below, until something new is expanded) rather than returning
+            // with nothing learnt.
+            self.inc += 1;
+        }
         loop {
-            let (pn, dn) = Self::numbers(or_node, &children);
+            let (pn, dn, delta_sum) = Self::numbers(or_node, &children);
             if pn == 0 || dn == 0 || self.aborted {
                 break;
             }
-            if has_path_child {
-                // TCA: a child on the path makes the numbers unreliable; search a little
-                // beyond them rather than returning with nothing learnt.
+            let (mut thpn, mut thdn) = (orig_thpn, orig_thdn);
+            if self.inc > 0 {
                 thpn = thpn.max(pn_add(pn, 1)).min(PN_INFINITE);
                 thdn = thdn.max(pn_add(dn, 1)).min(PN_INFINITE);
-                has_path_child = false;
             }
             if pn >= thpn || dn >= thdn {
                 break;
             }
             let (best, second) = Self::select(or_node, &children);
             let c = &children[best];
-            let (c_thpn, c_thdn) = if or_node {
-                (
-                    thpn.min(epsilon_threshold(second)),
-                    (thdn - dn).saturating_add(c.dn).min(PN_INFINITE),
-                )
+            // The child's δ threshold: the value at which this node's δ reaches its own.
+            let (th_delta, delta, c_delta) = if or_node {
+                (thdn, dn, c.dn)
             } else {
-                (
-                    (thpn - pn).saturating_add(c.pn).min(PN_INFINITE),
-                    thdn.min(epsilon_threshold(second)),
-                )
+                (thpn, pn, c.pn)
             };
+            let c_th_delta = if c.sum {
+                (th_delta - delta).saturating_add(c_delta).min(PN_INFINITE)
+            } else {
+                th_delta.saturating_sub(delta_sum)
+            };
+            let (c_thpn, c_thdn) = if or_node {
+                (thpn.min(epsilon_threshold(second)), c_th_delta)
+            } else {
+                (c_th_delta, thdn.min(epsilon_threshold(second)))
+            };
+            if c.fresh && self.inc > 0 {
+                self.inc -= 1;
+            }
             let mv = c.mv;
+            let pushed_key = path_key(c.id);
             self.board.do_move(mv);
             self.line.push(mv);
-            let pushed_key = self.board.position_key();
             self.path.insert(pushed_key, depth + 1);
             let r = self.search(!or_node, depth + 1, c_thpn, c_thdn, child_bound);
             self.path.remove(&pushed_key);
@@ -433,11 +571,18 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             c.lower = r.lower;
             c.proof_hand = r.proof_hand;
             c.rep_depth = r.rep_depth;
+            c.fresh = false;
+            self.take_marks(depth, &mut children, Some(best));
+            if self.inc == 0 && orig_inc > 0 {
+                // The extension handed down from above is used up: let the parent decide.
+                break;
+            }
         }
+        self.inc = self.inc.min(orig_inc);
 
         // Step 5. Summarise and store.
         let amount = (self.nodes - nodes_at_entry + 1).min(u64::from(u32::MAX)) as u32;
-        let (pn, dn) = Self::numbers(or_node, &children);
+        let (pn, dn, _) = Self::numbers(or_node, &children);
         if pn == 0 {
             let (upper, proof_hand) = if or_node {
                 let c = children
@@ -520,7 +665,8 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             };
         }
         if !self.aborted || amount > 1 {
-            self.tt.store_pndn(key, hand, pn, dn, amount);
+            let parent = self.frames.len().checked_sub(2).map(|i| self.frames[i]);
+            self.tt.store_pndn(key, hand, pn, dn, amount, parent);
         }
         NodeResult {
             pn,
@@ -542,6 +688,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         child_bound: Len,
     ) -> Child<B::Move> {
         let hand = self.board.attacker_hand();
+        let board_key = self.board.board_key();
         let mut c = Child {
             mv,
             pred: NO_PRED,
@@ -553,15 +700,19 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             rep_depth: REP_NONE,
             dropped,
             captured,
+            id: (board_key, hand),
+            sum: true,
+            fresh: false,
+            tt_parent: None,
         };
-        if let Some(d) = self.on_path() {
+        if let Some(&d) = self.path.get(&path_key(c.id)) {
             c.pn = PN_INFINITE;
             c.dn = 0;
             c.lower = LEN_INFINITE;
             c.rep_depth = d;
             return c;
         }
-        let probe = self.tt.probe(self.board.board_key(), hand);
+        let probe = self.tt.probe(board_key, hand);
         c.upper = probe.upper;
         c.lower = probe.lower;
         if probe.upper <= child_bound {
@@ -578,8 +729,15 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         if let Some((pn, dn)) = probe.pndn {
             c.pn = pn.max(1);
             c.dn = dn.max(1);
+            if let Some(parent) = probe.parent {
+                let here = *self.frames.last().expect("expanding inside a search");
+                if parent != here {
+                    c.tt_parent = Some(parent);
+                }
+            }
             return c;
         }
+        c.fresh = true;
         if parent_or {
             // df-pn+: the defender's reply count is the initial pn; zero replies is mate.
             // Under a bound that leaves no room for another check, only "any reply?" matters.
@@ -587,8 +745,8 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             let replies = self.board.count_and_moves(limit);
             if replies == 0 {
                 let r = self.mated_result(hand);
-                self.tt
-                    .store_proof(self.board.board_key(), r.proof_hand, 0, 1);
+                self.tt.store_proof(board_key, r.proof_hand, 0, 1);
+                c.fresh = false;
                 c.pn = 0;
                 c.dn = PN_INFINITE;
                 c.upper = 0;
@@ -597,6 +755,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             }
             c.lower = c.lower.max(2);
             if child_bound < 2 {
+                c.fresh = false;
                 c.pn = PN_INFINITE;
                 c.dn = 0;
                 return c;
@@ -608,10 +767,12 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         c
     }
 
-    /// The node's (pn, dn) from its children.
-    fn numbers(or_node: bool, children: &[Child<B::Move>]) -> (PnDn, PnDn) {
+    /// The node's (pn, dn) from its children, and the part of its δ that is a sum (the
+    /// children flagged `sum`; the others add only their maximum).
+    fn numbers(or_node: bool, children: &[Child<B::Move>]) -> (PnDn, PnDn, PnDn) {
         let mut min = PN_INFINITE;
         let mut sum: PnDn = 0;
+        let mut max: PnDn = 0;
         let mut resolved = false;
         for (i, c) in children.iter().enumerate() {
             if !active(children, i) {
@@ -619,19 +780,94 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             }
             let (p, d) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
             min = min.min(p);
-            sum = pn_add(sum, d);
+            if c.sum {
+                sum = pn_add(sum, d);
+            } else {
+                max = max.max(d);
+            }
             resolved |= d >= PN_INFINITE;
         }
+        let mut delta = pn_add(sum, max);
         if !resolved {
             // A sum of finite numbers stays finite: only a resolved child makes it infinite.
             // Otherwise an unresolved node could look resolved to the `>= threshold` test at
             // the root (threshold infinity) and the search would spin without progress.
+            delta = delta.min(PN_INFINITE - 1);
             sum = sum.min(PN_INFINITE - 1);
         }
         if or_node {
-            (min, sum)
+            (min, delta, sum)
         } else {
-            (sum, min)
+            (delta, min, sum)
+        }
+    }
+
+    /// Follow the table's parent links up from `child` (numbers `pndn`, parent `parent`, found
+    /// below the node at `depth`, an OR node when `or_node`) and record a double count if they
+    /// lead to a node on the current path without a jump in the number summed there.
+    fn find_double_count(
+        &mut self,
+        child: NodeId,
+        pndn: (PnDn, PnDn),
+        parent: NodeId,
+        or_node: bool,
+        depth: u32,
+    ) {
+        let (mut node, (mut pn, mut dn), mut parent, mut or_node) = (child, pndn, parent, or_node);
+        let (mut pn_flag, mut dn_flag) = (true, true);
+        let (mut last_pn, mut last_dn) = (PN_INFINITE, PN_INFINITE);
+        for _ in 0..depth {
+            if pn > last_pn.saturating_add(DC_JUMP) {
+                pn_flag = false;
+            }
+            if dn > last_dn.saturating_add(DC_JUMP) {
+                dn_flag = false;
+            }
+            if let Some(&root_depth) = self.path.get(&path_key(parent)) {
+                // `or_node` is the branch root's kind: an OR node sums dn, an AND node pn.
+                // Only a node this search holds a child list for can take the mark in.
+                let outermost = (depth + 1).saturating_sub(self.frames.len() as u32);
+                if root_depth >= outermost && ((or_node && dn_flag) || (!or_node && pn_flag)) {
+                    self.dc_marks.push(DcMark {
+                        depth: root_depth,
+                        tt_child: node,
+                        path_child: (root_depth == depth).then_some(child),
+                    });
+                }
+                return;
+            }
+            if !(pn_flag || dn_flag) {
+                return;
+            }
+            let p = self.tt.probe(parent.0, parent.1);
+            let (Some((ppn, pdn)), Some(grand)) = (p.pndn, p.parent) else {
+                return;
+            };
+            (last_pn, last_dn) = (pn, dn);
+            (node, pn, dn, parent, or_node) = (parent, ppn, pdn, grand, !or_node);
+        }
+    }
+
+    /// Take in the double counts whose branch root is the node at `depth`: the child towards
+    /// the shared node found through the table, and the one on the path (`best`, the child
+    /// just searched, unless the mark names it), stop adding their δ.
+    fn take_marks(&mut self, depth: u32, children: &mut [Child<B::Move>], best: Option<usize>) {
+        let mut i = 0;
+        while i < self.dc_marks.len() {
+            let m = self.dc_marks[i];
+            if m.depth != depth {
+                i += 1;
+                continue;
+            }
+            self.dc_marks.swap_remove(i);
+            for c in children.iter_mut() {
+                if c.id == m.tt_child || Some(c.id) == m.path_child {
+                    c.sum = false;
+                }
+            }
+            if let (None, Some(b)) = (m.path_child, best) {
+                children[b].sum = false;
+            }
         }
     }
 
@@ -656,5 +892,92 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             }
         }
         (best, second)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::graph_tests::{Graph, To};
+    use super::*;
+
+    const A: u64 = 100;
+    const X: u64 = 200;
+    const Y1: u64 = 301;
+    const Y2: u64 = 302;
+    const S: u64 = 400;
+
+    fn child(id: u64, pn: PnDn, dn: PnDn) -> Child<To> {
+        Child {
+            mv: To(0),
+            pred: NO_PRED,
+            pn,
+            dn,
+            upper: LEN_INFINITE,
+            lower: 0,
+            proof_hand: MateHand::EMPTY,
+            rep_depth: REP_NONE,
+            dropped: None,
+            captured: None,
+            id: (id, MateHand::EMPTY),
+            sum: true,
+            fresh: false,
+            tt_parent: None,
+        }
+    }
+
+    /// The path A (OR, depth 1) → X (AND, 2) → Y2 (OR, 3); Y2 is about to search S, which the
+    /// table says Y1 (X's other child) searched before. Returns the marks found.
+    fn detect(y1_pn: PnDn) -> Vec<(u32, u64)> {
+        let mut g = Graph::new(&[&[]]);
+        let mut tt = MateTable::with_parent_links(1, true);
+        let stop = AtomicBool::new(false);
+        let e = MateHand::EMPTY;
+        tt.store_pndn(Y1, e, y1_pn, 1, 10, Some((X, e)));
+        tt.store_pndn(S, e, 3, 1, 10, Some((Y1, e)));
+        let mut dfpn = Dfpn::new(&mut g, &mut tt, None, &stop, None);
+        for (depth, key) in [(1, A), (2, X), (3, Y2)] {
+            dfpn.frames.push((key, e));
+            dfpn.path.insert(path_key((key, e)), depth);
+        }
+        dfpn.find_double_count((S, e), (3, 1), (Y1, e), true, 3);
+        dfpn.dc_marks
+            .iter()
+            .map(|m| (m.depth, m.tt_child.0))
+            .collect()
+    }
+
+    #[test]
+    fn a_shared_grandchild_makes_the_branch_root_take_the_maximum() {
+        assert_eq!(
+            detect(3),
+            vec![(2, Y1)],
+            "X (AND) sums pn over Y1 and Y2, both reach S"
+        );
+        // Y1's pn far above S's: Y1 owes its pn to other children, no double count worth fixing.
+        assert_eq!(detect(10), vec![]);
+
+        // X takes the mark in: after searching Y2 (best), Y1 and Y2 add by maximum.
+        let mut g = Graph::new(&[&[]]);
+        let mut tt = MateTable::new(1);
+        let stop = AtomicBool::new(false);
+        let mut dfpn = Dfpn::new(&mut g, &mut tt, None, &stop, None);
+        let mut children = vec![child(Y1, 3, 1), child(Y2, 3, 1), child(500, 2, 1)];
+        type D<'a> = Dfpn<'a, Graph>;
+        assert_eq!(D::numbers(false, &children), (8, 1, 8));
+        dfpn.dc_marks.push(DcMark {
+            depth: 2,
+            tt_child: (Y1, MateHand::EMPTY),
+            path_child: None,
+        });
+        dfpn.take_marks(7, &mut children, Some(1));
+        assert_eq!(dfpn.dc_marks.len(), 1, "a mark waits for its own depth");
+        dfpn.take_marks(2, &mut children, Some(1));
+        assert!(dfpn.dc_marks.is_empty());
+        assert_eq!(
+            children.iter().map(|c| c.sum).collect::<Vec<_>>(),
+            [false, false, true]
+        );
+        // pn = 2 (summed) + max(3, 3); the summed part alone is 2.
+        assert_eq!(D::numbers(false, &children), (5, 1, 2));
     }
 }

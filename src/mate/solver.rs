@@ -65,6 +65,9 @@ pub struct SolveLimits<'a> {
     pub deadline: Option<Instant>,
     pub stop: &'a AtomicBool,
     pub mode: MateMode,
+    /// Correct double counting in DAGs (see [`super::search`]); needs a table made with
+    /// [`MateTable::with_parent_links`].
+    pub double_count: bool,
 }
 
 /// Statistics of one solve.
@@ -99,6 +102,7 @@ where
             .spawn_scoped(scope, move || {
                 let report = report.map(|f| f as &mut dyn FnMut(&Progress<'_, B::Move>));
                 let mut dfpn = Dfpn::new(board, tt, limits.deadline, limits.stop, report);
+                dfpn.double_count = limits.double_count && dfpn.tt.has_parent_links();
                 let outcome = run(&mut dfpn, limits.mode);
                 (outcome, dfpn.nodes)
             });

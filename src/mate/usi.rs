@@ -14,7 +14,8 @@
 //!   plain minimax, the default; `first`: report the first mate found), `RootInCheck` — what
 //!   to do when the side to move (the attacker) is in check at the root: `evade` (default)
 //!   searches on, the attacker's moves being the legal moves that both escape the check and
-//!   give check; `nomate` answers `checkmate nomate` at once.
+//!   give check; `nomate` answers `checkmate nomate` at once. `DoubleCount` (default false)
+//!   turns on the double-count correction in DAGs (see `super::search`).
 //! - While solving, an `info time … nodes … nps … hashfull … pv <current line>` about every
 //!   second. stdout is only written here (USI); logs go through `tracing` to stderr.
 
@@ -40,6 +41,7 @@ struct Options {
     hash_mb: usize,
     mode: MateMode,
     root_in_check_nomate: bool,
+    double_count: bool,
 }
 
 /// What `go` asked for.
@@ -87,6 +89,7 @@ pub fn run_stdio() -> anyhow::Result<()> {
             hash_mb: DEFAULT_HASH_MB,
             mode: MateMode::Shortest,
             root_in_check_nomate: false,
+            double_count: false,
         },
         position: None,
         table: Arc::new(Mutex::new(MateTable::new(1))),
@@ -117,6 +120,7 @@ impl Engine {
                 ));
                 emit("option name MateMode type combo default shortest var shortest var first");
                 emit("option name RootInCheck type combo default evade var evade var nomate");
+                emit("option name DoubleCount type check default false");
                 emit("usiok");
             }
             "isready" => {
@@ -163,6 +167,8 @@ impl Engine {
             ("MateMode", "first") => self.options.mode = MateMode::First,
             ("RootInCheck", "evade") => self.options.root_in_check_nomate = false,
             ("RootInCheck", "nomate") => self.options.root_in_check_nomate = true,
+            ("DoubleCount", "true") => self.options.double_count = true,
+            ("DoubleCount", "false") => self.options.double_count = false,
             _ => emit(&format!(
                 "info string error: unknown option or value: {name} = {value}"
             )),
@@ -171,12 +177,21 @@ impl Engine {
 
     /// (Re)allocate the table if `USI_Hash` changed. Only called with no search running.
     fn ensure_table(&mut self) {
-        if self.table_mb != self.options.hash_mb {
+        let links = self.options.double_count;
+        let links_now = self
+            .table
+            .lock()
+            .map(|t| t.has_parent_links())
+            .unwrap_or(false);
+        if self.table_mb != self.options.hash_mb || links != links_now {
             // Drop the old table before allocating the new one, so both never coexist.
             if let Ok(mut t) = self.table.lock() {
                 *t = MateTable::new(1);
             }
-            self.table = Arc::new(Mutex::new(MateTable::new(self.options.hash_mb)));
+            self.table = Arc::new(Mutex::new(MateTable::with_parent_links(
+                self.options.hash_mb,
+                links,
+            )));
             self.table_mb = self.options.hash_mb;
         }
     }
@@ -276,6 +291,7 @@ fn search_and_answer(
             deadline: limit.map(|l| start + l),
             stop: &stop,
             mode: options.mode,
+            double_count: options.double_count,
         };
         let mut report = |p: &Progress<'_, crate::shogi::types::Move>| {
             let pv: Vec<String> = p.line.iter().map(|m| m.to_string()).collect();

@@ -43,9 +43,10 @@
 //!   follows KomoringHeights' idea. Sums are kept finite (below infinity) while no child is
 //!   resolved, so an unresolved root never passes for a resolved one;
 //! - threshold control (TCA, Kishimoto 2010): when a node has a child on the current path, its
-//!   thresholds are raised just above its numbers, and so are those of the nodes below it
-//!   until a new node has been expanded (a counter shared along the path), so the search
-//!   keeps going instead of bouncing between ancestors with unchanged numbers;
+//!   thresholds are raised just above its numbers so it keeps searching instead of bouncing
+//!   between ancestors with unchanged numbers. Kishimoto's full form also hands the raise down
+//!   to the nodes below until a new node is expanded; built and measured, it cost 9 % more
+//!   nodes on 寿 (611 plies) and nothing on the nikami file, so the raise stays at the node;
 //! - the recursion runs on a thread with a large stack (see [`super::solver`]); depth is
 //!   bounded by [`MAX_DEPTH`], beyond which a node reports "unknown" (never stored).
 //!
@@ -102,8 +103,6 @@ struct Child<M> {
     /// Whether the child's δ (dn at an OR node, pn at an AND node) is added to its siblings';
     /// false once it is known to share descendants with another child (double count).
     sum: bool,
-    /// Whether the numbers are still the expansion's estimate (never searched).
-    fresh: bool,
     /// The parent the table named for the child when it was expanded, if another node.
     tt_parent: Option<NodeId>,
 }
@@ -208,9 +207,6 @@ pub struct Dfpn<'a, B: MateBoard> {
     frames: Vec<NodeId>,
     /// Double counts waiting for their branch root to take them in.
     dc_marks: Vec<DcMark>,
-    /// TCA: while positive, every node searched raises its thresholds above its numbers;
-    /// each first search of a newly expanded node uses one up.
-    inc: u32,
     /// Whether double counts are looked for (see the module doc; off by default: on the
     /// benchmark files it costs more nodes than it saves, BENCHMARKS.md).
     pub double_count: bool,
@@ -243,7 +239,6 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             path: std::collections::HashMap::default(),
             frames: Vec::new(),
             dc_marks: Vec::new(),
-            inc: 0,
             double_count: false,
             line: Vec::new(),
             nodes: 0,
@@ -392,7 +387,6 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         if self.frames.is_empty() {
             // A new top-level search: nothing pending from an earlier one.
             self.dc_marks.clear();
-            self.inc = 0;
         }
         let hand = self.board.attacker_hand();
         let key = self.board.board_key();
@@ -407,8 +401,8 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         &mut self,
         or_node: bool,
         depth: u32,
-        orig_thpn: PnDn,
-        orig_thdn: PnDn,
+        mut thpn: PnDn,
+        mut thdn: PnDn,
         bound: Len,
         key: u64,
         hand: MateHand,
@@ -514,22 +508,17 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         }
 
         // Step 4. The df-pn loop.
-        let orig_inc = self.inc;
-        if has_path_child {
-            // TCA: a child on the path makes the numbers unreliable; search a little beyond
-            // them (here and below, until something new is expanded) rather than returning
-            // with nothing learnt.
-            self.inc += 1;
-        }
         loop {
             let (pn, dn, delta_sum) = Self::numbers(or_node, &children);
             if pn == 0 || dn == 0 || self.aborted {
                 break;
             }
-            let (mut thpn, mut thdn) = (orig_thpn, orig_thdn);
-            if self.inc > 0 {
+            if has_path_child {
+                // TCA: a child on the path makes the numbers unreliable; search a little
+                // beyond them rather than returning with nothing learnt.
                 thpn = thpn.max(pn_add(pn, 1)).min(PN_INFINITE);
                 thdn = thdn.max(pn_add(dn, 1)).min(PN_INFINITE);
+                has_path_child = false;
             }
             if pn >= thpn || dn >= thdn {
                 break;
@@ -552,9 +541,6 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             } else {
                 (c_th_delta, thdn.min(epsilon_threshold(second)))
             };
-            if c.fresh && self.inc > 0 {
-                self.inc -= 1;
-            }
             let mv = c.mv;
             let pushed_key = path_key(c.id);
             self.board.do_move(mv);
@@ -571,14 +557,8 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             c.lower = r.lower;
             c.proof_hand = r.proof_hand;
             c.rep_depth = r.rep_depth;
-            c.fresh = false;
             self.take_marks(depth, &mut children, Some(best));
-            if self.inc == 0 && orig_inc > 0 {
-                // The extension handed down from above is used up: let the parent decide.
-                break;
-            }
         }
-        self.inc = self.inc.min(orig_inc);
 
         // Step 5. Summarise and store.
         let amount = (self.nodes - nodes_at_entry + 1).min(u64::from(u32::MAX)) as u32;
@@ -702,7 +682,6 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             captured,
             id: (board_key, hand),
             sum: true,
-            fresh: false,
             tt_parent: None,
         };
         if let Some(&d) = self.path.get(&path_key(c.id)) {
@@ -737,7 +716,6 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             }
             return c;
         }
-        c.fresh = true;
         if parent_or {
             // df-pn+: the defender's reply count is the initial pn; zero replies is mate.
             // Under a bound that leaves no room for another check, only "any reply?" matters.
@@ -746,7 +724,6 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             if replies == 0 {
                 let r = self.mated_result(hand);
                 self.tt.store_proof(board_key, r.proof_hand, 0, 1);
-                c.fresh = false;
                 c.pn = 0;
                 c.dn = PN_INFINITE;
                 c.upper = 0;
@@ -755,7 +732,6 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             }
             c.lower = c.lower.max(2);
             if child_bound < 2 {
-                c.fresh = false;
                 c.pn = PN_INFINITE;
                 c.dn = 0;
                 return c;
@@ -920,7 +896,6 @@ mod tests {
             captured: None,
             id: (id, MateHand::EMPTY),
             sum: true,
-            fresh: false,
             tt_parent: None,
         }
     }

@@ -57,6 +57,22 @@ enum Command {
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
     },
+    /// One result from the CSA records of several `gougi match` runs: W/D/L, Elo ± 95 %, LOS
+    /// for one player, and optionally the plot.
+    Tally {
+        /// The player, as named in the records' N+/N- lines.
+        #[arg(long)]
+        player: String,
+        /// Leave out games with this CSA end line (e.g. %TIME_UP); repeatable.
+        #[arg(long, value_name = "CODE")]
+        skip_end: Vec<String>,
+        /// Write the plot of the Elo estimate over the games (in file order) here.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<std::path::PathBuf>,
+        /// CSA files, in the order to plot them.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
     /// An instant USI engine (first legal move at once), the member of `gougi bench proxy`.
     #[command(hide = true)]
     BenchMember {
@@ -359,6 +375,18 @@ fn main() -> anyhow::Result<()> {
         Command::Calibrate { player, files } => {
             gougi::gougi::calibrate::run(&player, &files, &mut std::io::stdout())
         }
+        Command::Tally {
+            player,
+            skip_end,
+            svg,
+            files,
+        } => gougi::arena::tally::run(
+            &player,
+            &files,
+            &skip_end,
+            svg.as_deref(),
+            &mut std::io::stdout(),
+        ),
         Command::BenchMember { infos } => gougi::gougi::bench::instant_member(infos),
         Command::Bench { target } => match target {
             BenchTarget::Perft => bench_perft(),

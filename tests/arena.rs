@@ -565,3 +565,65 @@ fn calibrate_fits_a_scale_from_match_records() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no finished game of \"nobody\""));
 }
+
+#[test]
+fn tally_pools_the_records_of_several_runs() {
+    // Run 1: A mates at once as Black, and B resigns as Black: A wins both games. Run 2: the
+    // scripts swapped, A loses both. Pooled: 2 wins, 2 losses, an even score.
+    let opening = Some("sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\n");
+    let args = ["--games", "2", "--byoyomi", "2000"];
+    let (one, s1) = duel(
+        "tally-1",
+        "go: bestmove G*5b",
+        "go: bestmove resign",
+        opening,
+        &args,
+    );
+    assert!(s1.contains("A vs B: +2 =0 -0 (2 games)"), "{s1}");
+    let (two, s2) = duel(
+        "tally-2",
+        "go: bestmove resign",
+        "go: bestmove G*5b",
+        opening,
+        &args,
+    );
+    assert!(s2.contains("A vs B: +0 =0 -2 (2 games)"), "{s2}");
+    let mut files = Vec::new();
+    for dir in [&one, &two] {
+        let mut csa: Vec<PathBuf> = std::fs::read_dir(dir.join("games"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "csa"))
+            .collect();
+        csa.sort();
+        files.extend(csa);
+    }
+    assert_eq!(files.len(), 4);
+    let plot = one.join("pooled.svg");
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["tally", "--player", "A", "--svg"])
+        .arg(&plot)
+        .args(&files)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.starts_with("A vs B: +2 =0 -2 (4 games) score 50.0% Elo +0.0"),
+        "{out}"
+    );
+    assert!(
+        out.contains("games per opponent: B 4; 2 as Black; skipped by end line: 0"),
+        "{out}"
+    );
+    assert!(read(&one, "pooled.svg").starts_with("<svg"));
+    // Leaving out the mates (%TSUMI) leaves the resignations: A won one, lost one.
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["tally", "--player", "A", "--skip-end", "%TSUMI"])
+        .args(&files)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("A vs B: +1 =0 -1 (2 games)"), "{out}");
+    assert!(out.contains("skipped by end line: 2"), "{out}");
+}

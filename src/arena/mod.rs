@@ -9,6 +9,7 @@
 //! - [`record`]: KIF and CSA text.
 //! - [`stats`]: Elo, interval, LOS, SPRT.
 //! - [`report`]: the table, `summary.json`, `elo.svg`.
+//! - [`tally`]: `gougi tally`, one result pooled from the records of several runs.
 //!
 //! Scheduling: every pairing (round robin, or the first engine against each other one with
 //! `--gauntlet`) plays each opening twice, colours swapped, cycling through the openings until
@@ -24,6 +25,7 @@ pub mod opening;
 pub mod record;
 pub mod report;
 pub mod stats;
+pub mod tally;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

@@ -23,6 +23,10 @@ pub struct RecordSamples {
     pub black_result: f64,
     /// Whether the player had Black.
     pub player_black: bool,
+    /// The other side's name.
+    pub opponent: String,
+    /// The record's end line (`%TORYO`, `%TIME_UP`, …).
+    pub end: String,
 }
 
 impl RecordSamples {
@@ -106,6 +110,8 @@ pub fn read_csa(text: &str, player: &str) -> Result<Option<RecordSamples>, Strin
             0.0
         }
     };
+    let player_black = names[0].as_deref() == Some(player);
+    let opponent = names[usize::from(player_black)].clone().unwrap_or_default();
     let black_result = match end.as_str() {
         "%TORYO" | "%TSUMI" | "%TIME_UP" | "%ILLEGAL_MOVE" => side_to_move_wins(false),
         "%KACHI" => side_to_move_wins(true),
@@ -118,7 +124,9 @@ pub fn read_csa(text: &str, player: &str) -> Result<Option<RecordSamples>, Strin
     Ok(Some(RecordSamples {
         scores,
         black_result,
-        player_black: names[0].as_deref() == Some(player),
+        player_black,
+        opponent,
+        end,
     }))
 }
 
@@ -227,13 +235,13 @@ pub fn run(
 }
 
 /// CSA files are ASCII apart from names and comments, which may be Shift_JIS.
-fn read_text(path: &Path) -> anyhow::Result<String> {
+pub(crate) fn read_text(path: &Path) -> anyhow::Result<String> {
     let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok(crate::config::decode(&bytes))
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -248,7 +256,7 @@ mod tests {
         assert_eq!(fit_scale(&[]), None);
     }
 
-    const GAME: &str = "V2.2\nN+alpha\nN-beta\nPI\n+\n+7776FU\nT1\n'** 50 -3334FU\n-3334FU\nT1\n'** 80 +2726FU\n+2726FU\nT0\n'** 120\n-8384FU\nT2\n'** -100000\n%TORYO\n";
+    pub(crate) const GAME: &str = "V2.2\nN+alpha\nN-beta\nPI\n+\n+7776FU\nT1\n'** 50 -3334FU\n-3334FU\nT1\n'** 80 +2726FU\n+2726FU\nT0\n'** 120\n-8384FU\nT2\n'** -100000\n%TORYO\n";
 
     #[test]
     fn reads_the_players_comments_and_the_result() {
@@ -258,8 +266,10 @@ mod tests {
         assert_eq!(a.black_result, 0.0);
         assert!(a.player_black);
         assert_eq!(a.player_points(), 0.0);
+        assert_eq!((a.opponent.as_str(), a.end.as_str()), ("beta", "%TORYO"));
         let b = read_csa(GAME, "beta").unwrap().unwrap();
         assert_eq!(b.scores, vec![80.0], "the mate score is left out");
+        assert_eq!(b.opponent, "alpha");
         assert_eq!(b.player_points(), 1.0);
         assert_eq!(read_csa(GAME, "gamma").unwrap(), None);
         let draw = GAME.replace("%TORYO", "%SENNICHITE");

@@ -1,0 +1,148 @@
+//! `gougi tally`: one result from the records of several runs.
+//!
+//! A match is often played in pieces — several `gougi match` runs with different seeds, or on
+//! different machines — and the figure a user wants is the pooled one. This reads the CSA
+//! records (`games/*.csa` of each run), scores every game of one player against its
+//! opponents, and prints the same line as `gougi match` (W/D/L, score, Elo with its 95 %
+//! interval, LOS), optionally with the plot of the estimate over the games in the order the
+//! files are given. `--skip-end` leaves out games by their CSA end line (e.g. `%TIME_UP` when
+//! a run's time losses had an outside cause); how many were left out is printed, never hidden.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::report::{pair_line, svg, PairResult};
+use crate::gougi::calibrate::{read_csa, read_text};
+
+/// The pooled result of `player` over `records` (name, CSA text), in order; games whose end
+/// line is in `skip_ends` are counted apart. Returns the result, the opponents with their game
+/// counts, and the number of games skipped.
+pub fn pool(
+    records: &[(String, String)],
+    player: &str,
+    skip_ends: &[String],
+) -> Result<(PairResult, BTreeMap<String, u32>, u32), String> {
+    let mut result = PairResult::new(0, 1);
+    let mut opponents = BTreeMap::new();
+    let mut skipped = 0;
+    for (name, text) in records {
+        let Some(r) = read_csa(text, player).map_err(|e| format!("{name}: {e}"))? else {
+            continue;
+        };
+        if skip_ends.iter().any(|e| *e == r.end) {
+            skipped += 1;
+            continue;
+        }
+        result.add(r.player_points(), r.player_black);
+        *opponents.entry(r.opponent).or_insert(0) += 1;
+    }
+    Ok((result, opponents, skipped))
+}
+
+/// `gougi tally --player NAME [--skip-end CODE]… [--svg FILE] FILES…`.
+pub fn run(
+    player: &str,
+    files: &[PathBuf],
+    skip_ends: &[String],
+    svg_path: Option<&std::path::Path>,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<()> {
+    let mut records = Vec::with_capacity(files.len());
+    for f in files {
+        records.push((f.display().to_string(), read_text(f)?));
+    }
+    let (result, opponents, skipped) =
+        pool(&records, player, skip_ends).map_err(anyhow::Error::msg)?;
+    if result.tally.games() == 0 {
+        anyhow::bail!(
+            "no finished game of {player:?} in {} file(s) (CSA records with N+/N- names and a result)",
+            files.len()
+        );
+    }
+    let opponent = if opponents.len() == 1 {
+        opponents.keys().next().cloned().unwrap_or_default()
+    } else {
+        "its opponents".to_owned()
+    };
+    let names = [player.to_owned(), opponent];
+    writeln!(out, "{}", pair_line(&names, &result))?;
+    let list: Vec<String> = opponents.iter().map(|(n, g)| format!("{n} {g}")).collect();
+    writeln!(
+        out,
+        "# {} file(s); games per opponent: {}; {} as Black; skipped by end line: {skipped}",
+        files.len(),
+        list.join(", "),
+        result.a_black
+    )?;
+    if let Some(path) = svg_path {
+        std::fs::write(path, svg(&names, &[result]))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        writeln!(out, "# plot in {}", path.display())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gougi::calibrate::tests::GAME;
+
+    #[test]
+    fn pools_wins_draws_and_losses_across_records() {
+        // GAME: alpha (Black) loses to beta by resignation.
+        let records = vec![
+            ("a.csa".to_owned(), GAME.to_owned()),
+            ("b.csa".to_owned(), GAME.replace("%TORYO", "%KACHI")),
+            ("c.csa".to_owned(), GAME.replace("%TORYO", "%SENNICHITE")),
+            ("d.csa".to_owned(), GAME.replace("%TORYO", "%TIME_UP")),
+            ("e.csa".to_owned(), GAME.replace("N-beta", "N-gamma")),
+            ("f.csa".to_owned(), GAME.replace("%TORYO", "%CHUDAN")),
+        ];
+        let (r, opponents, skipped) = pool(&records, "alpha", &[]).unwrap();
+        assert_eq!((r.tally.wins, r.tally.draws, r.tally.losses), (1, 1, 3));
+        assert_eq!(r.a_black, 5);
+        assert_eq!(skipped, 0);
+        assert_eq!(opponents.get("beta"), Some(&4));
+        assert_eq!(opponents.get("gamma"), Some(&1));
+        // The time loss left out on request, and counted as such.
+        let (r, _, skipped) = pool(&records, "alpha", &["%TIME_UP".to_owned()]).unwrap();
+        assert_eq!((r.tally.wins, r.tally.draws, r.tally.losses), (1, 1, 2));
+        assert_eq!(skipped, 1);
+        // From the other side.
+        let (r, _, _) = pool(&records[..3], "beta", &[]).unwrap();
+        assert_eq!((r.tally.wins, r.tally.draws, r.tally.losses), (1, 1, 1));
+        assert_eq!(r.a_black, 0);
+        assert!(pool(
+            &[("x".into(), GAME.replace("%TORYO", "%WHAT"))],
+            "alpha",
+            &[]
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn prints_the_match_line_and_writes_the_plot() {
+        let dir = std::env::temp_dir().join(format!("gougi-tally-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut files = Vec::new();
+        for (i, end) in ["%TORYO", "%KACHI", "%KACHI"].iter().enumerate() {
+            let f = dir.join(format!("{i}.csa"));
+            std::fs::write(&f, GAME.replace("%TORYO", end)).unwrap();
+            files.push(f);
+        }
+        let plot = dir.join("elo.svg");
+        let mut out = Vec::new();
+        run("alpha", &files, &[], Some(&plot), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("alpha vs beta: +2 =0 -1 (3 games) score 66.7% Elo +120.4"),
+            "{text}"
+        );
+        assert!(text.contains(
+            "# 3 file(s); games per opponent: beta 3; 3 as Black; skipped by end line: 0"
+        ));
+        assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+        assert!(run("nobody", &files, &[], None, &mut Vec::new()).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -29,7 +29,7 @@ pub fn pool(
         let Some(r) = read_csa(text, player).map_err(|e| format!("{name}: {e}"))? else {
             continue;
         };
-        if skip_ends.iter().any(|e| *e == r.end) {
+        if skip_ends.contains(&r.end) {
             skipped += 1;
             continue;
         }

@@ -28,6 +28,16 @@ fn start(policy: &str, scripts: &[String], mate: Option<&str>, extra: &str) -> G
     g
 }
 
+/// `position startpos` and a byoyomi `go` (BYO): the lines up to `bestmove` and how long the
+/// answer took.
+fn timed_go(g: &mut Gougi) -> (Vec<String>, Duration) {
+    g.send("position startpos");
+    let t0 = Instant::now();
+    g.send(BYO);
+    let lines = g.until_prefix("bestmove");
+    (lines, t0.elapsed())
+}
+
 fn play(g: &mut Gougi, position: &str, go: &str) -> Vec<String> {
     g.send(position);
     g.send(go);
@@ -825,14 +835,10 @@ fn majority_decides_once_the_vote_is_settled_and_stops_the_rest() {
         "id name e3\ngo: sleep 4000 ; info score cp 10 pv 2g2f ; bestmove 2g2f\n".to_string(),
     ];
     let mut g = start("majority", &scripts, None, "");
-    g.send("position startpos");
-    let t0 = Instant::now();
-    g.send(BYO);
-    let lines = g.until_prefix("bestmove");
+    let (lines, elapsed) = timed_go(&mut g);
     assert!(
-        t0.elapsed() < Duration::from_millis(2000),
-        "waited {:?} for a settled vote",
-        t0.elapsed()
+        elapsed < Duration::from_millis(2000),
+        "waited {elapsed:?} for a settled vote"
     );
     assert_eq!(
         decision(&lines),
@@ -854,11 +860,9 @@ fn early_agreement_decides_optimistic_rounds_before_the_slowest() {
     ];
     let mut g = start("optimistic", &scripts, None, "");
     g.send("setoption name G_EarlyAgreement value 60");
-    g.send("position startpos");
-    let t0 = Instant::now();
-    g.send(BYO);
-    assert_eq!(g.until_prefix("bestmove").last().unwrap(), "bestmove 7g7f");
-    assert!(t0.elapsed() < Duration::from_millis(2000));
+    let (lines, elapsed) = timed_go(&mut g);
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+    assert!(elapsed < Duration::from_millis(2000));
 }
 
 #[test]
@@ -1034,15 +1038,8 @@ fn multipv_vote_decides_once_the_lead_cannot_be_caught() {
     let mut g = start("multipv-vote", &scripts, None, "");
     g.send("setoption name G_VoteScoring value borda");
     g.send("setoption name G_MultiPV value 1");
-    g.send("position startpos");
-    let t0 = Instant::now();
-    g.send(BYO);
-    let lines = g.until_prefix("bestmove");
-    assert!(
-        t0.elapsed() < Duration::from_millis(2000),
-        "{:?}",
-        t0.elapsed()
-    );
+    let (lines, elapsed) = timed_go(&mut g);
+    assert!(elapsed < Duration::from_millis(2000), "{elapsed:?}");
     assert_eq!(
         decision(&lines),
         [
@@ -1058,28 +1055,15 @@ fn multipv_vote_decides_once_the_lead_cannot_be_caught() {
     // 0.479 + 0.488 = 0.967 < 1.0, so it waits for e3, whose lone 2g2f (σ(900/600) = 0.82)
     // still loses.
     let mut g = start("multipv-vote", &scripts, None, "");
-    g.send("position startpos");
-    let t0 = Instant::now();
-    g.send(BYO);
-    assert_eq!(g.until_prefix("bestmove").last().unwrap(), "bestmove 7g7f");
-    assert!(
-        t0.elapsed() < Duration::from_millis(2000),
-        "{:?}",
-        t0.elapsed()
-    );
+    let (lines, elapsed) = timed_go(&mut g);
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+    assert!(elapsed < Duration::from_millis(2000), "{elapsed:?}");
     let behind: Vec<String> = scripts
         .iter()
         .map(|s| s.replace("cp 50", "cp -50").replace("cp 30", "cp -30"))
         .collect();
     let mut g = start("multipv-vote", &behind, None, "");
-    g.send("position startpos");
-    let t0 = Instant::now();
-    g.send(BYO);
-    let lines = g.until_prefix("bestmove");
-    assert!(
-        t0.elapsed() >= Duration::from_millis(3500),
-        "{:?}",
-        t0.elapsed()
-    );
+    let (lines, elapsed) = timed_go(&mut g);
+    assert!(elapsed >= Duration::from_millis(3500), "{elapsed:?}");
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
 }

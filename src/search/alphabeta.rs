@@ -845,7 +845,7 @@ impl<E: Evaluator> Worker<E> {
             }
             self.tt.prefetch(self.pos.key_after(m));
             self.eval.push(&self.pos, m);
-            self.pos.do_move(m);
+            self.pos.do_move_gives_check(m, gives_check);
 
             // Step 16. Late move reductions, then PVS re-searches.
             let mut value;
@@ -1167,7 +1167,7 @@ impl<E: Evaluator> Worker<E> {
             }
             self.tt.prefetch(self.pos.key_after(m));
             self.eval.push(&self.pos, m);
-            self.pos.do_move(m);
+            self.pos.do_move_gives_check(m, gives_check);
             let value = -self.qsearch::<PV>(ply + 1, -beta, -alpha, depth - 1);
             self.pos.undo_move(m);
             self.eval.pop();

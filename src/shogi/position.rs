@@ -393,6 +393,20 @@ impl Position {
     /// Plays `m`, which must be legal (see [`Position::is_legal`]; moves from the generators
     /// are). For input from outside use [`Position::try_play`].
     pub fn do_move(&mut self, m: Move) {
+        self.do_move_inner(m, None);
+    }
+
+    /// [`Position::do_move`] for a caller that already knows whether `m` gives check (a
+    /// search asks [`Position::gives_check_with_info`] before it moves): the checkers of the
+    /// new position are then looked for only after a check. Looking for them after every
+    /// move cost 6 % of the search's instructions.
+    #[inline]
+    pub fn do_move_gives_check(&mut self, m: Move, gives_check: bool) {
+        self.do_move_inner(m, Some(gives_check));
+    }
+
+    #[inline(always)]
+    fn do_move_inner(&mut self, m: Move, gives_check: Option<bool>) {
         let us = self.side;
         let them = !us;
         let prev = self.st;
@@ -431,7 +445,12 @@ impl Position {
         }
         self.side = them;
         self.ply += 1;
-        let checkers = self.compute_checkers();
+        let checkers = if gives_check == Some(false) {
+            debug_assert!(self.compute_checkers().is_empty(), "{m} gives check");
+            Bitboard::EMPTY
+        } else {
+            self.compute_checkers()
+        };
         let mut cc = prev.continuous_checks;
         cc[us.index()] = if checkers.any() {
             cc[us.index()].saturating_add(1)

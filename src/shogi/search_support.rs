@@ -201,7 +201,7 @@ impl Position {
             if (free - covered).any() {
                 continue;
             }
-            self.do_move(m);
+            self.do_move_gives_check(m, true);
             let escapes = self.has_legal_move();
             self.undo_move(m);
             if !escapes {

@@ -239,23 +239,29 @@ impl Position {
     /// Whether `c` attacks `sq` given occupancy `occ`.
     #[inline]
     pub fn is_attacked(&self, c: Color, sq: Square, occ: Bitboard) -> bool {
+        self.is_attacked_by(c, self.by_color[c.index()], sq, occ)
+    }
+
+    /// Whether one of `pieces` (pieces of `c`, as they stand on the board) attacks `sq`
+    /// given occupancy `occ`: [`Position::is_attacked`] with some of `c`'s pieces left out.
+    #[inline]
+    pub fn is_attacked_by(&self, c: Color, pieces: Bitboard, sq: Square, occ: Bitboard) -> bool {
         // Step attackers first, and a slider's ray only when a slider of that kind could
         // reach `sq` on an empty board.
-        if self.is_step_attacked(c, sq) {
+        if (self.step_attackers(c, sq) & pieces).any() {
             return true;
         }
-        let theirs = self.by_color[c.index()];
         let k = &self.by_kind;
-        let rooks = (k[PieceKind::Rook as usize] | k[PieceKind::Dragon as usize]) & theirs;
+        let rooks = (k[PieceKind::Rook as usize] | k[PieceKind::Dragon as usize]) & pieces;
         if (rook_pseudo_attacks(sq) & rooks).any() && (rook_attacks(sq, occ) & rooks).any() {
             return true;
         }
-        let bishops = (k[PieceKind::Bishop as usize] | k[PieceKind::Horse as usize]) & theirs;
+        let bishops = (k[PieceKind::Bishop as usize] | k[PieceKind::Horse as usize]) & pieces;
         if (bishop_pseudo_attacks(sq) & bishops).any() && (bishop_attacks(sq, occ) & bishops).any()
         {
             return true;
         }
-        let lances = k[PieceKind::Lance as usize] & theirs;
+        let lances = k[PieceKind::Lance as usize] & pieces;
         (lance_pseudo_attacks(!c, sq) & lances).any() && (lance_attacks(!c, sq, occ) & lances).any()
     }
 
@@ -263,14 +269,19 @@ impl Position {
     /// promoted kinds, king, and the one-square moves of horse and dragon).
     #[inline]
     pub fn is_step_attacked(&self, c: Color, sq: Square) -> bool {
+        (self.step_attackers(c, sq) & self.by_color[c.index()]).any()
+    }
+
+    /// The pieces of either color that would attack `sq` by a step if they were `c`'s.
+    #[inline(always)]
+    fn step_attackers(&self, c: Color, sq: Square) -> Bitboard {
         let k = &self.by_kind;
         let hd = k[PieceKind::Horse as usize] | k[PieceKind::Dragon as usize];
         let king_like = k[PieceKind::King as usize] | hd;
-        let steps = (pawn_attacks(!c, sq) & k[PieceKind::Pawn as usize])
+        (pawn_attacks(!c, sq) & k[PieceKind::Pawn as usize])
             | (knight_attacks(!c, sq) & k[PieceKind::Knight as usize])
             | (silver_attacks(!c, sq) & (k[PieceKind::Silver as usize] | king_like))
-            | (gold_attacks(!c, sq) & (self.golds() | king_like));
-        (steps & self.by_color[c.index()]).any()
+            | (gold_attacks(!c, sq) & (self.golds() | king_like))
     }
 
     /// The squares of `within` that a slider of `c` (lance, bishop, rook, horse, dragon)

@@ -158,7 +158,9 @@ impl Position {
     /// by a check from further away is left to the search, as in YaneuraOu's `mate1ply`),
     /// but one that leaves one of the enemy king's free
     /// flights uncovered by the moved piece (on an empty board, so a superset of what it
-    /// covers) is skipped before it is played; and when no kind we could place covers them
+    /// covers), or whose checker the enemy could capture (with the king, or with another
+    /// piece, pins not considered), is skipped before it is played — fewer than one
+    /// candidate in ten is then played out; and when no kind we could place covers them
     /// all from a square where it checks directly, no check is generated at all. A mate that
     /// relies on a slider the move uncovers (a discovered check, or a flight covered only by
     /// the uncovered slider) may be missed that way; a reported mate is always real, and the
@@ -197,9 +199,31 @@ impl Position {
                     }
                 }
             };
-            let covered = pseudo_attacks(us, kind, m.to()).with(m.to());
+            let to = m.to();
+            let covered = pseudo_attacks(us, kind, to).with(to);
             if (free - covered).any() {
                 continue;
+            }
+            // The checker must not be capturable: by the king when it stands next to it
+            // with nothing of ours behind it, or by any other piece (pins are not looked
+            // at: a mate whose checker only a pinned piece attacks is left to the search).
+            // Both are cheaper to ask than playing the move and looking for an escape.
+            let occ_after = match m.from() {
+                Some(from) => occ_without_king.without(from).with(to),
+                None => occ_without_king.with(to),
+            };
+            let their_men = self.by_color[them.index()].without(ek);
+            if self.is_attacked_by(them, their_men, to, occ_after.with(ek)) {
+                continue;
+            }
+            if king_attacks(ek).contains(to) {
+                let ours = match m.from() {
+                    Some(from) => self.by_color[us.index()].without(from),
+                    None => self.by_color[us.index()],
+                };
+                if !self.is_attacked_by(us, ours, to, occ_after) {
+                    continue;
+                }
             }
             self.do_move_gives_check(m, true);
             let escapes = self.has_legal_move();
@@ -627,5 +651,52 @@ mod tests {
                 p.do_move(legal[(seed >> 33) as usize % legal.len()]);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod recall {
+    use super::*;
+
+    /// The mate-in-one test may miss mates (discovered checks, far checks, checkers only a
+    /// pinned piece could take), but not many: over random games that check often, it finds
+    /// at least nine in ten of the positions where some move mates.
+    #[test]
+    fn mate_in_one_finds_most_mates() {
+        let mut seed = 11u64;
+        let (mut mates, mut found) = (0, 0);
+        for _ in 0..200 {
+            let mut p = Position::startpos();
+            for _ in 0..200 {
+                let legal = p.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                if !p.in_check() {
+                    let mating = legal.as_slice().iter().any(|&m| {
+                        let mut q = p.clone();
+                        q.do_move(m);
+                        q.is_checkmate()
+                    });
+                    if mating {
+                        mates += 1;
+                        if p.clone().mate_in_one(&mut MoveList::new()).is_some() {
+                            found += 1;
+                        }
+                    }
+                }
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let checking = legal.iter().copied().find(|&m| p.gives_check(m));
+                let m = match checking {
+                    Some(m) if (seed >> 60) < 4 => m,
+                    _ => legal[(seed >> 33) as usize % legal.len()],
+                };
+                p.do_move(m);
+            }
+        }
+        assert!(mates > 300, "{mates}");
+        assert!(found * 10 >= mates * 9, "found {found} of {mates}");
     }
 }

@@ -11,8 +11,8 @@
 
 use super::attacks::{
     attacks, between, bishop_attacks, bishop_pseudo_attacks, gold_attacks, king_attacks,
-    knight_attacks, lance_attacks, lance_pseudo_attacks, line, pawn_attacks, rook_attacks,
-    rook_pseudo_attacks, silver_attacks,
+    knight_attacks, lance_pseudo_attacks, line, pawn_attacks, rook_attacks, rook_pseudo_attacks,
+    silver_attacks,
 };
 use super::bitboard::Bitboard;
 use super::legality::has_further_move;
@@ -388,13 +388,23 @@ impl Position {
                 | (knight_attacks(v, sq) & k[PieceKind::Knight.index()])
                 | (silver_attacks(v, sq) & silvers)
                 | (gold_attacks(v, sq) & golds)
-                | (lance_attacks(v, sq, occ) & k[PieceKind::Lance.index()])
         };
-        (steps_of(Color::Black) & black)
-            | (steps_of(Color::White) & white)
-            | (bishop_attacks(sq, occ)
-                & (k[PieceKind::Bishop.index()] | k[PieceKind::Horse.index()]))
-            | (rook_attacks(sq, occ) & (k[PieceKind::Rook.index()] | k[PieceKind::Dragon.index()]))
+        let mut b = (steps_of(Color::Black) & black) | (steps_of(Color::White) & white);
+        // Sliders: a family's rays only when one of its pieces stands on a line through
+        // `sq`. Lances share the rook's file rays: a Black lance attacks `sq` from below it
+        // (where a White lance on `sq` would attack), a White one from above.
+        let diag = k[PieceKind::Bishop.index()] | k[PieceKind::Horse.index()];
+        if (bishop_pseudo_attacks(sq) & diag).any() {
+            b |= bishop_attacks(sq, occ) & diag;
+        }
+        let lances = k[PieceKind::Lance.index()];
+        let orth = k[PieceKind::Rook.index()] | k[PieceKind::Dragon.index()];
+        let file_lances = (lance_pseudo_attacks(Color::White, sq) & lances & black)
+            | (lance_pseudo_attacks(Color::Black, sq) & lances & white);
+        if (rook_pseudo_attacks(sq) & orth).any() || file_lances.any() {
+            b |= rook_attacks(sq, occ) & (orth | file_lances);
+        }
+        b
     }
 
     /// Whether `m` is a non-promotion of a pawn, bishop or rook that could have promoted.

@@ -150,6 +150,11 @@ fn generate_quiet_checks(pos: &Position, list: &mut MoveList) {
     list.retain(|m| !pos.is_capture(m));
 }
 
+/// Sorts `moves` by score, best first.
+fn sort_best_first(moves: &mut [ExtMove]) {
+    moves.sort_unstable_by_key(|em| std::cmp::Reverse(em.score));
+}
+
 /// Whether a move from another position (TT, killers) is legal here.
 #[inline]
 fn is_legal_here(pos: &Position, m: Move) -> bool {
@@ -200,6 +205,8 @@ pub struct MovePicker {
     /// Quiet moves below this score are skipped when `skip_quiets` is set by the caller.
     see_threshold: i32,
     with_checks: bool,
+    /// Quiet moves `cur..sorted_end` are in order; `sorted_end..end` are not sorted yet.
+    sorted_end: usize,
 }
 
 impl MovePicker {
@@ -234,6 +241,7 @@ impl MovePicker {
             scratch,
             see_threshold: 0,
             with_checks: false,
+            sorted_end: 0,
         }
     }
 
@@ -269,6 +277,7 @@ impl MovePicker {
             scratch,
             see_threshold: 0,
             with_checks,
+            sorted_end: 0,
         }
     }
 
@@ -429,14 +438,28 @@ impl MovePicker {
                         generate_into(pos, &mut self.buf, &mut self.scratch, generate_quiets);
                     self.cur = 0;
                     self.score_quiets(pos, h);
-                    // Sort once, best first (a full sort: quiets are few enough).
-                    self.buf.as_mut_slice()[..self.end]
-                        .sort_unstable_by_key(|em| std::cmp::Reverse(em.score));
+                    // Best first, in two steps: the moves with a positive history now, the
+                    // rest only if the node gets that far (most cut nodes and pruned nodes
+                    // stop first; sorting every quiet took 5 % of the search).
+                    let quiets = &mut self.buf.as_mut_slice()[..self.end];
+                    let mut positive = 0;
+                    for i in 0..quiets.len() {
+                        if quiets[i].score > 0 {
+                            quiets.swap(i, positive);
+                            positive += 1;
+                        }
+                    }
+                    sort_best_first(&mut quiets[..positive]);
+                    self.sorted_end = positive;
                 }
                 Stage::Quiet => {
                     if skip_quiets || self.cur >= self.end {
                         self.stage = Stage::BadCapture;
                         continue;
+                    }
+                    if self.cur == self.sorted_end {
+                        sort_best_first(&mut self.buf.as_mut_slice()[self.cur..self.end]);
+                        self.sorted_end = self.end;
                     }
                     let m = self.buf.as_slice()[self.cur].m;
                     self.cur += 1;

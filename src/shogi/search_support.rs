@@ -264,7 +264,15 @@ impl Position {
         let ksq = self.kings[us.index()];
         let pinned = self.pinned(us);
         let discover = self.slider_blockers(us, ek, occ) & ours;
-        for from in ours {
+        // A step piece reaches `near` only from within two files and four ranks of the
+        // king; sliders from anywhere.
+        let k = &self.by_kind;
+        let sliders = k[PieceKind::Lance.index()]
+            | k[PieceKind::Bishop.index()]
+            | k[PieceKind::Rook.index()]
+            | k[PieceKind::Horse.index()]
+            | k[PieceKind::Dragon.index()];
+        for from in ours & (sliders | NEAR_KING_FROM[ek.index()]) {
             let kind = self.board[from.index()].expect("own piece").kind;
             let reach = attacks(us, kind, from, occ) & targets;
             if reach.is_empty() {
@@ -433,16 +441,23 @@ pub fn near_king(sq: Square) -> Bitboard {
     NEAR_KING[sq.index()]
 }
 
-static NEAR_KING: [Bitboard; 81] = {
+/// The squares within two files and four ranks of a square: from where a step piece (a
+/// knight included) can land on [`near_king`] of it.
+static NEAR_KING_FROM: [Bitboard; 81] = box_around(2, 4);
+
+static NEAR_KING: [Bitboard; 81] = box_around(1, 2);
+
+/// For each square, the squares within `files` files and `ranks` ranks of it, itself excluded.
+const fn box_around(files: i32, ranks: i32) -> [Bitboard; 81] {
     let mut t = [Bitboard::EMPTY; 81];
     let mut i = 0;
     while i < 81 {
         let (f, r) = ((i / 9) as i32, (i % 9) as i32);
         let mut bits = 0u128;
-        let mut df = -1;
-        while df <= 1 {
-            let mut dr = -2;
-            while dr <= 2 {
+        let mut df = -files;
+        while df <= files {
+            let mut dr = -ranks;
+            while dr <= ranks {
                 let (ff, rr) = (f + df, r + dr);
                 if (df != 0 || dr != 0) && ff >= 0 && ff < 9 && rr >= 0 && rr < 9 {
                     bits |= 1u128 << (ff * 9 + rr);
@@ -455,7 +470,7 @@ static NEAR_KING: [Bitboard; 81] = {
         i += 1;
     }
     t
-};
+}
 
 /// Squares `kind` of `c` on `sq` attacks on an empty board (table lookups only).
 #[inline]

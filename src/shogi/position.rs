@@ -30,6 +30,9 @@ pub(super) struct StateInfo {
     pub(super) black_hand: Hand,
     /// The move that led here.
     pub(super) last_move: Option<Move>,
+    /// How many states in a row, this one included, were reached by a real move (not a
+    /// null move, and not the start of the history): how far back a repetition can be.
+    pub(super) moves_in_a_row: u16,
 }
 
 /// A shogi position.
@@ -86,6 +89,7 @@ impl Position {
                 continuous_checks: [0; 2],
                 black_hand: Hand::EMPTY,
                 last_move: None,
+                moves_in_a_row: 0,
             },
             history: Vec::with_capacity(256),
         }
@@ -476,6 +480,7 @@ impl Position {
             continuous_checks: cc,
             black_hand: self.hands[0],
             last_move: Some(m),
+            moves_in_a_row: prev.moves_in_a_row.saturating_add(1),
         };
     }
 
@@ -516,6 +521,7 @@ impl Position {
         self.st.board_key ^= zobrist::SIDE;
         self.st.captured = None;
         self.st.last_move = None;
+        self.st.moves_in_a_row = 0;
         self.st.continuous_checks[self.side.index()] = 0;
         self.side = !self.side;
         self.ply += 1;

@@ -69,27 +69,16 @@ impl Position {
     /// Looks back at most `max_plies` plies.
     pub fn repetition_in_search(&self, max_plies: usize, superior_within: usize) -> Repetition {
         let n = self.history.len();
-        let limit = max_plies.min(n);
-        let mut d = 1;
+        // A cycle never crosses a null move or the start of the history.
+        let limit = max_plies.min(n).min(self.st.moves_in_a_row as usize);
+        let mut d = 4;
         while d <= limit {
-            // The state `d - 1` plies back must have been reached by a real move.
-            let reached_by_move = if d == 1 {
-                self.st.last_move.is_some()
-            } else {
-                self.history[n - d + 1].last_move.is_some()
-            };
-            if !reached_by_move {
-                break;
-            }
-            if d >= 4 && d % 2 == 0 {
-                let old = &self.history[n - d];
-                if old.board_key == self.st.board_key {
-                    if let Some(r) = self.repetition_at(d, d <= superior_within) {
-                        return r;
-                    }
+            if self.history[n - d].board_key == self.st.board_key {
+                if let Some(r) = self.repetition_at(d, d <= superior_within) {
+                    return r;
                 }
             }
-            d += 1;
+            d += 2;
         }
         Repetition::None
     }

@@ -5,8 +5,8 @@
 //! legal moves with that property, and `is_legal` agrees with the oracle on arbitrary moves.
 
 use gougi::shogi::movegen::{
-    generate_captures, generate_checks, generate_evasions, generate_legal, generate_pseudo_legal,
-    generate_quiets,
+    generate_captures, generate_checks, generate_evasions, generate_for_search, generate_legal,
+    generate_pseudo_legal, generate_quiets, SearchMoves,
 };
 use gougi::shogi::{Color, Move, MoveList, PieceKind, Position, Square};
 use shogi_core::PartialPosition;
@@ -197,6 +197,28 @@ fn check_node(pos: &Position, rng: &mut Rng) {
         l.clear();
         generate_evasions(pos, &mut l);
         assert_eq!(set(&l), ours, "evasions in {}", pos.to_sfen());
+    }
+
+    // The search's sets: the same, without the inferior non-promotions.
+    let searched = |from: &BTreeSet<u16>| -> BTreeSet<u16> {
+        from.iter()
+            .copied()
+            .filter(|&b| !pos.is_inferior_non_promotion(Move::from_u16(b).unwrap()))
+            .collect()
+    };
+    let kinds: &[(SearchMoves, &BTreeSet<u16>)] = if pos.in_check() {
+        &[(SearchMoves::Evasions, &ours)]
+    } else {
+        &[
+            (SearchMoves::Captures, &caps),
+            (SearchMoves::Quiets, &quiets),
+        ]
+    };
+    for &(which, full) in kinds {
+        l.clear();
+        generate_for_search(pos, &mut l, which);
+        assert_eq!(l.len(), set(&l).len(), "duplicates in {which:?}");
+        assert_eq!(set(&l), searched(full), "{which:?} in {}", pos.to_sfen());
     }
 
     // Japanese names single out each legal move (KIF by origin, KI2 by relative words).

@@ -16,9 +16,7 @@
 
 use std::mem::MaybeUninit;
 
-use crate::shogi::{
-    generate_captures, generate_evasions, generate_quiets, Move, MoveList, Position,
-};
+use crate::shogi::{generate_for_search, Move, MoveList, Position, SearchMoves};
 
 use super::eval::{promotion_gain, PIECE_VALUE};
 use super::history::{
@@ -73,14 +71,11 @@ impl MoveBuf {
         self.len = 0;
     }
 
-    /// Replaces the contents with the moves of `list` that a search plays (see the module
-    /// doc), scores zero.
-    fn fill_from(&mut self, pos: &Position, list: &MoveList) {
+    /// Replaces the contents with the moves of `list`, scores zero.
+    fn fill_from(&mut self, list: &MoveList) {
         self.len = 0;
         for &m in list.as_slice() {
-            if !pos.is_inferior_non_promotion(m) {
-                self.push(m, 0);
-            }
+            self.push(m, 0);
         }
     }
 
@@ -118,18 +113,31 @@ pub fn root_moves(pos: &Position) -> Vec<Move> {
         .collect()
 }
 
-/// Generates into `buf` with `gen` (a core generator, writing to `scratch`), keeping the
-/// search's move set.
+/// Generates into `buf` with `gen` (a generator of the search's move set, writing to
+/// `scratch`).
+#[inline(always)]
 fn generate_into(
     pos: &Position,
     buf: &mut MoveBuf,
     scratch: &mut MoveList,
-    gen: fn(&Position, &mut MoveList),
+    gen: impl FnOnce(&Position, &mut MoveList),
 ) -> usize {
     scratch.clear();
     gen(pos, scratch);
-    buf.fill_from(pos, scratch);
+    buf.fill_from(scratch);
     buf.len()
+}
+
+fn generate_captures(pos: &Position, list: &mut MoveList) {
+    generate_for_search(pos, list, SearchMoves::Captures);
+}
+
+fn generate_quiets(pos: &Position, list: &mut MoveList) {
+    generate_for_search(pos, list, SearchMoves::Quiets);
+}
+
+fn generate_evasions(pos: &Position, list: &mut MoveList) {
+    generate_for_search(pos, list, SearchMoves::Evasions);
 }
 
 /// The buffers a [`MovePicker`] works in, kept by the worker between nodes: creating a
@@ -147,7 +155,7 @@ pub struct PickerBuffers {
 /// doubled the quiescence tree for little).
 fn generate_quiet_checks(pos: &Position, list: &mut MoveList) {
     pos.generate_checks_near_king(list);
-    list.retain(|m| !pos.is_capture(m));
+    list.retain(|m| !pos.is_capture(m) && !pos.is_inferior_non_promotion(m));
 }
 
 /// Sorts `moves` by score, best first.

@@ -184,15 +184,22 @@ impl<'a> IntoIterator for &'a MoveList {
 }
 
 #[inline(always)]
-fn push_targets(list: &mut MoveList, us: Color, kind: PieceKind, from: Square, targets: Bitboard) {
-    push_split(list, us, kind, from, targets, targets);
+fn push_targets<const ALL: bool>(
+    list: &mut MoveList,
+    us: Color,
+    kind: PieceKind,
+    from: Square,
+    targets: Bitboard,
+) {
+    push_split::<ALL>(list, us, kind, from, targets, targets);
 }
 
 /// Pushes promotions to `promo` and non-promotions to `plain`, keeping only those the rules
 /// allow: promotion needs a promotable kind and the zone at one end; a non-promotion may not
-/// leave a piece with no further move.
+/// leave a piece with no further move. Without `ALL`, the non-promotions of pawns, bishops
+/// and rooks that could promote are left out too (see [`SearchMoves`]).
 #[inline(always)]
-fn push_split(
+fn push_split<const ALL: bool>(
     list: &mut MoveList,
     us: Color,
     kind: PieceKind,
@@ -209,16 +216,27 @@ fn push_split(
             } else {
                 Bitboard::far_ranks(us, 1)
             };
+            // A pawn's non-promotion is inferior wherever it could promote: its
+            // destination is in the zone (a pawn in the zone moves within it).
+            let dead = if !ALL && kind == PieceKind::Pawn {
+                zone
+            } else {
+                dead
+            };
             list.push_each(promo & zone, |to| Move::new_normal(from, to, true));
             list.push_each(plain - dead, |to| Move::new_normal(from, to, false));
         }
         PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => {
-            let promo = if zone.contains(from) {
-                promo
-            } else {
-                promo & zone
-            };
+            let in_zone = zone.contains(from);
+            let promo = if in_zone { promo } else { promo & zone };
             list.push_each(promo, |to| Move::new_normal(from, to, true));
+            let plain = if ALL || kind == PieceKind::Silver {
+                plain
+            } else if in_zone {
+                Bitboard::EMPTY
+            } else {
+                plain - zone
+            };
             list.push_each(plain, |to| Move::new_normal(from, to, false));
         }
         _ => {
@@ -230,7 +248,7 @@ fn push_split(
 /// Board moves of non-king pieces to `target`, and drops to `drop_target`, legal given the pin
 /// set; the caller has already restricted the targets for check.
 #[inline(always)]
-fn gen_pieces(
+fn gen_pieces<const ALL: bool>(
     pos: &Position,
     list: &mut MoveList,
     target: Bitboard,
@@ -264,50 +282,53 @@ fn gen_pieces(
     list.push_each(ahead & Bitboard::zone(us), |to| {
         Move::new_normal(back(to), to, true)
     });
-    list.push_each(ahead - Bitboard::far_ranks(us, 1), |to| {
-        Move::new_normal(back(to), to, false)
-    });
+    let dead = if ALL {
+        Bitboard::far_ranks(us, 1)
+    } else {
+        Bitboard::zone(us)
+    };
+    list.push_each(ahead - dead, |to| Move::new_normal(back(to), to, false));
     for from in pawns & pinned {
         let t = restrict(from, pawn_attacks(us, from) & target);
-        push_targets(list, us, PieceKind::Pawn, from, t);
+        push_targets::<ALL>(list, us, PieceKind::Pawn, from, t);
     }
     for from in pos.pieces(us, PieceKind::Lance) {
         let t = restrict(from, lance_attacks(us, from, occ) & target);
-        push_targets(list, us, PieceKind::Lance, from, t);
+        push_targets::<ALL>(list, us, PieceKind::Lance, from, t);
     }
     for from in pos.pieces(us, PieceKind::Knight) {
         let t = restrict(from, knight_attacks(us, from) & target);
-        push_targets(list, us, PieceKind::Knight, from, t);
+        push_targets::<ALL>(list, us, PieceKind::Knight, from, t);
     }
     for from in pos.pieces(us, PieceKind::Silver) {
         let t = restrict(from, silver_attacks(us, from) & target);
-        push_targets(list, us, PieceKind::Silver, from, t);
+        push_targets::<ALL>(list, us, PieceKind::Silver, from, t);
     }
     for from in pos.golds() & ours {
         let t = restrict(from, gold_attacks(us, from) & target);
-        push_targets(list, us, PieceKind::Gold, from, t);
+        push_targets::<ALL>(list, us, PieceKind::Gold, from, t);
     }
     for from in pos.pieces(us, PieceKind::Bishop) {
         let t = restrict(from, bishop_attacks(from, occ) & target);
-        push_targets(list, us, PieceKind::Bishop, from, t);
+        push_targets::<ALL>(list, us, PieceKind::Bishop, from, t);
     }
     for from in pos.pieces(us, PieceKind::Rook) {
         let t = restrict(from, rook_attacks(from, occ) & target);
-        push_targets(list, us, PieceKind::Rook, from, t);
+        push_targets::<ALL>(list, us, PieceKind::Rook, from, t);
     }
     for from in pos.pieces(us, PieceKind::Horse) {
         let t = restrict(
             from,
             (bishop_attacks(from, occ) | king_attacks(from)) & target,
         );
-        push_targets(list, us, PieceKind::Horse, from, t);
+        push_targets::<ALL>(list, us, PieceKind::Horse, from, t);
     }
     for from in pos.pieces(us, PieceKind::Dragon) {
         let t = restrict(
             from,
             (rook_attacks(from, occ) | king_attacks(from)) & target,
         );
-        push_targets(list, us, PieceKind::Dragon, from, t);
+        push_targets::<ALL>(list, us, PieceKind::Dragon, from, t);
     }
     if drop_target.any() {
         gen_drops(pos, list, drop_target);
@@ -370,7 +391,7 @@ fn gen_drops(pos: &Position, list: &mut MoveList, target: Bitboard) {
 }
 
 /// Legal moves whose destination is in `mask` (drops only on empty squares of it).
-fn gen_legal_masked(pos: &Position, list: &mut MoveList, mask: Bitboard) {
+fn gen_legal_masked<const ALL: bool>(pos: &Position, list: &mut MoveList, mask: Bitboard) {
     let us = pos.side_to_move();
     let them = !us;
     let occ = pos.occupied();
@@ -403,29 +424,53 @@ fn gen_legal_masked(pos: &Position, list: &mut MoveList, mask: Bitboard) {
         (mask, mask & empty)
     };
     let pinned = pos.pinned(us);
-    gen_pieces(pos, list, target, drop_target, pinned);
+    gen_pieces::<ALL>(pos, list, target, drop_target, pinned);
 }
 
 /// All legal moves.
 pub fn generate_legal(pos: &Position, list: &mut MoveList) {
-    gen_legal_masked(pos, list, Bitboard::FULL);
+    gen_legal_masked::<true>(pos, list, Bitboard::FULL);
 }
 
 /// Legal captures (board moves onto an enemy piece), promoting or not.
 pub fn generate_captures(pos: &Position, list: &mut MoveList) {
-    gen_legal_masked(pos, list, pos.pieces_of(!pos.side_to_move()));
+    gen_legal_masked::<true>(pos, list, pos.pieces_of(!pos.side_to_move()));
 }
 
 /// Legal non-captures: board moves to empty squares and drops.
 pub fn generate_quiets(pos: &Position, list: &mut MoveList) {
-    gen_legal_masked(pos, list, !pos.occupied());
+    gen_legal_masked::<true>(pos, list, !pos.occupied());
+}
+
+/// The move sets a search generates ([`generate_for_search`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchMoves {
+    /// As [`generate_captures`].
+    Captures,
+    /// As [`generate_quiets`].
+    Quiets,
+    /// As [`generate_evasions`] (in check only).
+    Evasions,
+}
+
+/// The moves of `which`, without the non-promotions of pawns, bishops and rooks that could
+/// promote ([`Position::is_inferior_non_promotion`]): never better than the promotion, and
+/// left out by a search (YaneuraOu's default generator does the same). Leaving them out
+/// while generating spares the search a filtering pass over every list.
+pub fn generate_for_search(pos: &Position, list: &mut MoveList, which: SearchMoves) {
+    let mask = match which {
+        SearchMoves::Captures => pos.pieces_of(!pos.side_to_move()),
+        SearchMoves::Quiets => !pos.occupied(),
+        SearchMoves::Evasions => Bitboard::FULL,
+    };
+    gen_legal_masked::<false>(pos, list, mask);
 }
 
 /// Legal moves when in check (the mate solver's AND-node generator). Out of check this is
 /// simply all legal moves.
 pub fn generate_evasions(pos: &Position, list: &mut MoveList) {
     debug_assert!(pos.in_check());
-    gen_legal_masked(pos, list, Bitboard::FULL);
+    gen_legal_masked::<true>(pos, list, Bitboard::FULL);
 }
 
 /// Every legal move that gives check (the mate solver's OR-node generator). Without an enemy
@@ -491,7 +536,7 @@ pub fn generate_checks(pos: &Position, list: &mut MoveList) {
             Some(pk) => (t & attacks(them, pk, ek, lifted)) | disc,
             None => Bitboard::EMPTY,
         };
-        push_split(list, us, kind, from, promo, plain);
+        push_split::<true>(list, us, kind, from, promo, plain);
     }
     let hand = pos.hand(us);
     if hand.is_empty() || drop_target.is_empty() {
@@ -538,7 +583,7 @@ pub struct CheckInfo {
 /// evasions (which then pass `is_legal_pseudo` trivially).
 pub fn generate_pseudo_legal(pos: &Position, list: &mut MoveList) {
     if pos.in_check() {
-        gen_legal_masked(pos, list, Bitboard::FULL);
+        gen_legal_masked::<true>(pos, list, Bitboard::FULL);
         return;
     }
     let us = pos.side_to_move();
@@ -551,7 +596,7 @@ pub fn generate_pseudo_legal(pos: &Position, list: &mut MoveList) {
     }
     for from in pos.pieces_of(us) - pos.pieces_of_kind(PieceKind::King) {
         let kind = pos.piece_on(from).expect("own piece").kind;
-        push_targets(list, us, kind, from, attacks(us, kind, from, occ) & mask);
+        push_targets::<true>(list, us, kind, from, attacks(us, kind, from, occ) & mask);
     }
     let hand = pos.hand(us);
     if hand.is_empty() {

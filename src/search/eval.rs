@@ -18,7 +18,7 @@
 //! equals what `reset` would compute on the new position, except when a king moved: then the
 //! king terms are recomputed lazily on the next `evaluate` (kings move rarely).
 
-use crate::shogi::{Color, Move, PieceKind, Position, Square};
+use crate::shogi::{Bitboard, Color, Move, PieceKind, Position, Square};
 
 use super::value::Value;
 
@@ -136,6 +136,38 @@ static DISTANCE: [[u8; 81]; 81] = {
     t
 };
 
+/// The squares within Chebyshev distance 4 of each square (where [`DEFEND`] and [`ATTACK`]
+/// are not zero).
+static WITHIN_4: [Bitboard; 81] = {
+    let mut t = [Bitboard::EMPTY; 81];
+    let mut a: usize = 0;
+    while a < 81 {
+        let mut bits = 0u128;
+        let mut b: usize = 0;
+        while b < 81 {
+            if DISTANCE[a][b] <= 4 {
+                bits |= 1u128 << b;
+            }
+            b += 1;
+        }
+        t[a] = Bitboard::from_bits(bits);
+        a += 1;
+    }
+    t
+};
+
+const _: () = {
+    let mut k = 0;
+    while k < KINDS {
+        let mut d = 5;
+        while d < 9 {
+            assert!(DEFEND[k][d] == 0 && ATTACK[k][d] == 0);
+            d += 1;
+        }
+        k += 1;
+    }
+};
+
 /// Relative rank index of `sq` for `color` (0 = far rank, 8 = home rank).
 #[inline]
 fn rel_rank(color: Color, sq: Square) -> usize {
@@ -224,14 +256,16 @@ fn full_king_part(pos: &Position, c: Color, king: Option<Square>) -> i32 {
         return 0;
     };
     let mut v = 0;
-    for sq in pos.pieces_of(c) {
+    // The tables are zero beyond distance 4: only the pieces within it count.
+    let near = WITHIN_4[k.index()];
+    for sq in pos.pieces_of(c) & near {
         if let Some(p) = pos.piece_on(sq) {
             if p.kind != PieceKind::King {
                 v += DEFEND[p.kind.index()][chebyshev(sq, k)];
             }
         }
     }
-    for sq in pos.pieces_of(!c) {
+    for sq in pos.pieces_of(!c) & near {
         if let Some(p) = pos.piece_on(sq) {
             if p.kind != PieceKind::King {
                 v -= ATTACK[p.kind.index()][chebyshev(sq, k)];

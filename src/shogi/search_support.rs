@@ -568,15 +568,7 @@ mod tests {
                     if legal.is_empty() {
                         break;
                     }
-                    seed = seed
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    let checking = legal.iter().copied().find(|&m| p.gives_check(m));
-                    let m = match checking {
-                        Some(m) if (seed >> 60) < 8 => m,
-                        _ => legal[(seed >> 33) as usize % legal.len()],
-                    };
-                    p.do_move(m);
+                    play_random_preferring_checks(&mut p, &legal, &mut seed, 8);
                 }
             }
         }
@@ -625,11 +617,25 @@ mod tests {
             }
         }
     }
-}
 
-#[cfg(test)]
-mod recall {
-    use super::*;
+    /// Plays one of `legal` (the legal moves of `p`, not empty): a checking move with odds
+    /// `check_odds` in 16 when there is one, else a random move (a seeded LCG).
+    fn play_random_preferring_checks(
+        p: &mut Position,
+        legal: &MoveList,
+        seed: &mut u64,
+        check_odds: u64,
+    ) {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let checking = legal.iter().copied().find(|&m| p.gives_check(m));
+        let m = match checking {
+            Some(m) if (*seed >> 60) < check_odds => m,
+            _ => legal[(*seed >> 33) as usize % legal.len()],
+        };
+        p.do_move(m);
+    }
 
     /// The mate-in-one test may miss mates (discovered checks, far checks, checkers only a
     /// pinned piece could take), but not many: over random games that check often, it finds
@@ -658,15 +664,7 @@ mod recall {
                         }
                     }
                 }
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let checking = legal.iter().copied().find(|&m| p.gives_check(m));
-                let m = match checking {
-                    Some(m) if (seed >> 60) < 4 => m,
-                    _ => legal[(seed >> 33) as usize % legal.len()],
-                };
-                p.do_move(m);
+                play_random_preferring_checks(&mut p, &legal, &mut seed, 4);
             }
         }
         assert!(mates > 300, "{mates}");

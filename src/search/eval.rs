@@ -185,45 +185,34 @@ fn placed_value(color: Color, kind: PieceKind, sq: Square) -> i32 {
     PIECE_VALUE[kind.index()] + PSQ_RANK[kind.index()][rel_rank(color, sq)]
 }
 
-/// King-relative terms of one piece of `color`, signed from Black's point of view and split
-/// by the king they depend on: `[on Black's king, on White's king]` (its own king's
-/// neighbourhood is defence, the enemy king's is attack).
-#[inline]
-fn king_terms(color: Color, kind: PieceKind, sq: Square, kings: [Option<Square>; 2]) -> [i32; 2] {
-    let mut t = [0; 2];
-    if kind == PieceKind::King {
-        return t;
-    }
-    let sg = sign(color);
-    if let Some(k) = kings[color.index()] {
-        t[color.index()] += sg * DEFEND[kind.index()][chebyshev(sq, k)];
-    }
-    if let Some(k) = kings[(!color).index()] {
-        t[(!color).index()] += sg * ATTACK[kind.index()][chebyshev(sq, k)];
-    }
-    t
-}
-
 #[derive(Clone, Copy, Debug, Default)]
 struct EvalState {
     /// Material and piece-square terms, Black minus White.
     base: i32,
     /// King-safety terms, Black minus White, split by the king they depend on (see
-    /// [`king_terms`]); `king[c]` is stale while `king_dirty[c]` (that king moved).
+    /// [`EvalState::add_king_terms`]); `king[c]` is stale while `king_dirty[c]` (that king moved).
     king: [i32; 2],
     kings: [Option<Square>; 2],
     king_dirty: [bool; 2],
 }
 
 impl EvalState {
-    /// Adds `sign ×` the king terms of a piece to the parts that are not stale.
+    /// Adds `sign ×` the king-relative terms of one piece of `color` to the parts that are
+    /// not stale. Signed from Black's point of view and split by the king they depend on
+    /// (`king[c]` holds the terms on `c`'s king): the piece's own king's neighbourhood is
+    /// defence, the enemy king's is attack.
     #[inline]
     fn add_king_terms(&mut self, sign: i32, color: Color, kind: PieceKind, sq: Square) {
-        let t = king_terms(color, kind, sq, self.kings);
-        for ((part, dirty), term) in self.king.iter_mut().zip(self.king_dirty).zip(t) {
-            if !dirty {
-                *part += sign * term;
-            }
+        if kind == PieceKind::King {
+            return;
+        }
+        let sg = sign * self::sign(color);
+        let (own, opp) = (color.index(), (!color).index());
+        if let (false, Some(k)) = (self.king_dirty[own], self.kings[own]) {
+            self.king[own] += sg * DEFEND[kind.index()][chebyshev(sq, k)];
+        }
+        if let (false, Some(k)) = (self.king_dirty[opp], self.kings[opp]) {
+            self.king[opp] += sg * ATTACK[kind.index()][chebyshev(sq, k)];
         }
     }
 }

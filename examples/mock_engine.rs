@@ -391,8 +391,11 @@ fn spawn_reader(transcript: Option<String>) -> Result<Receiver<Input>, String> {
             let Ok(line) = line else { break };
             let line = line.trim_end_matches('\r').to_owned();
             if let Some(f) = file.as_mut() {
-                // A failing transcript must not change how the engine answers.
-                let _ = writeln!(f, "{line}").and_then(|()| f.flush());
+                // A failing transcript must not change how the engine answers. One write
+                // per line: several mock engines may share a transcript, and with O_APPEND a
+                // single write lands whole, where `writeln!` (line, then newline) could be
+                // split by another process's line.
+                let _ = f.write_all(format!("{line}\n").as_bytes());
             }
             if tx.send(Input::Line(line)).is_err() {
                 return;

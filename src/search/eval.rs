@@ -18,6 +18,7 @@
 //! equals what `reset` would compute on the new position, except when a king moved: then the
 //! king terms are recomputed lazily on the next `evaluate` (kings move rarely).
 
+use crate::shogi::search_support::box_around;
 use crate::shogi::{Bitboard, Color, Move, PieceKind, Position, Square};
 
 use super::value::Value;
@@ -137,31 +138,15 @@ static DISTANCE: [[u8; 81]; 81] = {
 };
 
 /// The squares within Chebyshev distance 4 of each square (where [`DEFEND`] and [`ATTACK`]
-/// are not zero).
-static WITHIN_4: [Bitboard; 81] = {
-    let mut t = [Bitboard::EMPTY; 81];
-    let mut a: usize = 0;
-    while a < 81 {
-        let mut bits = 0u128;
-        let mut b: usize = 0;
-        while b < 81 {
-            if DISTANCE[a][b] <= 4 {
-                bits |= 1u128 << b;
-            }
-            b += 1;
-        }
-        t[a] = Bitboard::from_bits(bits);
-        a += 1;
-    }
-    t
-};
+/// are not zero; distance 0 is the king's own square, which has no term).
+static WITHIN_4: [Bitboard; 81] = box_around(4, 4);
 
 const _: () = {
     let mut k = 0;
     while k < KINDS {
-        let mut d = 5;
+        let mut d = 0;
         while d < 9 {
-            assert!(DEFEND[k][d] == 0 && ATTACK[k][d] == 0);
+            assert!((d >= 1 && d <= 4) || (DEFEND[k][d] == 0 && ATTACK[k][d] == 0));
             d += 1;
         }
         k += 1;

@@ -128,18 +128,6 @@ fn generate_into(
     buf.len()
 }
 
-fn generate_captures(pos: &Position, list: &mut MoveList) {
-    generate_for_search(pos, list, SearchMoves::Captures);
-}
-
-fn generate_quiets(pos: &Position, list: &mut MoveList) {
-    generate_for_search(pos, list, SearchMoves::Quiets);
-}
-
-fn generate_evasions(pos: &Position, list: &mut MoveList) {
-    generate_for_search(pos, list, SearchMoves::Evasions);
-}
-
 /// The buffers a [`MovePicker`] works in, kept by the worker between nodes: creating a
 /// `MoveList` on the stack compiles to a 2 KB memset (the compiler merges its uninitialised
 /// array with the zeroed length into one zeroing store), which measured 2% of the search.
@@ -391,8 +379,9 @@ impl MovePicker {
                     }
                 }
                 Stage::CaptureInit | Stage::QsCaptureInit => {
-                    self.end =
-                        generate_into(pos, &mut self.buf, &mut self.scratch, generate_captures);
+                    self.end = generate_into(pos, &mut self.buf, &mut self.scratch, |p, l| {
+                        generate_for_search(p, l, SearchMoves::Captures)
+                    });
                     self.cur = 0;
                     self.score_captures(pos, h);
                     self.stage = if self.stage == Stage::CaptureInit {
@@ -442,8 +431,9 @@ impl MovePicker {
                         self.cur = 0;
                         continue;
                     }
-                    self.end =
-                        generate_into(pos, &mut self.buf, &mut self.scratch, generate_quiets);
+                    self.end = generate_into(pos, &mut self.buf, &mut self.scratch, |p, l| {
+                        generate_for_search(p, l, SearchMoves::Quiets)
+                    });
                     self.cur = 0;
                     self.score_quiets(pos, h);
                     // Best first, in two steps: the moves with a positive history now, the
@@ -484,8 +474,9 @@ impl MovePicker {
                     self.stage = Stage::Done;
                 }
                 Stage::EvasionInit => {
-                    self.end =
-                        generate_into(pos, &mut self.buf, &mut self.scratch, generate_evasions);
+                    self.end = generate_into(pos, &mut self.buf, &mut self.scratch, |p, l| {
+                        generate_for_search(p, l, SearchMoves::Evasions)
+                    });
                     self.cur = 0;
                     self.score_evasions(pos, h);
                     self.stage = Stage::Evasion;

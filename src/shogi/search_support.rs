@@ -169,6 +169,7 @@ impl Position {
             return None;
         }
         let occ_without_king = self.occupied().without(ek);
+        let their_men = self.by_color[them.index()].without(ek);
         let mut free = Bitboard::EMPTY;
         for f in king_attacks(ek) - self.by_color[them.index()] {
             if !self.is_attacked(us, f, occ_without_king) {
@@ -202,7 +203,6 @@ impl Position {
                 Some(from) => occ_without_king.without(from).with(to),
                 None => occ_without_king.with(to),
             };
-            let their_men = self.by_color[them.index()].without(ek);
             if self.is_attacked_by(them, their_men, to, occ_after.with(ek)) {
                 continue;
             }
@@ -396,7 +396,7 @@ static NEAR_KING_FROM: [Bitboard; 81] = box_around(2, 4);
 static NEAR_KING: [Bitboard; 81] = box_around(1, 2);
 
 /// For each square, the squares within `files` files and `ranks` ranks of it, itself excluded.
-const fn box_around(files: i32, ranks: i32) -> [Bitboard; 81] {
+pub(crate) const fn box_around(files: i32, ranks: i32) -> [Bitboard; 81] {
     let mut t = [Bitboard::EMPTY; 81];
     let mut i = 0;
     while i < 81 {

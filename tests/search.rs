@@ -434,3 +434,83 @@ fn bad_input_does_not_kill_the_engine() {
     e.send("isready");
     e.until("readyok");
 }
+
+/// The last `score cp N` (or mate) text of the `info` lines.
+fn last_score(lines: &[String]) -> String {
+    lines
+        .iter()
+        .rev()
+        .find_map(|l| {
+            let i = l.find(" score ")?;
+            let rest: Vec<&str> = l[i + 7..].split_whitespace().take(2).collect();
+            Some(rest.join(" "))
+        })
+        .expect("an info line with a score")
+}
+
+#[test]
+fn eval_file_option_loads_weights_and_refuses_bad_files() {
+    use gougi::search::eval::{TableEval, Weights};
+    let dir = std::env::temp_dir().join(format!("gougi-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Weights that score differently from the embedded ones: a pawn on its owner's 7f (as
+    // Black sees it) is worth 300 more than the embedded weights say; only Black has one.
+    let mut w = Weights::embedded().clone();
+    let sq = gougi::shogi::Square::from_usi("7f").unwrap();
+    w.w[gougi::search::eval::psq_index(
+        gougi::shogi::Color::Black,
+        gougi::shogi::PieceKind::Pawn,
+        sq,
+    )] += 300;
+    let file = dir.join("pawny.bin");
+    std::fs::write(&file, w.to_bytes()).unwrap();
+    let position = "startpos moves 7g7f 8c8d";
+    let pos = parse_position(position).unwrap();
+    let limits = SearchLimits {
+        depth: Some(4),
+        nodes: None,
+        multipv: 1,
+    };
+    let lib_score = |w: &'static Weights| {
+        let mut s = Searcher::with_eval(16, 1, TableEval::new(w));
+        let best = s.search(&pos, limits, None, None).best.unwrap();
+        format!("cp {}", best.score.0)
+    };
+    let expected = lib_score(w.clone().leak());
+    assert_ne!(
+        expected,
+        lib_score(Weights::embedded()),
+        "the test needs distinct scores"
+    );
+
+    let mut e = Engine::start();
+    e.send(&format!("setoption name EvalFile value {}", file.display()));
+    e.send("isready");
+    e.until("readyok");
+    e.send(&format!("position {position}"));
+    e.send("go depth 4");
+    let lines = e.until("bestmove");
+    assert_eq!(last_score(&lines), expected, "{lines:?}");
+
+    // A missing file and a file of another format are refused with a reason, and the engine
+    // keeps the weights it had.
+    let junk = dir.join("junk.bin");
+    std::fs::write(&junk, b"not weights").unwrap();
+    for bad in [dir.join("missing.bin"), junk] {
+        e.send(&format!("setoption name EvalFile value {}", bad.display()));
+        let err = e.until("info string error");
+        let last = err.last().unwrap();
+        assert!(
+            last.starts_with("info string error: EvalFile")
+                && last.contains(&*bad.to_string_lossy()),
+            "{last}"
+        );
+    }
+    e.send("usinewgame");
+    e.send(&format!("position {position}"));
+    e.send("go depth 4");
+    let lines = e.until("bestmove");
+    assert_eq!(last_score(&lines), expected, "{lines:?}");
+    drop(e);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 use crate::shogi::{Move, Position};
 
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
-use super::eval::MaterialEval;
+use super::eval::{TableEval, Weights};
 use super::movepick::root_moves;
 use super::timeman::{self, Clock, TimeOptions};
 use super::tt::TranspositionTable;
@@ -42,6 +42,8 @@ pub struct Options {
     pub threads: usize,
     pub multipv: usize,
     pub time: TimeOptions,
+    /// `EvalFile`: evaluation weights from `gougi learn` (empty: the embedded ones).
+    pub eval_file: String,
 }
 
 impl Default for Options {
@@ -51,6 +53,7 @@ impl Default for Options {
             threads: 1,
             multipv: 1,
             time: TimeOptions::default(),
+            eval_file: String::new(),
         }
     }
 }
@@ -68,6 +71,7 @@ pub const OPTION_LINES: &[&str] = &[
     "option name NetworkDelay2 type spin default 1120 min 0 max 10000",
     "option name MinimumThinkingTime type spin default 1000 min 0 max 100000",
     "option name SlowMover type spin default 100 min 1 max 1000",
+    "option name EvalFile type string default <empty>",
 ];
 
 impl Options {
@@ -88,6 +92,14 @@ impl Options {
             "networkdelay2" => self.time.network_delay2 = num(0, 10_000)?,
             "minimumthinkingtime" => self.time.minimum_thinking_time = num(0, 100_000)?,
             "slowmover" => self.time.slow_mover = num(1, 1000)?,
+            "evalfile" => {
+                let v = value.trim();
+                self.eval_file = if v == "<empty>" {
+                    String::new()
+                } else {
+                    v.to_string()
+                };
+            }
             "usi_ponder" => {}
             _ => return Err(format!("unknown option {name}")),
         }
@@ -185,7 +197,7 @@ fn ponder_from_tt(pos: &Position, best: Move, tt: &TranspositionTable) -> Option
     p.is_legal(m).is_ok().then_some(m)
 }
 
-type Workers = Vec<Worker<MaterialEval>>;
+type Workers = Vec<Worker<TableEval>>;
 
 /// The running search, if any.
 struct Running {
@@ -209,6 +221,8 @@ pub struct Engine {
     /// A `bestmove` decided without searching (`win`, `resign`) during `go ponder` or
     /// `go infinite`: USI lets it out only at `stop` or `ponderhit`.
     pending: Option<String>,
+    /// The evaluation weights (the embedded ones unless `EvalFile` names a file).
+    weights: &'static Weights,
 }
 
 impl Default for Engine {
@@ -227,6 +241,7 @@ impl Engine {
             workers: None,
             running: None,
             pending: None,
+            weights: Weights::embedded(),
         }
     }
 
@@ -264,7 +279,7 @@ impl Engine {
                 ws.len(),
                 tt.clone(),
                 ctl.clone(),
-                MaterialEval::default(),
+                TableEval::new(self.weights),
                 self.pos.clone(),
             ));
         }
@@ -352,10 +367,31 @@ impl Engine {
             None => (rest, ""),
         };
         let old_hash = self.options.hash_mb;
+        let old_eval = self.options.eval_file.clone();
         if let Err(e) = self.options.set(name, value) {
             tracing::warn!(error = %e, "setoption");
             emit(&format!("info string error: {e}"));
             return;
+        }
+        if self.options.eval_file != old_eval {
+            let loaded = if self.options.eval_file.is_empty() {
+                Ok(Weights::embedded())
+            } else {
+                Weights::load(std::path::Path::new(&self.options.eval_file)).map(Weights::leak)
+            };
+            match loaded {
+                Ok(w) => {
+                    self.stop();
+                    self.weights = w;
+                    self.workers = None; // workers hold the old evaluation
+                }
+                Err(e) => {
+                    // Keep playing with the evaluation we have; say why the file was refused.
+                    tracing::warn!(error = %e, "EvalFile");
+                    emit(&format!("info string error: EvalFile {e}"));
+                    self.options.eval_file = old_eval;
+                }
+            }
         }
         if self.options.hash_mb != old_hash {
             self.stop();

@@ -1,25 +1,29 @@
-//! Static evaluation behind the [`Evaluator`] trait: material, piece-square and king-safety
-//! terms, updated incrementally by a delta per move.
+//! Static evaluation behind the [`Evaluator`] trait: a linear evaluation over piece-square,
+//! hand and king-relative features, updated incrementally by a delta per move.
 //!
 //! The search talks to evaluation only through [`Evaluator`] (`reset` at the root,
-//! `push`/`pop` around `do_move`/`undo_move`, `evaluate` at a node), so a learned evaluation
-//! (NNUE, KPPT) can replace [`MaterialEval`] later without touching the search.
+//! `push`/`pop` around `do_move`/`undo_move`, `evaluate` at a node), so another evaluation
+//! (NNUE, KPPT) can replace [`TableEval`] later without touching the search.
 //!
-//! [`MaterialEval`] scores, from Black's point of view, the sum over pieces of
-//! - material: YaneuraOu's material-evaluation values (Bonanza's, scaled by 0.9; the same
-//!   figures appear in apery_rust's `evaluate.rs`), the same in hand and on the board;
-//! - a piece-square term by rank relative to the owner (hand-set: advanced pawns and silvers
-//!   good, golds and the king better at home);
-//! - king safety: golds and silvers near their own king defend, pieces near the enemy king
-//!   attack, by Chebyshev distance (a tiny "KP" table in the spirit of Bonanza's KPP, set by
-//!   hand).
+//! [`TableEval`] scores, from Black's point of view, the sum over Black's pieces minus the sum
+//! over White's of three table lookups (see [`Weights`]), plus the pieces in hand:
+//! - `psq[kind][square]`: the piece's worth where it stands (material included);
+//! - `own[kind][offset]`: where it stands relative to its own king (defence, castles);
+//! - `opp[kind][offset]`: where it stands relative to the enemy king (attack);
+//! - `hand[kind][i]`: the worth of the (i+1)-th piece of a kind in hand.
+//!
+//! Squares and offsets are taken in the owner's frame (White's board rotated by 180°), so one
+//! table serves both colours. The weights are learned (`gougi learn`, see
+//! [`crate::search::learn`]) and embedded; `EvalFile` loads another set. [`Weights::hand_set`]
+//! is the hand-set evaluation the learning started from.
 //!
 //! Incremental invariant: after `push(pos, m)` and `pos.do_move(m)`, the top of the stack
-//! equals what `reset` would compute on the new position, except when a king moved: then the
-//! king terms are recomputed lazily on the next `evaluate` (kings move rarely).
+//! equals what `reset` would compute on the new position, except when a king moved: then that
+//! king's terms are recomputed lazily on the next `evaluate` (kings move rarely).
 
-use crate::shogi::search_support::box_around;
-use crate::shogi::{Bitboard, Color, Move, PieceKind, Position, Square};
+use std::sync::OnceLock;
+
+use crate::shogi::{Color, Move, PieceKind, Position, Square};
 
 use super::value::Value;
 
@@ -40,7 +44,8 @@ pub trait Evaluator: Clone + Send + 'static {
     fn evaluate(&mut self, pos: &Position) -> Value;
 }
 
-/// Piece values, indexed by [`PieceKind::index`].
+/// Piece values, indexed by [`PieceKind::index`]: what SEE, futility margins and move
+/// ordering count with (the evaluation has its own, learned, in [`Weights`]).
 /// YaneuraOu `evaluate.h` / apery_rust: Bonanza 6 values × 0.9.
 pub const PIECE_VALUE: [i32; KINDS] = [
     90,   // pawn
@@ -67,153 +72,262 @@ pub fn promotion_gain(kind: PieceKind) -> i32 {
     }
 }
 
-/// Piece-square bonus by relative rank (index 0 = the far rank from the owner, 8 = home).
-/// Hand-set; only pawns, knights, silvers, golds and the king have terms.
-const PSQ_RANK: [[i32; 9]; KINDS] = {
-    let mut t = [[0; 9]; KINDS];
-    t[PieceKind::Pawn as usize] = [0, 25, 20, 12, 6, 2, 0, 0, 0];
-    t[PieceKind::Knight as usize] = [0, 0, 10, 12, 8, 2, 0, -5, -10];
-    t[PieceKind::Silver as usize] = [-10, 0, 10, 15, 14, 10, 4, 0, -8];
-    t[PieceKind::Gold as usize] = [-25, -20, -12, -4, 2, 8, 12, 8, 0];
-    t[PieceKind::King as usize] = [-120, -100, -80, -60, -40, -20, 0, 15, 20];
-    t
-};
+/// Offsets from a king: 17 files × 17 ranks (−8..=8 each way).
+pub const OFFSETS: usize = 17 * 17;
+/// How many of each hand kind can be held, in [`PieceKind::HAND`] order.
+const HAND_CAP: [usize; 7] = [18, 4, 4, 4, 4, 2, 2];
+/// Where each hand kind's slots start within the hand table.
+const HAND_START: [usize; 7] = [0, 18, 22, 26, 30, 34, 36];
+const HAND_SLOTS: usize = 38;
 
-/// Defence bonus by Chebyshev distance to the own king (index = distance, capped at 8).
-const DEFEND: [[i32; 9]; KINDS] = {
-    let mut t = [[0; 9]; KINDS];
-    let gold_like = [0, 36, 20, 8, 0, 0, 0, 0, 0];
-    t[PieceKind::Gold as usize] = gold_like;
-    t[PieceKind::ProPawn as usize] = gold_like;
-    t[PieceKind::ProLance as usize] = gold_like;
-    t[PieceKind::ProKnight as usize] = gold_like;
-    t[PieceKind::ProSilver as usize] = gold_like;
-    t[PieceKind::Silver as usize] = [0, 28, 16, 6, 0, 0, 0, 0, 0];
-    t[PieceKind::Knight as usize] = [0, 6, 8, 2, 0, 0, 0, 0, 0];
-    t[PieceKind::Horse as usize] = [0, 30, 20, 10, 0, 0, 0, 0, 0];
-    t
-};
-
-/// Attack bonus by Chebyshev distance to the enemy king.
-const ATTACK: [[i32; 9]; KINDS] = {
-    let mut t = [[0; 9]; KINDS];
-    let gold_like = [0, 45, 28, 10, 2, 0, 0, 0, 0];
-    t[PieceKind::Gold as usize] = gold_like;
-    t[PieceKind::ProPawn as usize] = gold_like;
-    t[PieceKind::ProLance as usize] = gold_like;
-    t[PieceKind::ProKnight as usize] = gold_like;
-    t[PieceKind::ProSilver as usize] = gold_like;
-    t[PieceKind::Silver as usize] = [0, 40, 24, 8, 2, 0, 0, 0, 0];
-    t[PieceKind::Knight as usize] = [0, 10, 24, 10, 0, 0, 0, 0, 0];
-    t[PieceKind::Pawn as usize] = [0, 16, 6, 0, 0, 0, 0, 0, 0];
-    t[PieceKind::Lance as usize] = [0, 12, 8, 4, 0, 0, 0, 0, 0];
-    t[PieceKind::Bishop as usize] = [0, 20, 14, 8, 4, 0, 0, 0, 0];
-    t[PieceKind::Rook as usize] = [0, 22, 16, 10, 4, 0, 0, 0, 0];
-    t[PieceKind::Horse as usize] = [0, 50, 32, 16, 6, 0, 0, 0, 0];
-    t[PieceKind::Dragon as usize] = [0, 70, 45, 22, 8, 0, 0, 0, 0];
-    t
-};
-
-#[inline]
-fn chebyshev(a: Square, b: Square) -> usize {
-    DISTANCE[a.index()][b.index()] as usize
-}
-
-/// Chebyshev distance between two squares, precomputed (the king terms ask for it on every
-/// move).
-static DISTANCE: [[u8; 81]; 81] = {
-    let mut t = [[0u8; 81]; 81];
-    let mut a: usize = 0;
-    while a < 81 {
-        let mut b: usize = 0;
-        while b < 81 {
-            let df = (a / 9).abs_diff(b / 9);
-            let dr = (a % 9).abs_diff(b % 9);
-            t[a][b] = if df > dr { df as u8 } else { dr as u8 };
-            b += 1;
-        }
-        a += 1;
-    }
-    t
-};
-
-/// The squares within Chebyshev distance 4 of each square (where [`DEFEND`] and [`ATTACK`]
-/// are not zero; distance 0 is the king's own square, which has no term).
-static WITHIN_4: [Bitboard; 81] = box_around(4, 4);
+const PSQ_BASE: usize = 0;
+const HAND_BASE: usize = PSQ_BASE + KINDS * 81;
+const OWN_BASE: usize = HAND_BASE + HAND_SLOTS;
+const OPP_BASE: usize = OWN_BASE + KINDS * OFFSETS;
+/// Number of weights.
+pub const NUM_WEIGHTS: usize = OPP_BASE + KINDS * OFFSETS;
 
 const _: () = {
-    let mut k = 0;
-    while k < KINDS {
-        let mut d = 0;
-        while d < 9 {
-            assert!((d >= 1 && d <= 4) || (DEFEND[k][d] == 0 && ATTACK[k][d] == 0));
-            d += 1;
-        }
-        k += 1;
+    let mut i = 0;
+    let mut start = 0;
+    while i < 7 {
+        assert!(HAND_START[i] == start);
+        start += HAND_CAP[i];
+        i += 1;
     }
+    assert!(start == HAND_SLOTS);
 };
 
-/// Relative rank index of `sq` for `color` (0 = far rank, 8 = home rank).
+/// The square in `c`'s frame: Black's squares as they are, White's rotated by 180°, so that
+/// the owner's home rank is always rank index 8.
 #[inline]
-fn rel_rank(color: Color, sq: Square) -> usize {
-    let rank = sq.index() % 9; // 0 = rank 一 (White's home)
-    match color {
-        Color::Black => rank,
-        Color::White => 8 - rank,
+fn frame(c: Color, sq: Square) -> usize {
+    match c {
+        Color::Black => sq.index(),
+        Color::White => 80 - sq.index(),
     }
 }
 
-/// Everything a piece of `color`/`kind` on `sq` contributes, from its owner's point of view,
-/// except the king terms (which depend on where the kings are).
+/// The offset of `sq` from the king on `king`, in the king owner's frame `kc`.
 #[inline]
-fn placed_value(color: Color, kind: PieceKind, sq: Square) -> i32 {
-    PIECE_VALUE[kind.index()] + PSQ_RANK[kind.index()][rel_rank(color, sq)]
+fn offset(kc: Color, king: Square, sq: Square) -> usize {
+    let (k, s) = (frame(kc, king), frame(kc, sq));
+    let df = (s / 9) as isize - (k / 9) as isize + 8;
+    let dr = (s % 9) as isize - (k % 9) as isize + 8;
+    (df * 17 + dr) as usize
+}
+
+/// Index of the piece-square weight of `kind` for its owner `c` on `sq`.
+#[inline]
+pub fn psq_index(c: Color, kind: PieceKind, sq: Square) -> usize {
+    PSQ_BASE + kind.index() * 81 + frame(c, sq)
+}
+
+/// Index of the weight of the `(n+1)`-th piece of hand kind number `h` ([`PieceKind::HAND`]
+/// order).
+#[inline]
+pub fn hand_index(h: usize, n: usize) -> usize {
+    HAND_BASE + HAND_START[h] + n
+}
+
+/// Index of the weight of a `kind` on `sq` relative to its own king on `king` (owner `c`).
+#[inline]
+pub fn own_index(c: Color, kind: PieceKind, king: Square, sq: Square) -> usize {
+    OWN_BASE + kind.index() * OFFSETS + offset(c, king, sq)
+}
+
+/// Index of the weight of an enemy `kind` on `sq` relative to the king of `kc` on `king`.
+#[inline]
+pub fn opp_index(kc: Color, kind: PieceKind, king: Square, sq: Square) -> usize {
+    OPP_BASE + kind.index() * OFFSETS + offset(kc, king, sq)
+}
+
+/// The indices of the king-relative weights (`own` and `opp`).
+pub fn king_relative_range() -> std::ops::Range<usize> {
+    OWN_BASE..NUM_WEIGHTS
+}
+
+/// The hand kind number (position in [`PieceKind::HAND`]) of a kind that can be held.
+#[inline]
+fn hand_number(kind: PieceKind) -> usize {
+    kind.index()
+}
+
+const _: () = {
+    // `hand_number` relies on the hand kinds being the first seven indices, in order.
+    let mut i = 0;
+    while i < 7 {
+        assert!(PieceKind::HAND[i].index() == i);
+        i += 1;
+    }
+};
+
+/// The weights of [`TableEval`], one flat table (indices from [`psq_index`], [`hand_index`],
+/// [`own_index`], [`opp_index`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weights {
+    pub w: Vec<i16>,
+}
+
+/// The file format: this magic, the weight count as a little-endian u32, then the weights as
+/// little-endian i16.
+const MAGIC: &[u8; 8] = b"GOUGIEV1";
+
+/// The embedded, learned weights (see ARCHITECTURE.md "Evaluation" for how they were made).
+static EMBEDDED: &[u8] = include_bytes!("eval.bin");
+
+impl Weights {
+    /// The evaluation the learning started from, set by hand: material (Bonanza's values ×
+    /// 0.9, the same in hand), a piece-square term by rank, and king safety by Chebyshev
+    /// distance (golds and silvers near their own king defend, pieces near the enemy king
+    /// attack).
+    pub fn hand_set() -> Weights {
+        const PSQ_RANK: [(PieceKind, [i16; 9]); 5] = [
+            (PieceKind::Pawn, [0, 25, 20, 12, 6, 2, 0, 0, 0]),
+            (PieceKind::Knight, [0, 0, 10, 12, 8, 2, 0, -5, -10]),
+            (PieceKind::Silver, [-10, 0, 10, 15, 14, 10, 4, 0, -8]),
+            (PieceKind::Gold, [-25, -20, -12, -4, 2, 8, 12, 8, 0]),
+            (PieceKind::King, [-120, -100, -80, -60, -40, -20, 0, 15, 20]),
+        ];
+        let gold_def = [0, 36, 20, 8, 0];
+        let gold_att = [0, 45, 28, 10, 2];
+        let mut defend = [[0i16; 5]; KINDS];
+        let mut attack = [[0i16; 5]; KINDS];
+        for k in [
+            PieceKind::Gold,
+            PieceKind::ProPawn,
+            PieceKind::ProLance,
+            PieceKind::ProKnight,
+            PieceKind::ProSilver,
+        ] {
+            defend[k.index()] = gold_def;
+            attack[k.index()] = gold_att;
+        }
+        defend[PieceKind::Silver.index()] = [0, 28, 16, 6, 0];
+        defend[PieceKind::Knight.index()] = [0, 6, 8, 2, 0];
+        defend[PieceKind::Horse.index()] = [0, 30, 20, 10, 0];
+        attack[PieceKind::Silver.index()] = [0, 40, 24, 8, 2];
+        attack[PieceKind::Knight.index()] = [0, 10, 24, 10, 0];
+        attack[PieceKind::Pawn.index()] = [0, 16, 6, 0, 0];
+        attack[PieceKind::Lance.index()] = [0, 12, 8, 4, 0];
+        attack[PieceKind::Bishop.index()] = [0, 20, 14, 8, 4];
+        attack[PieceKind::Rook.index()] = [0, 22, 16, 10, 4];
+        attack[PieceKind::Horse.index()] = [0, 50, 32, 16, 6];
+        attack[PieceKind::Dragon.index()] = [0, 70, 45, 22, 8];
+
+        let mut w = vec![0i16; NUM_WEIGHTS];
+        for kind in PieceKind::ALL {
+            let rank_term = PSQ_RANK
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .map_or([0; 9], |(_, t)| *t);
+            for sq in 0..81 {
+                // Frame index `sq`: rank index `sq % 9` counts from the far rank.
+                w[PSQ_BASE + kind.index() * 81 + sq] =
+                    PIECE_VALUE[kind.index()] as i16 + rank_term[sq % 9];
+            }
+            for off in 0..OFFSETS {
+                let d = (off / 17).abs_diff(8).max((off % 17).abs_diff(8));
+                if (1..=4).contains(&d) && kind != PieceKind::King {
+                    w[OWN_BASE + kind.index() * OFFSETS + off] = defend[kind.index()][d];
+                    w[OPP_BASE + kind.index() * OFFSETS + off] = attack[kind.index()][d];
+                }
+            }
+        }
+        for (h, kind) in PieceKind::HAND.into_iter().enumerate() {
+            for n in 0..HAND_CAP[h] {
+                w[hand_index(h, n)] = PIECE_VALUE[kind.index()] as i16;
+            }
+        }
+        Weights { w }
+    }
+
+    /// Reads weights in the `gougi learn` format.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Weights, String> {
+        if bytes.len() < 12 || &bytes[..8] != MAGIC {
+            return Err("not a gougi evaluation file (no GOUGIEV1 header)".into());
+        }
+        let n = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
+        if n != NUM_WEIGHTS || bytes.len() != 12 + 2 * n {
+            return Err(format!(
+                "evaluation file has {n} weights in {} bytes; this gougi reads {NUM_WEIGHTS}",
+                bytes.len()
+            ));
+        }
+        let w = bytes[12..]
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        Ok(Weights { w })
+    }
+
+    /// Writes weights in the format [`Weights::from_bytes`] reads.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(12 + 2 * self.w.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(self.w.len() as u32).to_le_bytes());
+        for v in &self.w {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads a weight file.
+    pub fn load(path: &std::path::Path) -> Result<Weights, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Weights::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The embedded weights, parsed once.
+    pub fn embedded() -> &'static Weights {
+        static W: OnceLock<Weights> = OnceLock::new();
+        W.get_or_init(|| Weights::from_bytes(EMBEDDED).expect("embedded eval.bin is valid"))
+    }
+
+    /// Weights that live as long as the program (an `EvalFile` is loaded a few times at most).
+    pub fn leak(self) -> &'static Weights {
+        Box::leak(Box::new(self))
+    }
+}
+
+/// Appends the features of `pos` as `(weight index, +1 for Black / −1 for White)`: the score
+/// from Black's point of view is the sum of `sign × weight` over them. The learner uses this,
+/// and [`TableEval`]'s full recomputation is the same sum.
+pub fn features(pos: &Position, out: &mut Vec<(u32, i8)>) {
+    let kings = [pos.king_square(Color::Black), pos.king_square(Color::White)];
+    for sq in pos.occupied() {
+        let Some(p) = pos.piece_on(sq) else { continue };
+        let s = sign(p.color) as i8;
+        out.push((psq_index(p.color, p.kind, sq) as u32, s));
+        if p.kind == PieceKind::King {
+            continue;
+        }
+        if let Some(k) = kings[p.color.index()] {
+            out.push((own_index(p.color, p.kind, k, sq) as u32, s));
+        }
+        if let Some(k) = kings[(!p.color).index()] {
+            out.push((opp_index(!p.color, p.kind, k, sq) as u32, s));
+        }
+    }
+    for c in Color::ALL {
+        for (h, kind) in PieceKind::HAND.into_iter().enumerate() {
+            for n in 0..pos.hand(c).count(kind) as usize {
+                out.push((hand_index(h, n) as u32, sign(c) as i8));
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]
 struct EvalState {
-    /// Material and piece-square terms, Black minus White.
+    /// Piece-square and hand terms, Black minus White.
     base: i32,
-    /// King-safety terms, Black minus White, split by the king they depend on (see
-    /// [`EvalState::add_king_terms`]); `king[c]` is stale while `king_dirty[c]` (that king moved).
+    /// King-relative terms, Black minus White, split by the king they depend on: `king[c]`
+    /// holds the terms of every piece relative to `c`'s king; stale while `king_dirty[c]`
+    /// (that king moved).
     king: [i32; 2],
     kings: [Option<Square>; 2],
     king_dirty: [bool; 2],
-}
-
-impl EvalState {
-    /// Adds `sign ×` the king-relative terms of one piece of `color` to the parts that are
-    /// not stale. Signed from Black's point of view and split by the king they depend on
-    /// (`king[c]` holds the terms on `c`'s king): the piece's own king's neighbourhood is
-    /// defence, the enemy king's is attack.
-    #[inline]
-    fn add_king_terms(&mut self, sign: i32, color: Color, kind: PieceKind, sq: Square) {
-        if kind == PieceKind::King {
-            return;
-        }
-        let sg = sign * self::sign(color);
-        let (own, opp) = (color.index(), (!color).index());
-        if let (false, Some(k)) = (self.king_dirty[own], self.kings[own]) {
-            self.king[own] += sg * DEFEND[kind.index()][chebyshev(sq, k)];
-        }
-        if let (false, Some(k)) = (self.king_dirty[opp], self.kings[opp]) {
-            self.king[opp] += sg * ATTACK[kind.index()][chebyshev(sq, k)];
-        }
-    }
-}
-
-/// Material + piece-square + king-safety evaluation (see the module doc).
-#[derive(Clone, Debug)]
-pub struct MaterialEval {
-    stack: Vec<EvalState>,
-}
-
-impl Default for MaterialEval {
-    fn default() -> Self {
-        MaterialEval {
-            stack: Vec::with_capacity(super::value::MAX_PLY as usize + 16),
-        }
-    }
 }
 
 #[inline]
@@ -224,65 +338,111 @@ fn sign(color: Color) -> i32 {
     }
 }
 
-/// The part of the king terms that depends on `c`'s king (on `king`), from scratch.
-fn full_king_part(pos: &Position, c: Color, king: Option<Square>) -> i32 {
-    let Some(k) = king else {
-        return 0;
-    };
-    let mut v = 0;
-    // The tables are zero beyond distance 4: only the pieces within it count.
-    let near = WITHIN_4[k.index()];
-    for sq in pos.pieces_of(c) & near {
-        if let Some(p) = pos.piece_on(sq) {
-            if p.kind != PieceKind::King {
-                v += DEFEND[p.kind.index()][chebyshev(sq, k)];
-            }
-        }
-    }
-    for sq in pos.pieces_of(!c) & near {
-        if let Some(p) = pos.piece_on(sq) {
-            if p.kind != PieceKind::King {
-                v -= ATTACK[p.kind.index()][chebyshev(sq, k)];
-            }
-        }
-    }
-    sign(c) * v
+/// The linear table evaluation (see the module doc).
+#[derive(Clone, Debug)]
+pub struct TableEval {
+    stack: Vec<EvalState>,
+    weights: &'static Weights,
 }
 
-impl MaterialEval {
-    fn compute(pos: &Position) -> EvalState {
+impl Default for TableEval {
+    fn default() -> Self {
+        TableEval::new(Weights::embedded())
+    }
+}
+
+impl TableEval {
+    pub fn new(weights: &'static Weights) -> TableEval {
+        TableEval {
+            stack: Vec::with_capacity(super::value::MAX_PLY as usize + 16),
+            weights,
+        }
+    }
+
+    #[inline]
+    fn w(&self, i: usize) -> i32 {
+        self.weights.w[i] as i32
+    }
+
+    /// Adds `sign ×` the king-relative terms of one piece of `color` to the parts of `s` that
+    /// are not stale.
+    #[inline]
+    fn add_king_terms(
+        &self,
+        s: &mut EvalState,
+        sign: i32,
+        color: Color,
+        kind: PieceKind,
+        sq: Square,
+    ) {
+        if kind == PieceKind::King {
+            return;
+        }
+        let sg = sign * self::sign(color);
+        let (own, opp) = (color.index(), (!color).index());
+        if let (false, Some(k)) = (s.king_dirty[own], s.kings[own]) {
+            s.king[own] += sg * self.w(own_index(color, kind, k, sq));
+        }
+        if let (false, Some(k)) = (s.king_dirty[opp], s.kings[opp]) {
+            s.king[opp] += sg * self.w(opp_index(!color, kind, k, sq));
+        }
+    }
+
+    /// The terms relative to `c`'s king (on `king`), from scratch.
+    fn full_king_part(&self, pos: &Position, c: Color, king: Option<Square>) -> i32 {
+        let Some(k) = king else {
+            return 0;
+        };
+        let mut v = 0;
+        for sq in pos.occupied() {
+            let Some(p) = pos.piece_on(sq) else { continue };
+            if p.kind == PieceKind::King {
+                continue;
+            }
+            if p.color == c {
+                v += sign(c) * self.w(own_index(c, p.kind, k, sq));
+            } else {
+                v += sign(p.color) * self.w(opp_index(c, p.kind, k, sq));
+            }
+        }
+        v
+    }
+
+    fn compute(&self, pos: &Position) -> EvalState {
         let kings = [pos.king_square(Color::Black), pos.king_square(Color::White)];
         let mut base = 0;
         for sq in pos.occupied() {
             if let Some(p) = pos.piece_on(sq) {
-                base += sign(p.color) * placed_value(p.color, p.kind, sq);
+                base += sign(p.color) * self.w(psq_index(p.color, p.kind, sq));
             }
         }
         for c in Color::ALL {
-            for k in PieceKind::HAND {
-                base += sign(c) * PIECE_VALUE[k.index()] * pos.hand(c).count(k) as i32;
+            for (h, kind) in PieceKind::HAND.into_iter().enumerate() {
+                for n in 0..pos.hand(c).count(kind) as usize {
+                    base += sign(c) * self.w(hand_index(h, n));
+                }
             }
         }
         EvalState {
             base,
-            king: Color::ALL.map(|c| full_king_part(pos, c, kings[c.index()])),
+            king: Color::ALL.map(|c| self.full_king_part(pos, c, kings[c.index()])),
             kings,
             king_dirty: [false; 2],
         }
     }
 
-    /// The full score of `pos` from Black's point of view (used by tests to check the
-    /// incremental path).
-    pub fn black_score(pos: &Position) -> i32 {
-        let s = Self::compute(pos);
+    /// The full score of `pos` from Black's point of view (the incremental path must agree).
+    pub fn black_score(&self, pos: &Position) -> i32 {
+        let s = self.compute(pos);
         s.base + s.king[0] + s.king[1]
     }
 }
 
-impl Evaluator for MaterialEval {
+impl Evaluator for TableEval {
     fn reset(&mut self, pos: &Position) {
         self.stack.clear();
-        self.stack.push(Self::compute(pos));
+        let s = self.compute(pos);
+        self.stack.push(s);
     }
 
     fn push(&mut self, pos: &Position, m: Move) {
@@ -293,8 +453,10 @@ impl Evaluator for MaterialEval {
         match m.from() {
             None => {
                 let k = m.dropped_kind().expect("a drop has a kind");
-                s.base += sg * (placed_value(us, k, to) - PIECE_VALUE[k.index()]);
-                s.add_king_terms(1, us, k, to);
+                let n = pos.hand(us).count(k) as usize;
+                s.base +=
+                    sg * (self.w(psq_index(us, k, to)) - self.w(hand_index(hand_number(k), n - 1)));
+                self.add_king_terms(&mut s, 1, us, k, to);
             }
             Some(from) => {
                 let k = pos.piece_on(from).expect("a piece on the from square").kind;
@@ -303,19 +465,22 @@ impl Evaluator for MaterialEval {
                 } else {
                     k
                 };
-                s.base += sg * (placed_value(us, nk, to) - placed_value(us, k, from));
+                s.base += sg * (self.w(psq_index(us, nk, to)) - self.w(psq_index(us, k, from)));
                 if let Some(c) = pos.piece_on(to) {
-                    s.base -= sign(c.color) * placed_value(c.color, c.kind, to);
-                    s.base += sg * PIECE_VALUE[c.kind.unpromote().index()];
-                    s.add_king_terms(-1, c.color, c.kind, to);
+                    let hk = c.kind.unpromote();
+                    let n = pos.hand(us).count(hk) as usize;
+                    s.base -= sign(c.color) * self.w(psq_index(c.color, c.kind, to));
+                    s.base += sg * self.w(hand_index(hand_number(hk), n));
+                    self.add_king_terms(&mut s, -1, c.color, c.kind, to);
                 }
                 if k == PieceKind::King {
-                    // Terms on the other king do not involve this king: they stay exact.
+                    // Terms relative to the other king do not involve this king: they stay
+                    // exact.
                     s.kings[us.index()] = Some(to);
                     s.king_dirty[us.index()] = true;
                 } else {
-                    s.add_king_terms(-1, us, k, from);
-                    s.add_king_terms(1, us, nk, to);
+                    self.add_king_terms(&mut s, -1, us, k, from);
+                    self.add_king_terms(&mut s, 1, us, nk, to);
                 }
             }
         }
@@ -332,12 +497,15 @@ impl Evaluator for MaterialEval {
     }
 
     fn evaluate(&mut self, pos: &Position) -> Value {
-        let s = self.stack.last_mut().expect("reset before evaluate");
-        for c in Color::ALL {
-            if s.king_dirty[c.index()] {
-                s.king[c.index()] = full_king_part(pos, c, s.kings[c.index()]);
-                s.king_dirty[c.index()] = false;
+        let mut s = *self.stack.last().expect("reset before evaluate");
+        if s.king_dirty[0] || s.king_dirty[1] {
+            for c in Color::ALL {
+                if s.king_dirty[c.index()] {
+                    s.king[c.index()] = self.full_king_part(pos, c, s.kings[c.index()]);
+                    s.king_dirty[c.index()] = false;
+                }
             }
+            *self.stack.last_mut().expect("not empty") = s;
         }
         let v = s.base + s.king[0] + s.king[1];
         Value(sign(pos.side_to_move()) * v)
@@ -348,41 +516,69 @@ impl Evaluator for MaterialEval {
 mod tests {
     use super::*;
 
-    /// Plays pseudo-random games and checks the incremental score against a full recompute
-    /// after every move and every undo.
-    #[test]
-    fn incremental_matches_full_recompute() {
-        let mut seed = 12345u64;
-        for start in [
-            "startpos",
-            "sfen l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
-        ] {
-            let mut pos = Position::from_sfen(start).unwrap();
-            let mut ev = MaterialEval::default();
-            ev.reset(&pos);
-            let mut played = Vec::new();
-            for _ in 0..120 {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
+    /// Weights with every entry different, so that a wrong index shows up in a score.
+    fn scrambled() -> &'static Weights {
+        let mut seed = 99u64;
+        let w = (0..NUM_WEIGHTS)
+            .map(|_| {
                 seed = seed
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                let m = moves[(seed >> 33) as usize % moves.len()];
-                ev.push(&pos, m);
-                pos.do_move(m);
-                played.push(m);
-                let full = MaterialEval::black_score(&pos);
-                let inc = ev.evaluate(&pos).0 * sign(pos.side_to_move());
-                assert_eq!(inc, full, "after {m} in {}", pos.to_sfen());
-            }
-            while let Some(m) = played.pop() {
-                pos.undo_move(m);
-                ev.pop();
-                let full = MaterialEval::black_score(&pos);
-                let inc = ev.evaluate(&pos).0 * sign(pos.side_to_move());
-                assert_eq!(inc, full);
+                ((seed >> 40) % 2001) as i16 - 1000
+            })
+            .collect();
+        Weights { w }.leak()
+    }
+
+    fn feature_sum(w: &Weights, pos: &Position) -> i32 {
+        let mut f = Vec::new();
+        features(pos, &mut f);
+        f.iter()
+            .map(|&(i, s)| s as i32 * w.w[i as usize] as i32)
+            .sum()
+    }
+
+    /// Plays pseudo-random games and checks the incremental score against a full recompute
+    /// (and against the feature list the learner uses) after every move and every undo.
+    #[test]
+    fn incremental_matches_full_recompute() {
+        let mut seed = 12345u64;
+        for weights in [scrambled(), Weights::hand_set().leak(), Weights::embedded()] {
+            for start in [
+                "startpos",
+                "sfen l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            ] {
+                let mut pos = Position::from_sfen(start).unwrap();
+                let mut ev = TableEval::new(weights);
+                ev.reset(&pos);
+                let mut played = Vec::new();
+                for _ in 0..160 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let m = moves[(seed >> 33) as usize % moves.len()];
+                    ev.push(&pos, m);
+                    pos.do_move(m);
+                    played.push(m);
+                    let full = ev.black_score(&pos);
+                    assert_eq!(full, feature_sum(weights, &pos));
+                    // Evaluate only every other ply, so that two king moves can pile up.
+                    if played.len() % 2 == 0 {
+                        let inc = ev.evaluate(&pos).0 * sign(pos.side_to_move());
+                        assert_eq!(inc, full, "after {m} in {}", pos.to_sfen());
+                    }
+                }
+                while let Some(m) = played.pop() {
+                    pos.undo_move(m);
+                    ev.pop();
+                    let full = ev.black_score(&pos);
+                    let inc = ev.evaluate(&pos).0 * sign(pos.side_to_move());
+                    assert_eq!(inc, full);
+                }
             }
         }
     }
@@ -390,6 +586,74 @@ mod tests {
     #[test]
     fn start_position_is_balanced() {
         let pos = Position::startpos();
-        assert_eq!(MaterialEval::black_score(&pos), 0);
+        for w in [Weights::hand_set().leak(), Weights::embedded()] {
+            assert_eq!(TableEval::new(w).black_score(&pos), 0);
+        }
+    }
+
+    /// The SFEN of `sfen` with the board rotated by 180°, the colours exchanged and the side
+    /// to move swapped.
+    fn colour_swapped(sfen: &str) -> String {
+        let f: Vec<&str> = sfen.split_whitespace().collect();
+        let swap = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
+        let ranks: Vec<String> = f[0]
+            .split('/')
+            .rev()
+            .map(|rank| {
+                let mut tokens: Vec<String> = Vec::new();
+                let mut promoted = false;
+                for c in rank.chars() {
+                    if c == '+' {
+                        promoted = true;
+                        continue;
+                    }
+                    let t = if promoted {
+                        format!("+{}", swap(c))
+                    } else {
+                        swap(c).to_string()
+                    };
+                    promoted = false;
+                    tokens.push(t);
+                }
+                tokens.reverse();
+                tokens.concat()
+            })
+            .collect();
+        let side = if f[1] == "b" { "w" } else { "b" };
+        let hand: String = if f[2] == "-" {
+            "-".into()
+        } else {
+            f[2].chars().map(swap).collect()
+        };
+        format!("sfen {} {side} {hand} 1", ranks.join("/"))
+    }
+
+    /// A position and its colour-swapped mirror score the same for the side to move.
+    #[test]
+    fn colour_swap_negates_the_score() {
+        let w = scrambled();
+        let ev = TableEval::new(w);
+        for sfen in [
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2",
+        ] {
+            let pos = Position::from_sfen(&format!("sfen {sfen}")).unwrap();
+            let swapped = Position::from_sfen(&colour_swapped(sfen)).unwrap();
+            assert_eq!(ev.black_score(&pos), -ev.black_score(&swapped), "{sfen}");
+        }
+    }
+
+    #[test]
+    fn weights_round_trip_and_reject_bad_files() {
+        let w = scrambled().clone();
+        assert_eq!(Weights::from_bytes(&w.to_bytes()).unwrap(), w);
+        assert!(Weights::from_bytes(b"GOUGIEV1\x01\0\0\0\0\0").is_err());
+        assert!(Weights::from_bytes(b"NOTANEVAL").is_err());
     }
 }

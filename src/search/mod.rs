@@ -29,6 +29,7 @@ pub mod bench;
 pub mod engine;
 pub mod eval;
 pub mod history;
+pub mod learn;
 pub mod movepick;
 pub mod see;
 pub mod timeman;
@@ -38,7 +39,7 @@ pub mod value;
 use std::sync::Arc;
 
 use alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, SearchOutcome, Worker};
-use eval::MaterialEval;
+use eval::TableEval;
 use timeman::TimeBudget;
 use tt::TranspositionTable;
 
@@ -47,11 +48,16 @@ use crate::shogi::Position;
 /// A synchronous search facade: a table and `threads` workers.
 pub struct Searcher {
     tt: Arc<TranspositionTable>,
-    workers: Vec<Worker<MaterialEval>>,
+    workers: Vec<Worker<TableEval>>,
 }
 
 impl Searcher {
     pub fn new(hash_mb: usize, threads: usize) -> Searcher {
+        Searcher::with_eval(hash_mb, threads, TableEval::default())
+    }
+
+    /// A searcher whose workers evaluate with (clones of) `eval`.
+    pub fn with_eval(hash_mb: usize, threads: usize, eval: TableEval) -> Searcher {
         let tt = Arc::new(TranspositionTable::new(hash_mb));
         let ctl = Arc::new(Control::new(threads));
         let workers = (0..threads.max(1))
@@ -60,7 +66,7 @@ impl Searcher {
                     i,
                     tt.clone(),
                     ctl.clone(),
-                    MaterialEval::default(),
+                    eval.clone(),
                     Position::startpos(),
                 )
             })

@@ -1,0 +1,542 @@
+//! `gougi learn`: where the evaluation's weights come from.
+//!
+//! - [`generate`] plays games of the built-in search against itself at a node budget, from
+//!   the embedded openings plus a few random moves, and writes one line per quiet position:
+//!   `SFEN <tab> search score (Black's view) <tab> result (1 Black won, 0 draw, −1 White won)`.
+//! - [`train`] fits the [`Weights`] of [`TableEval`](super::eval::TableEval) to those lines by
+//!   logistic regression (Adam): the predicted win rate `σ(eval / K)` is pulled towards
+//!   `λ·σ(score / K) + (1 − λ)·result`, the search score as a teacher and the game's result
+//!   as the truth (elmo's mixture).
+//!
+//! A position is kept when the side to move is not in check and the search's best move is not
+//! a capture, so that the static evaluation has a chance to see what the search saw; mate
+//! scores are not kept.
+
+use std::io::{BufRead, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::alphabeta::SearchLimits;
+use super::engine::parse_position;
+use super::eval::{features, TableEval, Weights, NUM_WEIGHTS};
+use super::Searcher;
+use crate::shogi::{Color, Position, Repetition};
+
+const OPENINGS: &str = include_str!("../../tests/data/openings/balanced-16.txt");
+
+/// What [`generate`] does.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    pub games: usize,
+    pub nodes: u64,
+    pub threads: usize,
+    pub seed: u64,
+    /// Random moves played after the opening line: a number in `min..=max`.
+    pub random_plies: (usize, usize),
+    /// A game still going after this many plies is a draw.
+    pub max_plies: usize,
+    /// A side whose search score falls below `-resign` loses.
+    pub resign: i32,
+    pub hash_mb: usize,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        GenOptions {
+            games: 100,
+            nodes: 5000,
+            threads: 1,
+            seed: 1,
+            random_plies: (2, 8),
+            max_plies: 300,
+            resign: 3000,
+            hash_mb: 16,
+        }
+    }
+}
+
+/// A small, seedable generator (SplitMix64): the games must be reproducible from the seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Counts of what [`generate`] wrote.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GenSummary {
+    pub games: usize,
+    pub positions: usize,
+    pub black_wins: usize,
+    pub white_wins: usize,
+    pub draws: usize,
+}
+
+/// One recorded position: SFEN, score from Black's view.
+struct Record {
+    sfen: String,
+    score: i32,
+}
+
+/// The opening lines (`startpos moves …`).
+fn opening_lines() -> Vec<&'static str> {
+    OPENINGS
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("startpos") || l.starts_with("sfen"))
+        .collect()
+}
+
+/// Plays `opts.games` games and appends their positions to `out`.
+pub fn generate(
+    opts: &GenOptions,
+    weights: &'static Weights,
+    out: &Path,
+    progress: &(dyn Fn(&GenSummary) + Sync),
+) -> Result<GenSummary, String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out)
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let writer = Mutex::new((BufWriter::new(file), GenSummary::default()));
+    let next_game = AtomicUsize::new(0);
+    let openings = opening_lines();
+    let error = Mutex::new(None::<String>);
+    std::thread::scope(|s| {
+        for _ in 0..opts.threads.max(1) {
+            s.spawn(|| {
+                let mut searcher = Searcher::with_eval(opts.hash_mb, 1, TableEval::new(weights));
+                loop {
+                    let g = next_game.fetch_add(1, Ordering::Relaxed);
+                    if g >= opts.games {
+                        break;
+                    }
+                    let mut rng = Rng(opts.seed ^ (g as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
+                    let opening = openings[g % openings.len()];
+                    let (records, result) = play_game(&mut searcher, opts, opening, &mut rng);
+                    let mut guard = writer.lock().expect("writer");
+                    let (w, summary) = &mut *guard;
+                    for r in &records {
+                        if let Err(e) = writeln!(w, "{}\t{}\t{}", r.sfen, r.score, result) {
+                            *error.lock().expect("error") = Some(format!("{}: {e}", out.display()));
+                        }
+                    }
+                    summary.games += 1;
+                    summary.positions += records.len();
+                    match result {
+                        1 => summary.black_wins += 1,
+                        -1 => summary.white_wins += 1,
+                        _ => summary.draws += 1,
+                    }
+                    progress(summary);
+                }
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().expect("error") {
+        return Err(e);
+    }
+    let (mut w, summary) = writer.into_inner().expect("writer");
+    w.flush().map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(summary)
+}
+
+/// Plays one game; returns the recorded positions and the result from Black's view.
+fn play_game(
+    searcher: &mut Searcher,
+    opts: &GenOptions,
+    opening: &str,
+    rng: &mut Rng,
+) -> (Vec<Record>, i32) {
+    let limits = |nodes| SearchLimits {
+        depth: None,
+        nodes: Some(nodes),
+        multipv: 1,
+    };
+    // Random moves after the opening line, redrawn until a short search calls the position
+    // roughly balanced: the games should teach positions a real game reaches.
+    let mut pos = Position::startpos();
+    for _attempt in 0..20 {
+        pos = parse_position(opening).expect("embedded openings parse");
+        let (lo, hi) = opts.random_plies;
+        let n = lo + rng.below(hi.saturating_sub(lo) + 1);
+        for _ in 0..n {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.do_move(moves[rng.below(moves.len())]);
+        }
+        searcher.clear();
+        let probe = searcher.search(&pos, limits(opts.nodes), None, None);
+        match probe.best {
+            Some(b) if b.score.0.abs() <= 400 => break,
+            _ => continue,
+        }
+    }
+    searcher.clear();
+    let mut records = Vec::new();
+    let start_ply = pos.game_ply();
+    let sign = |c: Color| if c == Color::Black { 1 } else { -1 };
+    let result = loop {
+        let us = pos.side_to_move();
+        if pos.declaration_win() {
+            break sign(us);
+        }
+        if pos.game_ply() - start_ply >= opts.max_plies {
+            break 0;
+        }
+        // A little noise in the budget, or a seed's games would repeat move for move.
+        let nodes = opts.nodes - opts.nodes / 10 + rng.next() % (opts.nodes / 5 + 1);
+        let out = searcher.search(&pos, limits(nodes), None, None);
+        let Some(best) = out.best else {
+            break -sign(us); // no legal move: mated
+        };
+        let score = best.score.0;
+        // Mate scores are past `resign` too. The losing side resigns; a winning side plays
+        // on until the other resigns or is mated.
+        if score < -opts.resign {
+            break -sign(us);
+        }
+        if score <= opts.resign && !pos.in_check() && !pos.is_capture(best.mv) {
+            records.push(Record {
+                sfen: pos.to_sfen(),
+                score: sign(us) * score,
+            });
+        }
+        pos.do_move(best.mv);
+        if pos.repetition_count() >= 4 {
+            let them = pos.side_to_move();
+            break match pos.repetition(usize::MAX) {
+                Repetition::Win => sign(them),
+                Repetition::Loss => -sign(them),
+                _ => 0,
+            };
+        }
+    };
+    (records, result)
+}
+
+/// What [`train`] does.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    pub epochs: usize,
+    /// Weight of the search score in the target (1 − λ goes to the result).
+    pub lambda: f64,
+    /// Adam step size, in evaluation units.
+    pub lr: f64,
+    pub batch: usize,
+    /// Win-rate scale: `σ(eval / scale)`.
+    pub scale: f64,
+    /// Weight decay of the king-relative tables per step (they start near zero and have the
+    /// most weights with few samples).
+    pub decay: f64,
+    /// Every `validation`-th game is held out (0: none).
+    pub validation: usize,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            epochs: 20,
+            lambda: 0.5,
+            lr: 1.0,
+            batch: 4096,
+            scale: 600.0,
+            decay: 1e-5,
+            validation: 20,
+        }
+    }
+}
+
+/// The training set in memory: every position's features, packed.
+struct Samples {
+    /// Feature `i` with a negative sign is stored as `i | 0x8000`.
+    feats: Vec<u16>,
+    /// `feats[start[k]..start[k + 1]]` are sample `k`'s features.
+    start: Vec<u32>,
+    score: Vec<f32>,
+    result: Vec<f32>,
+}
+
+impl Samples {
+    fn new() -> Samples {
+        Samples {
+            feats: Vec::new(),
+            start: vec![0],
+            score: Vec::new(),
+            result: Vec::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.score.len()
+    }
+
+    fn push(&mut self, f: &[(u32, i8)], score: f32, result: f32) {
+        self.feats.extend(
+            f.iter()
+                .map(|&(i, s)| i as u16 | if s < 0 { 0x8000 } else { 0 }),
+        );
+        self.start.push(self.feats.len() as u32);
+        self.score.push(score);
+        self.result.push(result);
+    }
+
+    fn features(&self, k: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+        self.feats[self.start[k] as usize..self.start[k + 1] as usize]
+            .iter()
+            .map(|&v| {
+                (
+                    (v & 0x7FFF) as usize,
+                    if v & 0x8000 != 0 { -1.0 } else { 1.0 },
+                )
+            })
+    }
+}
+
+const _: () = assert!(NUM_WEIGHTS < 0x8000);
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Reads data files: `(training, validation)`. Every `validation`-th block of 200 lines is
+/// held out: a generator writes a game's positions together, so held-out positions mostly
+/// come from games not trained on.
+fn load(files: &[PathBuf], validation: usize) -> Result<(Samples, Samples), String> {
+    let mut train = Samples::new();
+    let mut valid = Samples::new();
+    let mut f = Vec::with_capacity(160);
+    let mut line_no = 0usize;
+    for path in files {
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
+            let bad = || {
+                format!(
+                    "{}:{}: expected SFEN<tab>score<tab>result",
+                    path.display(),
+                    n + 1
+                )
+            };
+            let mut fields = line.split('\t');
+            let (Some(sfen), Some(score), Some(result)) =
+                (fields.next(), fields.next(), fields.next())
+            else {
+                return Err(bad());
+            };
+            let pos = Position::from_sfen(sfen).map_err(|e| format!("{}: {e}", bad()))?;
+            let score: f32 = score.trim().parse().map_err(|_| bad())?;
+            let result: f32 = match result.trim() {
+                "1" => 1.0,
+                "0" => 0.5,
+                "-1" => 0.0,
+                _ => return Err(bad()),
+            };
+            f.clear();
+            features(&pos, &mut f);
+            let held_out = validation > 0 && (line_no / 200) % validation == validation - 1;
+            if held_out { &mut valid } else { &mut train }.push(&f, score, result);
+            line_no += 1;
+        }
+    }
+    Ok((train, valid))
+}
+
+/// Losses of `w` on `s`: (cross-entropy against the mixed target, against the result alone,
+/// share of decided games whose winner the evaluation's sign picks).
+fn losses(w: &[f64], s: &Samples, o: &TrainOptions) -> (f64, f64, f64) {
+    let (mut mixed, mut res, mut right, mut decided) = (0.0, 0.0, 0usize, 0usize);
+    let ce = |p: f64, t: f64| {
+        let p = p.clamp(1e-9, 1.0 - 1e-9);
+        -(t * p.ln() + (1.0 - t) * (1.0 - p).ln())
+    };
+    for k in 0..s.len() {
+        let v: f64 = s.features(k).map(|(i, sg)| sg * w[i]).sum();
+        let p = sigmoid(v / o.scale);
+        let r = s.result[k] as f64;
+        let t = o.lambda * sigmoid(s.score[k] as f64 / o.scale) + (1.0 - o.lambda) * r;
+        mixed += ce(p, t);
+        res += ce(p, r);
+        if r != 0.5 {
+            decided += 1;
+            right += ((v > 0.0) == (r > 0.5)) as usize;
+        }
+    }
+    let n = s.len().max(1) as f64;
+    (mixed / n, res / n, right as f64 / decided.max(1) as f64)
+}
+
+/// Fits weights to the data files, starting from `init`; `report` gets one line per epoch.
+pub fn train(
+    files: &[PathBuf],
+    init: &Weights,
+    o: &TrainOptions,
+    report: &mut dyn FnMut(&str),
+) -> Result<Weights, String> {
+    let (train, valid) = load(files, o.validation)?;
+    if train.len() == 0 {
+        return Err("no training positions".into());
+    }
+    report(&format!(
+        "positions: {} training, {} held out; {} weights",
+        train.len(),
+        valid.len(),
+        NUM_WEIGHTS
+    ));
+    let mut w: Vec<f64> = init.w.iter().map(|&v| v as f64).collect();
+    let (mut m, mut v2) = (vec![0.0; NUM_WEIGHTS], vec![0.0; NUM_WEIGHTS]);
+    let mut grad = vec![0.0; NUM_WEIGHTS];
+    let decays = super::eval::king_relative_range();
+    let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
+    let mut step = 0i32;
+    let mut order: Vec<usize> = (0..train.len()).collect();
+    let mut rng = Rng(0x5EED);
+    let show = |w: &[f64], epoch: usize, report: &mut dyn FnMut(&str)| {
+        let (tm, tr, _) = losses(w, &train, o);
+        let (vm, vr, vacc) = losses(w, &valid, o);
+        report(&format!(
+            "epoch {epoch}: train loss {tm:.5} (result {tr:.5}); held out {vm:.5} (result {vr:.5}, winner by sign {:.1} %)",
+            vacc * 100.0
+        ));
+    };
+    show(&w, 0, report);
+    for epoch in 1..=o.epochs {
+        // Fisher–Yates with the seeded generator: a fixed data set trains the same way.
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let lr = o.lr * if epoch > o.epochs * 3 / 4 { 0.3 } else { 1.0 };
+        for batch in order.chunks(o.batch) {
+            grad.iter_mut().for_each(|g| *g = 0.0);
+            for &k in batch {
+                let v: f64 = train.features(k).map(|(i, sg)| sg * w[i]).sum();
+                let p = sigmoid(v / o.scale);
+                let t = o.lambda * sigmoid(train.score[k] as f64 / o.scale)
+                    + (1.0 - o.lambda) * train.result[k] as f64;
+                let d = (p - t) / o.scale;
+                for (i, sg) in train.features(k) {
+                    grad[i] += sg * d;
+                }
+            }
+            step += 1;
+            let (c1, c2) = (1.0 - b1.powi(step), 1.0 - b2.powi(step));
+            let n = batch.len() as f64;
+            for i in 0..NUM_WEIGHTS {
+                let g = grad[i] / n;
+                m[i] = b1 * m[i] + (1.0 - b1) * g;
+                v2[i] = b2 * v2[i] + (1.0 - b2) * g * g;
+                if g != 0.0 || m[i] != 0.0 {
+                    w[i] -= lr * (m[i] / c1) / ((v2[i] / c2).sqrt() + eps);
+                }
+            }
+            for wi in &mut w[decays.clone()] {
+                *wi *= 1.0 - o.decay;
+            }
+        }
+        show(&w, epoch, report);
+    }
+    Ok(Weights {
+        w: w.iter()
+            .map(|&v| v.round().clamp(i16::MIN as f64, i16::MAX as f64) as i16)
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A few games at a tiny budget: positions are written, parse back, are quiet, and carry
+    /// a result; training on them lowers the training loss.
+    #[test]
+    fn generate_then_train_round_trip() {
+        let dir = std::env::temp_dir().join(format!("gougi-learn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let data = dir.join("data.txt");
+        let _ = std::fs::remove_file(&data);
+        let opts = GenOptions {
+            games: 4,
+            nodes: 300,
+            threads: 2,
+            max_plies: 60,
+            hash_mb: 1,
+            ..GenOptions::default()
+        };
+        let summary = generate(&opts, Weights::embedded(), &data, &|_| {}).unwrap();
+        assert_eq!(summary.games, 4);
+        assert!(summary.positions > 20, "{summary:?}");
+        let text = std::fs::read_to_string(&data).unwrap();
+        assert_eq!(text.lines().count(), summary.positions);
+        for line in text.lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            let pos = Position::from_sfen(f[0]).unwrap();
+            assert!(!pos.in_check(), "{line}");
+            assert!(f[1].parse::<i32>().unwrap().abs() <= opts.resign);
+            assert!(["1", "0", "-1"].contains(&f[2]));
+        }
+        let o = TrainOptions {
+            epochs: 3,
+            validation: 0,
+            lr: 2.0,
+            batch: 64,
+            ..TrainOptions::default()
+        };
+        let mut lines = Vec::new();
+        train(
+            std::slice::from_ref(&data),
+            Weights::embedded(),
+            &o,
+            &mut |l| lines.push(l.to_string()),
+        )
+        .unwrap();
+        let loss = |l: &str| -> f64 {
+            l.split("train loss ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!(loss(&lines[4]) < loss(&lines[1]), "{lines:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_data_names_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("gougi-learn-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let data = dir.join("bad.txt");
+        std::fs::write(
+            &data,
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\t0\t0\nnonsense\n",
+        )
+        .unwrap();
+        let err = match train(
+            std::slice::from_ref(&data),
+            Weights::embedded(),
+            &TrainOptions::default(),
+            &mut |_| {},
+        ) {
+            Err(e) => e,
+            Ok(_) => panic!("accepted bad data"),
+        };
+        assert!(err.contains("bad.txt:2"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,5 +1,5 @@
 //! The built-in alpha-beta search engine (`gougi search`): a Stockfish/YaneuraOu-style
-//! searcher with a material + piece-square + king-safety evaluation.
+//! searcher with a learned linear evaluation.
 //!
 //! # Layout
 //!
@@ -8,7 +8,8 @@
 //! - [`history`]: move-ordering statistics.
 //! - [`movepick`]: the staged move picker (and the search's move set).
 //! - [`see`]: static exchange evaluation.
-//! - [`eval`]: the `Evaluator` trait and the material evaluation.
+//! - [`eval`]: the `Evaluator` trait and the learned table evaluation.
+//! - [`learn`]: `gougi learn`, self-play data and fitting of the evaluation weights.
 //! - [`alphabeta`]: iterative deepening, PVS, quiescence; `Worker` per thread.
 //! - [`timeman`]: time budgets for byoyomi, Fischer and sudden death.
 //! - [`engine`]: the USI command loop of `gougi search`.

@@ -290,32 +290,46 @@ impl Weights {
     }
 }
 
-/// Appends the features of `pos` as `(weight index, +1 for Black / −1 for White)`: the score
-/// from Black's point of view is the sum of `sign × weight` over them. The learner uses this,
-/// and [`TableEval`]'s full recomputation is the same sum.
-pub fn features(pos: &Position, out: &mut Vec<(u32, i8)>) {
+/// Which part of [`EvalState`] a term belongs to: the king-independent base, or the terms
+/// relative to one colour's king.
+#[derive(Clone, Copy)]
+enum Part {
+    Base,
+    King(Color),
+}
+
+/// Calls `f(part, weight index, +1 for Black / −1 for White)` for every term of `pos`: the
+/// score from Black's point of view is the sum of `sign × weight` over them. The one
+/// definition of the evaluation's terms; the incremental path must agree with it.
+fn for_each_term(pos: &Position, mut f: impl FnMut(Part, usize, i32)) {
     let kings = [pos.king_square(Color::Black), pos.king_square(Color::White)];
     for sq in pos.occupied() {
         let Some(p) = pos.piece_on(sq) else { continue };
-        let s = sign(p.color) as i8;
-        out.push((psq_index(p.color, p.kind, sq) as u32, s));
+        let s = sign(p.color);
+        f(Part::Base, psq_index(p.color, p.kind, sq), s);
         if p.kind == PieceKind::King {
             continue;
         }
         if let Some(k) = kings[p.color.index()] {
-            out.push((own_index(p.color, p.kind, k, sq) as u32, s));
+            f(Part::King(p.color), own_index(p.color, p.kind, k, sq), s);
         }
         if let Some(k) = kings[(!p.color).index()] {
-            out.push((opp_index(!p.color, p.kind, k, sq) as u32, s));
+            f(Part::King(!p.color), opp_index(!p.color, p.kind, k, sq), s);
         }
     }
     for c in Color::ALL {
         for (h, kind) in PieceKind::HAND.into_iter().enumerate() {
             for n in 0..pos.hand(c).count(kind) as usize {
-                out.push((hand_index(h, n) as u32, sign(c) as i8));
+                f(Part::Base, hand_index(h, n), sign(c));
             }
         }
     }
+}
+
+/// Appends the features of `pos` as `(weight index, +1 for Black / −1 for White)` (the
+/// learner's view of [`for_each_term`]).
+pub fn features(pos: &Position, out: &mut Vec<(u32, i8)>) {
+    for_each_term(pos, |_, i, s| out.push((i as u32, s as i8)));
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -388,7 +402,8 @@ impl TableEval {
         }
     }
 
-    /// The terms relative to `c`'s king (on `king`), from scratch.
+    /// The terms relative to `c`'s king (on `king`), from scratch: `Part::King(c)` of
+    /// [`for_each_term`] alone, since it runs after every king move.
     fn full_king_part(&self, pos: &Position, c: Color, king: Option<Square>) -> i32 {
         let Some(k) = king else {
             return 0;
@@ -409,26 +424,15 @@ impl TableEval {
     }
 
     fn compute(&self, pos: &Position) -> EvalState {
-        let kings = [pos.king_square(Color::Black), pos.king_square(Color::White)];
-        let mut base = 0;
-        for sq in pos.occupied() {
-            if let Some(p) = pos.piece_on(sq) {
-                base += sign(p.color) * self.w(psq_index(p.color, p.kind, sq));
-            }
-        }
-        for c in Color::ALL {
-            for (h, kind) in PieceKind::HAND.into_iter().enumerate() {
-                for n in 0..pos.hand(c).count(kind) as usize {
-                    base += sign(c) * self.w(hand_index(h, n));
-                }
-            }
-        }
-        EvalState {
-            base,
-            king: Color::ALL.map(|c| self.full_king_part(pos, c, kings[c.index()])),
-            kings,
-            king_dirty: [false; 2],
-        }
+        let mut s = EvalState {
+            kings: [pos.king_square(Color::Black), pos.king_square(Color::White)],
+            ..EvalState::default()
+        };
+        for_each_term(pos, |part, i, sg| match part {
+            Part::Base => s.base += sg * self.w(i),
+            Part::King(c) => s.king[c.index()] += sg * self.w(i),
+        });
+        s
     }
 
     /// The full score of `pos` from Black's point of view (the incremental path must agree).

@@ -126,6 +126,13 @@ enum LearnStep {
         lr: f64,
         #[arg(long, default_value_t = 4096)]
         batch: usize,
+        /// Learning rate of the king-piece weights relative to `--lr` (their shared factors
+        /// learn at `--lr`).
+        #[arg(long, default_value_t = 1.0)]
+        kp_lr: f64,
+        /// Pull of each king-piece weight back to its starting value, per step.
+        #[arg(long, default_value_t = 1e-5)]
+        decay: f64,
         /// Data files from `gougi learn gen`.
         #[arg(required = true)]
         data: Vec<std::path::PathBuf>,
@@ -196,6 +203,8 @@ fn run_learn(step: LearnStep) -> anyhow::Result<()> {
             lambda,
             lr,
             batch,
+            kp_lr,
+            decay,
             data,
         } => {
             let o = learn::TrainOptions {
@@ -203,6 +212,8 @@ fn run_learn(step: LearnStep) -> anyhow::Result<()> {
                 lambda,
                 lr,
                 batch: batch.max(1),
+                kp_lr,
+                decay,
                 ..learn::TrainOptions::default()
             };
             let w = learn::train(&data, load(init)?, &o, &mut |l| println!("{l}"))

@@ -1,5 +1,5 @@
 //! Static evaluation behind the [`Evaluator`] trait: a linear evaluation over piece-square,
-//! hand and king-relative features, updated incrementally by a delta per move.
+//! hand and king-piece features, updated incrementally by a delta per move.
 //!
 //! The search talks to evaluation only through [`Evaluator`] (`reset` at the root,
 //! `push`/`pop` around `do_move`/`undo_move`, `evaluate` at a node), so another evaluation
@@ -8,14 +8,18 @@
 //! [`TableEval`] scores, from Black's point of view, the sum over Black's pieces minus the sum
 //! over White's of three table lookups (see [`Weights`]), plus the pieces in hand:
 //! - `psq[kind][square]`: the piece's worth where it stands (material included);
-//! - `own[kind][offset]`: where it stands relative to its own king (defence, castles);
-//! - `opp[kind][offset]`: where it stands relative to the enemy king (attack);
+//! - `own[king square][kind][square]`: where it stands given where its own king stands
+//!   (defence, castles: Bonanza's "KP");
+//! - `opp[king square][kind][square]`: where it stands given where the enemy king stands
+//!   (attack);
 //! - `hand[kind][i]`: the worth of the (i+1)-th piece of a kind in hand.
 //!
-//! Squares and offsets are taken in the owner's frame (White's board rotated by 180°), so one
-//! table serves both colours. The weights are learned (`gougi learn`, see
-//! [`crate::search::learn`]) and embedded; `EvalFile` loads another set. [`Weights::hand_set`]
-//! is the hand-set evaluation the learning started from.
+//! Squares are taken in the owner's frame (White's board rotated by 180°), so one table serves
+//! both colours. The weights are learned (`gougi learn`, see [`crate::search::learn`]) and
+//! embedded; `EvalFile` loads another set. [`Weights::hand_set`] is the hand-set evaluation the
+//! learning started from. The learner also sees, for every king-piece weight, a shared weight
+//! per (kind, offset from the king) — a *factor* that generalises across king squares seen
+//! rarely; [`fold_factors`] adds it into the king-piece tables, so the search never sees it.
 //!
 //! Incremental invariant: after `push(pos, m)` and `pos.do_move(m)`, the top of the stack
 //! equals what `reset` would compute on the new position, except when a king moved: then that
@@ -83,9 +87,18 @@ const HAND_SLOTS: usize = 38;
 const PSQ_BASE: usize = 0;
 const HAND_BASE: usize = PSQ_BASE + KINDS * 81;
 const OWN_BASE: usize = HAND_BASE + HAND_SLOTS;
-const OPP_BASE: usize = OWN_BASE + KINDS * OFFSETS;
+/// One king-piece table: king square × kind × square.
+const KP_SIZE: usize = 81 * KINDS * 81;
+const OPP_BASE: usize = OWN_BASE + KP_SIZE;
 /// Number of weights.
-pub const NUM_WEIGHTS: usize = OPP_BASE + KINDS * OFFSETS;
+pub const NUM_WEIGHTS: usize = OPP_BASE + KP_SIZE;
+/// Number of the learner's factor weights ([`features`] numbers them from [`NUM_WEIGHTS`]):
+/// `own` then `opp`, each kind × offset from the king.
+pub const NUM_FACTORS: usize = 2 * KINDS * OFFSETS;
+
+/// The weight count of the first file layout (king-relative tables by offset only), which
+/// [`Weights::from_bytes`] still reads.
+const V1_WEIGHTS: usize = HAND_BASE + HAND_SLOTS + 2 * KINDS * OFFSETS;
 
 const _: () = {
     let mut i = 0;
@@ -108,10 +121,9 @@ fn frame(c: Color, sq: Square) -> usize {
     }
 }
 
-/// The offset of `sq` from the king on `king`, in the king owner's frame `kc`.
+/// The offset from king square `k` to square `s`, both in the same frame.
 #[inline]
-fn offset(kc: Color, king: Square, sq: Square) -> usize {
-    let (k, s) = (frame(kc, king), frame(kc, sq));
+fn frame_offset(k: usize, s: usize) -> usize {
     let df = (s / 9) as isize - (k / 9) as isize + 8;
     let dr = (s % 9) as isize - (k % 9) as isize + 8;
     (df * 17 + dr) as usize
@@ -130,21 +142,48 @@ pub fn hand_index(h: usize, n: usize) -> usize {
     HAND_BASE + HAND_START[h] + n
 }
 
-/// Index of the weight of a `kind` on `sq` relative to its own king on `king` (owner `c`).
+/// Offset within a king-piece table: king square, kind and square, all in `kc`'s frame.
+#[inline]
+fn kp(kc: Color, king: Square, kind: PieceKind, sq: Square) -> usize {
+    (frame(kc, king) * KINDS + kind.index()) * 81 + frame(kc, sq)
+}
+
+/// Index of the weight of a `kind` on `sq` given its own king on `king` (owner `c`).
 #[inline]
 pub fn own_index(c: Color, kind: PieceKind, king: Square, sq: Square) -> usize {
-    OWN_BASE + kind.index() * OFFSETS + offset(c, king, sq)
+    OWN_BASE + kp(c, king, kind, sq)
 }
 
-/// Index of the weight of an enemy `kind` on `sq` relative to the king of `kc` on `king`.
+/// Index of the weight of an enemy `kind` on `sq` given the king of `kc` on `king`.
 #[inline]
 pub fn opp_index(kc: Color, kind: PieceKind, king: Square, sq: Square) -> usize {
-    OPP_BASE + kind.index() * OFFSETS + offset(kc, king, sq)
+    OPP_BASE + kp(kc, king, kind, sq)
 }
 
-/// The indices of the king-relative weights (`own` and `opp`).
-pub fn king_relative_range() -> std::ops::Range<usize> {
+/// The indices of the king-piece weights (`own` and `opp`).
+pub fn king_piece_range() -> std::ops::Range<usize> {
     OWN_BASE..NUM_WEIGHTS
+}
+
+/// The learner's factor of king-piece weight `i` (a number below [`NUM_FACTORS`]): the same
+/// kind at the same offset from the king, whatever the king's square.
+#[inline]
+pub fn factor_of(i: usize) -> Option<usize> {
+    if !king_piece_range().contains(&i) {
+        return None;
+    }
+    let (table, rel) = ((i - OWN_BASE) / KP_SIZE, (i - OWN_BASE) % KP_SIZE);
+    let (k, kind, s) = (rel / (KINDS * 81), rel / 81 % KINDS, rel % 81);
+    Some((table * KINDS + kind) * OFFSETS + frame_offset(k, s))
+}
+
+/// The runtime weights of learner parameters `p` (weights, then factors): each king-piece
+/// weight plus its factor.
+pub fn fold_factors(p: &[f64]) -> Vec<f64> {
+    assert_eq!(p.len(), NUM_WEIGHTS + NUM_FACTORS);
+    (0..NUM_WEIGHTS)
+        .map(|i| p[i] + factor_of(i).map_or(0.0, |f| p[NUM_WEIGHTS + f]))
+        .collect()
 }
 
 /// The hand kind number (position in [`PieceKind::HAND`]) of a kind that can be held.
@@ -226,11 +265,17 @@ impl Weights {
                 w[PSQ_BASE + kind.index() * 81 + sq] =
                     PIECE_VALUE[kind.index()] as i16 + rank_term[sq % 9];
             }
-            for off in 0..OFFSETS {
-                let d = (off / 17).abs_diff(8).max((off % 17).abs_diff(8));
-                if (1..=4).contains(&d) && kind != PieceKind::King {
-                    w[OWN_BASE + kind.index() * OFFSETS + off] = defend[kind.index()][d];
-                    w[OPP_BASE + kind.index() * OFFSETS + off] = attack[kind.index()][d];
+            if kind == PieceKind::King {
+                continue;
+            }
+            for k in 0..81usize {
+                for s in 0..81usize {
+                    let d = (k / 9).abs_diff(s / 9).max((k % 9).abs_diff(s % 9));
+                    if (1..=4).contains(&d) {
+                        let at = (k * KINDS + kind.index()) * 81 + s;
+                        w[OWN_BASE + at] = defend[kind.index()][d];
+                        w[OPP_BASE + at] = attack[kind.index()][d];
+                    }
                 }
             }
         }
@@ -248,17 +293,33 @@ impl Weights {
             return Err("not a gougi evaluation file (no GOUGIEV1 header)".into());
         }
         let n = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
-        if n != NUM_WEIGHTS || bytes.len() != 12 + 2 * n {
+        if ![NUM_WEIGHTS, V1_WEIGHTS].contains(&n) || bytes.len() != 12 + 2 * n {
             return Err(format!(
-                "evaluation file has {n} weights in {} bytes; this gougi reads {NUM_WEIGHTS}",
+                "evaluation file has {n} weights in {} bytes; this gougi reads {NUM_WEIGHTS} \
+                 (or {V1_WEIGHTS}, the first layout)",
                 bytes.len()
             ));
         }
-        let w = bytes[12..]
+        let w: Vec<i16> = bytes[12..]
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]))
             .collect();
+        if n == V1_WEIGHTS {
+            return Ok(Weights::from_v1(&w));
+        }
         Ok(Weights { w })
+    }
+
+    /// The first layout's weights in this one: its king-relative tables were indexed by
+    /// (kind, offset from the king) alone, which is what a king-piece weight's factor is, so
+    /// every king square gets the same values and the scores do not change.
+    fn from_v1(v1: &[i16]) -> Weights {
+        let mut w = vec![0i16; NUM_WEIGHTS];
+        w[..OWN_BASE].copy_from_slice(&v1[..OWN_BASE]);
+        for (i, wi) in w.iter_mut().enumerate().skip(OWN_BASE) {
+            *wi = v1[OWN_BASE + factor_of(i).expect("a king-piece weight")];
+        }
+        Weights { w }
     }
 
     /// Writes weights in the format [`Weights::from_bytes`] reads.
@@ -326,10 +387,16 @@ fn for_each_term(pos: &Position, mut f: impl FnMut(Part, usize, i32)) {
     }
 }
 
-/// Appends the features of `pos` as `(weight index, +1 for Black / −1 for White)` (the
-/// learner's view of [`for_each_term`]).
+/// Appends the features of `pos` as `(index, +1 for Black / −1 for White)` (the
+/// learner's view of [`for_each_term`]), each king-piece weight followed by its factor,
+/// numbered from [`NUM_WEIGHTS`] (see [`fold_factors`]).
 pub fn features(pos: &Position, out: &mut Vec<(u32, i8)>) {
-    for_each_term(pos, |_, i, s| out.push((i as u32, s as i8)));
+    for_each_term(pos, |_, i, s| {
+        out.push((i as u32, s as i8));
+        if let Some(f) = factor_of(i) {
+            out.push(((NUM_WEIGHTS + f) as u32, s as i8));
+        }
+    });
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -408,17 +475,18 @@ impl TableEval {
         let Some(k) = king else {
             return 0;
         };
+        // This king's rows of both tables: one 2.3 KB slice each, read as the board is walked.
+        let row = frame(c, k) * KINDS * 81;
+        let own = &self.weights.w[OWN_BASE + row..][..KINDS * 81];
+        let opp = &self.weights.w[OPP_BASE + row..][..KINDS * 81];
         let mut v = 0;
         for sq in pos.occupied() {
             let Some(p) = pos.piece_on(sq) else { continue };
             if p.kind == PieceKind::King {
                 continue;
             }
-            if p.color == c {
-                v += sign(c) * self.w(own_index(c, p.kind, k, sq));
-            } else {
-                v += sign(p.color) * self.w(opp_index(c, p.kind, k, sq));
-            }
+            let at = p.kind.index() * 81 + frame(c, sq);
+            v += sign(p.color) * i32::from(if p.color == c { own[at] } else { opp[at] });
         }
         v
     }
@@ -534,12 +602,67 @@ mod tests {
         Weights { w }.leak()
     }
 
+    /// The score as the sum of the runtime weights among `pos`'s features (factors left out).
     fn feature_sum(w: &Weights, pos: &Position) -> i32 {
         let mut f = Vec::new();
         features(pos, &mut f);
         f.iter()
+            .filter(|&&(i, _)| (i as usize) < NUM_WEIGHTS)
             .map(|&(i, s)| s as i32 * w.w[i as usize] as i32)
             .sum()
+    }
+
+    /// Learner parameters (weights, then factors) with small integer values, so that sums are
+    /// exact in f64.
+    fn scrambled_params(mut seed: u64) -> Vec<f64> {
+        (0..NUM_WEIGHTS + NUM_FACTORS)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((seed >> 40) % 201) as f64 - 100.0
+            })
+            .collect()
+    }
+
+    fn to_weights(p: &[f64]) -> &'static Weights {
+        Weights {
+            w: p.iter().map(|&v| v as i16).collect(),
+        }
+        .leak()
+    }
+
+    /// What the learner sums over the features (weights and factors) is what the search
+    /// computes with the folded weights.
+    #[test]
+    fn folded_factors_score_what_the_learner_sums() {
+        let p = scrambled_params(7);
+        let ev = TableEval::new(to_weights(&fold_factors(&p)));
+        for sfen in [
+            "startpos",
+            "sfen l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "sfen 8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn2p 124",
+        ] {
+            let pos = Position::from_sfen(sfen).unwrap();
+            let mut f = Vec::new();
+            features(&pos, &mut f);
+            let learner: f64 = f.iter().map(|&(i, s)| s as f64 * p[i as usize]).sum();
+            assert_eq!(ev.black_score(&pos), learner as i32, "{sfen}");
+        }
+    }
+
+    /// A file of the first layout (king-relative tables by offset only) reads as the
+    /// king-piece weights whose factors those tables were.
+    #[test]
+    fn first_layout_files_read_as_factors() {
+        let mut p = scrambled_params(3);
+        p[king_piece_range()].iter_mut().for_each(|v| *v = 0.0);
+        let folded = to_weights(&fold_factors(&p));
+        let mut v1: Vec<i16> = p[..OWN_BASE].iter().map(|&v| v as i16).collect();
+        v1.extend(p[NUM_WEIGHTS..].iter().map(|&v| v as i16));
+        assert_eq!(v1.len(), V1_WEIGHTS);
+        let bytes = Weights { w: v1 }.to_bytes();
+        assert_eq!(&Weights::from_bytes(&bytes).unwrap(), folded);
     }
 
     /// Plays pseudo-random games and checks the incremental score against a full recompute

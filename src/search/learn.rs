@@ -19,7 +19,7 @@ use std::sync::Mutex;
 
 use super::alphabeta::SearchLimits;
 use super::engine::parse_position;
-use super::eval::{features, TableEval, Weights, NUM_WEIGHTS};
+use super::eval::{features, fold_factors, TableEval, Weights, NUM_FACTORS, NUM_WEIGHTS};
 use super::Searcher;
 use crate::shogi::{Color, Position, Repetition};
 
@@ -240,9 +240,12 @@ pub struct TrainOptions {
     pub batch: usize,
     /// Win-rate scale: `σ(eval / scale)`.
     pub scale: f64,
-    /// Weight decay of the king-relative tables per step (they start near zero and have the
-    /// most weights with few samples).
+    /// Pull of each king-piece weight back towards its starting value, per step: they are the
+    /// many weights with few samples each (their shared factors are not pulled).
     pub decay: f64,
+    /// Learning rate of the king-piece weights relative to `lr`: Adam moves a weight seen once
+    /// as far as one seen in every batch, and most of these are seen rarely.
+    pub kp_lr: f64,
     /// Every `validation`-th game is held out (0: none).
     pub validation: usize,
 }
@@ -256,6 +259,7 @@ impl Default for TrainOptions {
             batch: 4096,
             scale: 600.0,
             decay: 1e-5,
+            kp_lr: 1.0,
             validation: 20,
         }
     }
@@ -263,8 +267,8 @@ impl Default for TrainOptions {
 
 /// The training set in memory: every position's features, packed.
 struct Samples {
-    /// Feature `i` with a negative sign is stored as `i | 0x8000`.
-    feats: Vec<u16>,
+    /// Feature `i` with a negative sign is stored as `i | NEGATIVE`.
+    feats: Vec<u32>,
     /// `feats[start[k]..start[k + 1]]` are sample `k`'s features.
     start: Vec<u32>,
     score: Vec<f32>,
@@ -286,10 +290,8 @@ impl Samples {
     }
 
     fn push(&mut self, f: &[(u32, i8)], score: f32, result: f32) {
-        self.feats.extend(
-            f.iter()
-                .map(|&(i, s)| i as u16 | if s < 0 { 0x8000 } else { 0 }),
-        );
+        self.feats
+            .extend(f.iter().map(|&(i, s)| i | if s < 0 { NEGATIVE } else { 0 }));
         self.start.push(self.feats.len() as u32);
         self.score.push(score);
         self.result.push(result);
@@ -300,14 +302,17 @@ impl Samples {
             .iter()
             .map(|&v| {
                 (
-                    (v & 0x7FFF) as usize,
-                    if v & 0x8000 != 0 { -1.0 } else { 1.0 },
+                    (v & !NEGATIVE) as usize,
+                    if v & NEGATIVE != 0 { -1.0 } else { 1.0 },
                 )
             })
     }
 }
 
-const _: () = assert!(NUM_WEIGHTS < 0x8000);
+const NEGATIVE: u32 = 1 << 31;
+/// The learner's parameters: the weights, then the factors (see [`fold_factors`]).
+const NUM_PARAMS: usize = NUM_WEIGHTS + NUM_FACTORS;
+const _: () = assert!(NUM_PARAMS < NEGATIVE as usize);
 
 fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
@@ -392,15 +397,18 @@ pub fn train(
         return Err("no training positions".into());
     }
     report(&format!(
-        "positions: {} training, {} held out; {} weights",
+        "positions: {} training, {} held out; {NUM_WEIGHTS} weights, {NUM_FACTORS} factors",
         train.len(),
         valid.len(),
-        NUM_WEIGHTS
     ));
-    let mut w: Vec<f64> = init.w.iter().map(|&v| v as f64).collect();
-    let (mut m, mut v2) = (vec![0.0; NUM_WEIGHTS], vec![0.0; NUM_WEIGHTS]);
-    let mut grad = vec![0.0; NUM_WEIGHTS];
-    let decays = super::eval::king_relative_range();
+    // Parameters: the starting weights, and factors at zero (the weights already hold
+    // whatever the factors would).
+    let start: Vec<f64> = init.w.iter().map(|&v| v as f64).collect();
+    let mut w = start.clone();
+    w.resize(NUM_PARAMS, 0.0);
+    let (mut m, mut v2) = (vec![0.0; NUM_PARAMS], vec![0.0; NUM_PARAMS]);
+    let mut grad = vec![0.0; NUM_PARAMS];
+    let kp = super::eval::king_piece_range();
     let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
     let mut step = 0i32;
     let mut order: Vec<usize> = (0..train.len()).collect();
@@ -435,22 +443,24 @@ pub fn train(
             step += 1;
             let (c1, c2) = (1.0 - b1.powi(step), 1.0 - b2.powi(step));
             let n = batch.len() as f64;
-            for i in 0..NUM_WEIGHTS {
+            for i in 0..NUM_PARAMS {
                 let g = grad[i] / n;
                 m[i] = b1 * m[i] + (1.0 - b1) * g;
                 v2[i] = b2 * v2[i] + (1.0 - b2) * g * g;
                 if g != 0.0 || m[i] != 0.0 {
-                    w[i] -= lr * (m[i] / c1) / ((v2[i] / c2).sqrt() + eps);
+                    let rate = if kp.contains(&i) { lr * o.kp_lr } else { lr };
+                    w[i] -= rate * (m[i] / c1) / ((v2[i] / c2).sqrt() + eps);
                 }
             }
-            for wi in &mut w[decays.clone()] {
-                *wi *= 1.0 - o.decay;
+            for i in kp.clone() {
+                w[i] -= (w[i] - start[i]) * o.decay;
             }
         }
         show(&w, epoch, report);
     }
     Ok(Weights {
-        w: w.iter()
+        w: fold_factors(&w)
+            .iter()
             .map(|&v| v.round().clamp(i16::MIN as f64, i16::MAX as f64) as i16)
             .collect(),
     })

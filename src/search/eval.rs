@@ -12,7 +12,9 @@
 //!   (defence, castles: Bonanza's "KP");
 //! - `opp[king square][kind][square]`: where it stands given where the enemy king stands
 //!   (attack);
-//! - `hand[kind][i]`: the worth of the (i+1)-th piece of a kind in hand.
+//! - `hand[kind][i]`: the worth of the (i+1)-th piece of a kind in hand, plus
+//!   `own_hand[king square][kind][i]` and `opp_hand[enemy king square][kind][i]`: the same
+//!   given where the holder's own king and the enemy king stand (drops near an exposed king).
 //!
 //! Squares are taken in the owner's frame (White's board rotated by 180°), so one table serves
 //! both colours. The weights are learned (`gougi learn`, see [`crate::search::learn`]) and
@@ -90,8 +92,11 @@ const OWN_BASE: usize = HAND_BASE + HAND_SLOTS;
 /// One king-piece table: king square × kind × square.
 const KP_SIZE: usize = 81 * KINDS * 81;
 const OPP_BASE: usize = OWN_BASE + KP_SIZE;
+/// Hand tables by king square: king square × hand slot.
+const OWN_HAND_BASE: usize = OPP_BASE + KP_SIZE;
+const OPP_HAND_BASE: usize = OWN_HAND_BASE + 81 * HAND_SLOTS;
 /// Number of weights.
-pub const NUM_WEIGHTS: usize = OPP_BASE + KP_SIZE;
+pub const NUM_WEIGHTS: usize = OPP_HAND_BASE + 81 * HAND_SLOTS;
 /// Number of the learner's factor weights ([`features`] numbers them from [`NUM_WEIGHTS`]):
 /// `own` then `opp`, each kind × offset from the king.
 pub const NUM_FACTORS: usize = 2 * KINDS * OFFSETS;
@@ -160,16 +165,31 @@ pub fn opp_index(kc: Color, kind: PieceKind, king: Square, sq: Square) -> usize 
     OPP_BASE + kp(kc, king, kind, sq)
 }
 
-/// The indices of the king-piece weights (`own` and `opp`).
-pub fn king_piece_range() -> std::ops::Range<usize> {
+/// Index of the weight of the `slot`-th hand slot ([`hand_index`] − its base) of `c` given
+/// `c`'s own king on `king`.
+#[inline]
+pub fn own_hand_index(c: Color, king: Square, slot: usize) -> usize {
+    OWN_HAND_BASE + frame(c, king) * HAND_SLOTS + slot
+}
+
+/// Index of the weight of the `slot`-th hand slot of the side opposing `kc`, given `kc`'s king
+/// on `king`.
+#[inline]
+pub fn opp_hand_index(kc: Color, king: Square, slot: usize) -> usize {
+    OPP_HAND_BASE + frame(kc, king) * HAND_SLOTS + slot
+}
+
+/// The indices of the weights that depend on a king's square (king-piece and king-hand).
+pub fn king_range() -> std::ops::Range<usize> {
     OWN_BASE..NUM_WEIGHTS
 }
 
 /// The learner's factor of king-piece weight `i` (a number below [`NUM_FACTORS`]): the same
-/// kind at the same offset from the king, whatever the king's square.
+/// kind at the same offset from the king, whatever the king's square. King-hand weights have
+/// none: the plain hand weight is what they share.
 #[inline]
 pub fn factor_of(i: usize) -> Option<usize> {
-    if !king_piece_range().contains(&i) {
+    if !(OWN_BASE..OWN_HAND_BASE).contains(&i) {
         return None;
     }
     let (table, rel) = ((i - OWN_BASE) / KP_SIZE, (i - OWN_BASE) % KP_SIZE);
@@ -316,7 +336,7 @@ impl Weights {
     fn from_v1(v1: &[i16]) -> Weights {
         let mut w = vec![0i16; NUM_WEIGHTS];
         w[..OWN_BASE].copy_from_slice(&v1[..OWN_BASE]);
-        for (i, wi) in w.iter_mut().enumerate().skip(OWN_BASE) {
+        for (i, wi) in w.iter_mut().enumerate().take(OWN_HAND_BASE).skip(OWN_BASE) {
             *wi = v1[OWN_BASE + factor_of(i).expect("a king-piece weight")];
         }
         Weights { w }
@@ -381,7 +401,14 @@ fn for_each_term(pos: &Position, mut f: impl FnMut(Part, usize, i32)) {
     for c in Color::ALL {
         for (h, kind) in PieceKind::HAND.into_iter().enumerate() {
             for n in 0..pos.hand(c).count(kind) as usize {
+                let slot = HAND_START[h] + n;
                 f(Part::Base, hand_index(h, n), sign(c));
+                if let Some(k) = kings[c.index()] {
+                    f(Part::King(c), own_hand_index(c, k, slot), sign(c));
+                }
+                if let Some(k) = kings[(!c).index()] {
+                    f(Part::King(!c), opp_hand_index(!c, k, slot), sign(c));
+                }
             }
         }
     }
@@ -469,6 +496,20 @@ impl TableEval {
         }
     }
 
+    /// Adds `sign ×` the king-hand terms of hand slot `slot` of `color` to the parts of `s`
+    /// that are not stale.
+    #[inline]
+    fn add_hand_king_terms(&self, s: &mut EvalState, sign: i32, color: Color, slot: usize) {
+        let sg = sign * self::sign(color);
+        let (own, opp) = (color.index(), (!color).index());
+        if let (false, Some(k)) = (s.king_dirty[own], s.kings[own]) {
+            s.king[own] += sg * self.w(own_hand_index(color, k, slot));
+        }
+        if let (false, Some(k)) = (s.king_dirty[opp], s.kings[opp]) {
+            s.king[opp] += sg * self.w(opp_hand_index(!color, k, slot));
+        }
+    }
+
     /// The terms relative to `c`'s king (on `king`), from scratch: `Part::King(c)` of
     /// [`for_each_term`] alone, since it runs after every king move.
     fn full_king_part(&self, pos: &Position, c: Color, king: Option<Square>) -> i32 {
@@ -487,6 +528,19 @@ impl TableEval {
             }
             let at = p.kind.index() * 81 + frame(c, sq);
             v += sign(p.color) * i32::from(if p.color == c { own[at] } else { opp[at] });
+        }
+        for holder in Color::ALL {
+            for (h, kind) in PieceKind::HAND.into_iter().enumerate() {
+                for n in 0..pos.hand(holder).count(kind) as usize {
+                    let slot = HAND_START[h] + n;
+                    let i = if holder == c {
+                        own_hand_index(c, k, slot)
+                    } else {
+                        opp_hand_index(c, k, slot)
+                    };
+                    v += sign(holder) * self.w(i);
+                }
+            }
         }
         v
     }
@@ -529,6 +583,7 @@ impl Evaluator for TableEval {
                 s.base +=
                     sg * (self.w(psq_index(us, k, to)) - self.w(hand_index(hand_number(k), n - 1)));
                 self.add_king_terms(&mut s, 1, us, k, to);
+                self.add_hand_king_terms(&mut s, -1, us, HAND_START[hand_number(k)] + n - 1);
             }
             Some(from) => {
                 let k = pos.piece_on(from).expect("a piece on the from square").kind;
@@ -544,6 +599,7 @@ impl Evaluator for TableEval {
                     s.base -= sign(c.color) * self.w(psq_index(c.color, c.kind, to));
                     s.base += sg * self.w(hand_index(hand_number(hk), n));
                     self.add_king_terms(&mut s, -1, c.color, c.kind, to);
+                    self.add_hand_king_terms(&mut s, 1, us, HAND_START[hand_number(hk)] + n);
                 }
                 if k == PieceKind::King {
                     // Terms relative to the other king do not involve this king: they stay
@@ -656,7 +712,7 @@ mod tests {
     #[test]
     fn first_layout_files_read_as_factors() {
         let mut p = scrambled_params(3);
-        p[king_piece_range()].iter_mut().for_each(|v| *v = 0.0);
+        p[king_range()].iter_mut().for_each(|v| *v = 0.0);
         let folded = to_weights(&fold_factors(&p));
         let mut v1: Vec<i16> = p[..OWN_BASE].iter().map(|&v| v as i16).collect();
         v1.extend(p[NUM_WEIGHTS..].iter().map(|&v| v as i16));

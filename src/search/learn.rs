@@ -240,10 +240,10 @@ pub struct TrainOptions {
     pub batch: usize,
     /// Win-rate scale: `σ(eval / scale)`.
     pub scale: f64,
-    /// Pull of each king-piece weight back towards its starting value, per step: they are the
-    /// many weights with few samples each (their shared factors are not pulled).
+    /// Pull of each king-dependent weight back towards its starting value, per step: they are
+    /// the many weights with few samples each (their shared factors are not pulled).
     pub decay: f64,
-    /// Learning rate of the king-piece weights relative to `lr`: Adam moves a weight seen once
+    /// Learning rate of the king-dependent weights relative to `lr`: Adam moves a weight seen once
     /// as far as one seen in every batch, and most of these are seen rarely.
     pub kp_lr: f64,
     /// Every `validation`-th game is held out (0: none).
@@ -408,7 +408,7 @@ pub fn train(
     w.resize(NUM_PARAMS, 0.0);
     let (mut m, mut v2) = (vec![0.0; NUM_PARAMS], vec![0.0; NUM_PARAMS]);
     let mut grad = vec![0.0; NUM_PARAMS];
-    let kp = super::eval::king_piece_range();
+    let kp = super::eval::king_range();
     let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
     let mut step = 0i32;
     let mut order: Vec<usize> = (0..train.len()).collect();

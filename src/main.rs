@@ -116,10 +116,12 @@ enum LearnStep {
         /// Start from these weights (default: the embedded ones).
         #[arg(long, value_name = "FILE")]
         init: Option<std::path::PathBuf>,
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, default_value_t = 2)]
         epochs: usize,
-        /// Weight of the search score in the target; the rest goes to the game result.
-        #[arg(long, default_value_t = 0.5)]
+        /// Weight of the search score in the target; the rest goes to the game result (one
+        /// label per game: with 0.5 the king-dependent weights learned the games, see
+        /// BENCHMARKS "Learned evaluation").
+        #[arg(long, default_value_t = 1.0)]
         lambda: f64,
         /// Adam step size, in evaluation units.
         #[arg(long, default_value_t = 1.0)]

@@ -253,8 +253,8 @@ pub struct TrainOptions {
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
-            epochs: 20,
-            lambda: 0.5,
+            epochs: 2,
+            lambda: 1.0,
             lr: 1.0,
             batch: 4096,
             scale: 600.0,

@@ -19,9 +19,8 @@
 //! - While solving, an `info time … nodes … nps … hashfull … pv <current line>` about every
 //!   second. stdout is only written here (USI); logs go through `tracing` to stderr.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -72,18 +71,7 @@ fn emit(line: &str) {
 
 /// Run the engine on the process's stdin/stdout until `quit` or end of input.
 pub fn run_stdio() -> anyhow::Result<()> {
-    let (tx, rx) = mpsc::channel::<String>();
-    std::thread::Builder::new()
-        .name("usi-stdin".into())
-        .spawn(move || {
-            let stdin = std::io::stdin();
-            for line in stdin.lock().lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        })?;
+    let rx = crate::usi::StdinLines::spawn()?;
     let mut engine = Engine {
         options: Options {
             hash_mb: DEFAULT_HASH_MB,

@@ -12,9 +12,8 @@
 //! when the side to move can declare (入玉宣言); `bestmove resign` only when no legal move
 //! exists.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -548,23 +547,8 @@ impl Engine {
 
 /// Runs the engine on stdin/stdout until `quit` or end of input.
 pub fn run_usi() -> anyhow::Result<()> {
-    let (tx, rx) = mpsc::channel::<String>();
-    std::thread::Builder::new()
-        .name("stdin".into())
-        .spawn(move || {
-            let stdin = std::io::stdin();
-            for line in stdin.lock().lines() {
-                match line {
-                    Ok(l) => {
-                        if tx.send(l).is_err() {
-                            return;
-                        }
-                    }
-                    Err(_) => break,
-                }
-            }
-            let _ = tx.send("quit".to_string());
-        })?;
+    // End of input is `quit`: the channel closes and the loop below ends.
+    let rx = crate::usi::StdinLines::spawn()?;
     let mut engine = Engine::new();
     for line in rx {
         if !engine.handle(&line) {

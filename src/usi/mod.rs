@@ -8,6 +8,7 @@
 //! - [`go`]: [`GoLimits`]; [`score`]: [`Score`], [`Bound`]; [`option`]: [`OptionDecl`],
 //!   [`OptionValue`]; [`moves`]: [`UsiMove`].
 //! - [`parse`]: strict and lenient parsing, [`UsiParseError`].
+//! - [`text`]: lines as bytes (UTF-8, else CP932), and stdin read that way.
 //!
 //! Invariants: every type's `Display` prints one canonical line (single spaces, fixed field
 //! order, no line terminator) and `parse(format(x)) == x`; a canonical line survives
@@ -26,6 +27,7 @@ pub mod moves;
 pub mod option;
 pub mod parse;
 pub mod score;
+pub mod text;
 
 pub use command::{GameResult, GuiCommand, PositionBase, PositionCommand, SetOption};
 pub use go::{GoLimits, MateLimit};
@@ -34,6 +36,7 @@ pub use moves::UsiMove;
 pub use option::{OptionDecl, OptionKind, OptionValue};
 pub use parse::{parse_engine_message, parse_gui_command, Strictness, UsiParseError};
 pub use score::{Bound, InfoScore, Mate, Score, MATE_KEY};
+pub use text::{decode_line, StdinLines};
 
 #[cfg(test)]
 mod tests;

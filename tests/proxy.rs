@@ -567,9 +567,8 @@ fn a_crashing_member_is_reported_left_out_and_restarted() {
     g.handshake();
     let lines = play(&mut g, "position startpos", BYO);
     assert!(
-        lines.contains(
-            &"info string [Error] E2 (e2) exited with code 3; left out until restarted".to_string()
-        ),
+        lines
+            .contains(&"info string [Error] E2 (e2) exited with code 3; restarting it".to_string()),
         "{lines:#?}"
     );
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");

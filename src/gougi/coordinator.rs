@@ -14,16 +14,18 @@
 //!
 //! # Faults
 //! A member that exits is reported once with `info string`, left out of the round and restarted
-//! (handshake, the GUI's options replayed, `isready`, `usinewgame` if in a game) at the next
-//! `isready` or `go`, at most [`MAX_RESTARTS`] times. A member that still owes an answer
-//! [`HUNG_AFTER`] after it was told to stop is killed (and so restarted). An illegal or
-//! unparsable move is discarded, logged and reported. With no usable answer at all, gougi plays
-//! a legal fallback move and resigns only when no legal move exists.
+//! (handshake, the GUI's options replayed, `isready`, `usinewgame` if in a game) after a back-off
+//! that doubles with each failure in a row (0, 1, 2, 4 … s, at most [`BACKOFF_CAP`]); after
+//! [`MAX_FAILURES`] failures in a row it is left out until the next game. A member that answers
+//! a round starts its count again, and so does every member at `usinewgame`: a member is never
+//! lost for good. A member that still owes an answer [`HUNG_AFTER`] after it was told to stop is
+//! killed (and so restarted). An illegal or unparsable move is discarded, logged and reported.
+//! With no usable answer at all, gougi plays a legal fallback move and resigns only when no legal
+//! move exists; a member's resignation stands only under `G_Resign` (see `resign.rs`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
-use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 use tracing::{debug, info, warn};
@@ -40,26 +42,46 @@ use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
 use crate::gougi::policy::optimism::{self, Alternation};
 use crate::gougi::policy::vote;
 use crate::gougi::policy::Decision;
+use crate::gougi::resign::{self, ResignRule};
 use crate::gougi::verify;
 use crate::mate::MateTable;
+use crate::member::lines::LineReader;
 use crate::member::{MemberEvent, MemberHandle, MemberSpec, Role};
 use crate::usi::{
     BestMove, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
     InfoText, MateLimit, OptionDecl, PositionCommand, Score, SetOption, Strictness, UsiMove,
 };
 
-/// How long members may take to answer `usi` after gougi starts them.
-const USI_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long `isready` waits for a member's `readyok` (the reference's 60 s).
-const READY_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long gougi's `usiok` waits for members' `usiok`: a GUI's own limit is short (and a
+/// member that never answers must not hold start-up), so after this gougi answers without the
+/// late member, whose handshake goes on until [`HANDSHAKE_LIMIT`].
+const USI_WAIT: Duration = Duration::from_secs(4);
+/// A member that has not answered `usi` this long after it was started is killed (and
+/// restarted under the back-off).
+const HANDSHAKE_LIMIT: Duration = Duration::from_secs(30);
+/// How long gougi's `readyok` waits for members' `readyok`. A member still loading then (a
+/// large hash, an evaluation file) is left out until its own `readyok` arrives, up to
+/// [`READY_LIMIT`]; the GUI gets its answer at once and is told.
+const READY_WAIT: Duration = Duration::from_secs(4);
+/// A member that has not answered `isready` this long is killed (the reference's 60 s).
+const READY_LIMIT: Duration = Duration::from_secs(60);
 /// Empty keep-alive lines while waiting for `readyok`, as YaneuraOu does for Shogidokoro.
 const KEEPALIVE: Duration = Duration::from_secs(5);
 /// After a GUI `stop`, how long members get to send their `bestmove`.
 const STOP_GRACE: Duration = Duration::from_millis(1000);
 /// A member that owes an answer this long after `stop` is considered hung and killed.
 const HUNG_AFTER: Duration = Duration::from_secs(3);
-/// Restarts per member per gougi process; a member that keeps dying is left out for good.
-pub const MAX_RESTARTS: u32 = 3;
+/// Failures in a row (exits, hangs, failed starts with no answered round between them) after
+/// which a member is left out until the next `usinewgame`.
+pub const MAX_FAILURES: u32 = 5;
+/// The longest wait before a restart; the first restart is immediate, then 1 s, 2 s, 4 s ….
+const BACKOFF_CAP: Duration = Duration::from_secs(16);
+/// How long an unparsable `bestmove` waits for a real one from the same member before it
+/// counts as that member's (empty) answer: some engines print a broken line first.
+const GARBAGE_GRACE: Duration = Duration::from_millis(50);
+/// After the GUI's input ends, the longest a round without a deadline (`go nodes`) may still
+/// take before gougi answers and quits.
+const EOF_GRACE: Duration = Duration::from_secs(30);
 /// Cap on `USI_Hash` for mate members (the reference's 256 MB), since they are extra processes.
 const MATE_HASH_CAP: u64 = 256;
 /// Positions remembered as already sent to PV mate members (mate-pv), oldest forgotten first.
@@ -100,7 +122,16 @@ struct Slot {
     /// When `stop` was sent while answers were still owed.
     stopped_at: Option<Instant>,
     awaiting_ready: bool,
+    /// When `isready` was sent and not yet answered.
+    ready_since: Option<Instant>,
     restarts: u32,
+    /// Failures in a row since the member last answered a round (or since `usinewgame`).
+    failures: u32,
+    /// A dead member's next start; `None` with `Dead` means left out until the next game.
+    restart_at: Option<Instant>,
+    /// An unparsable `bestmove` for the current request arrived at this time (see
+    /// [`GARBAGE_GRACE`]).
+    garbage_at: Option<Instant>,
     /// Last exact main-line score and the info line that carried it, for the current round.
     last_score: Option<Score>,
     last_info: Option<Info>,
@@ -119,7 +150,7 @@ impl Slot {
     }
 
     fn usable(&self) -> bool {
-        self.state == SlotState::Ready
+        self.state == SlotState::Ready && !self.awaiting_ready
     }
 
     fn clear_round(&mut self) {
@@ -179,6 +210,8 @@ struct Round {
     leader: Option<usize>,
     /// Members searching another position than the round's (exchange phase 2), by slot.
     elsewhere: HashMap<usize, Game>,
+    /// A `go ponder` ended by `stop`: its bestmove is thrown away by the GUI.
+    missed_ponder: bool,
 }
 
 impl Round {
@@ -238,6 +271,16 @@ pub struct Coordinator<W> {
     quitting: bool,
     /// The df-pn table for verifying members' mate claims, made at the first claim.
     verify_table: Option<MateTable>,
+    /// When gougi started (the `usiok` wait counts from here).
+    started_at: Instant,
+    /// The GUI's input ended: finish what was asked, then quit.
+    input_closed: bool,
+    /// The GUI sent `isready` at least once: members that finish their handshake later are
+    /// sent `isready` by gougi.
+    isready_seen: bool,
+    /// The GUI's last `position` was refused (illegal move, bad SFEN): `go` is answered
+    /// without consulting anyone.
+    position_refused: Option<String>,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
@@ -263,13 +306,17 @@ impl<W: std::io::Write> Coordinator<W> {
                 pending: VecDeque::new(),
                 stopped_at: None,
                 awaiting_ready: false,
+                ready_since: None,
                 restarts: 0,
+                failures: 0,
+                restart_at: None,
+                garbage_at: None,
                 last_score: None,
                 last_info: None,
                 last_pv: Vec::new(),
                 lines: Vec::new(),
                 prev: None,
-                handshake_deadline: now + USI_TIMEOUT,
+                handshake_deadline: now + HANDSHAKE_LIMIT,
             };
             if let Err(e) = launch(&mut slot, &events_tx) {
                 buffer.push(format!(
@@ -300,31 +347,74 @@ impl<W: std::io::Write> Coordinator<W> {
             next_keepalive: None,
             quitting: false,
             verify_table: None,
+            started_at: now,
+            input_closed: false,
+            isready_seen: false,
+            position_refused: None,
         }
     }
 
     /// Serve the GUI until `quit` or the end of its input.
-    pub async fn run<R: tokio::io::AsyncBufRead + Unpin>(mut self, input: R) -> anyhow::Result<()> {
-        let mut lines = input.lines();
-        self.flush()?;
-        loop {
+    ///
+    /// GUI lines are bytes: each is decoded as UTF-8, else CP932 (a Japanese Windows GUI's
+    /// `setoption`), never an error. At the end of input gougi answers what was already asked
+    /// (held `usi`/`isready`, a running `go`; ponder and infinite rounds are stopped, since no
+    /// `stop` can come any more) and then quits as on `quit`: no orphan members.
+    pub async fn run<R: tokio::io::AsyncRead + Unpin>(mut self, input: R) -> anyhow::Result<()> {
+        let mut lines = LineReader::new(input);
+        let mut result = self.flush();
+        while result.is_ok() {
             let timer = self.next_timer();
             tokio::select! {
-                line = lines.next_line() => match line {
+                line = lines.next_line(), if !self.input_closed => match line {
                     Ok(Some(line)) => self.on_gui_line(&line),
-                    // End of input is `quit`: no orphan members (GougiShogi §12.3).
-                    Ok(None) | Err(_) => self.on_gui(GuiCommand::Quit),
+                    Ok(None) => self.on_input_end(),
+                    Err(e) => {
+                        warn!(error = %e, "reading the GUI's input failed; treated as its end");
+                        self.on_input_end();
+                    }
                 },
                 Some(event) = self.events.recv() => self.on_member_event(event),
                 _ = sleep_until(timer.unwrap_or_else(far_future)), if timer.is_some() => self.on_timer(),
             }
-            self.flush()?;
+            if self.input_closed {
+                self.wind_down();
+            }
+            result = self.flush();
             if self.quitting {
                 break;
             }
         }
+        if let Err(e) = &result {
+            // The GUI is gone (stdout closed): nobody to answer; end the members all the same.
+            warn!(error = %e, "writing to the GUI failed; shutting down");
+        }
         self.shutdown().await;
-        Ok(())
+        result.map_err(Into::into)
+    }
+
+    fn on_input_end(&mut self) {
+        debug!("end of the GUI's input");
+        self.input_closed = true;
+    }
+
+    /// After the input ended: stop what only a `stop` could end, bound what has no deadline,
+    /// and quit once nothing asked is left unanswered.
+    fn wind_down(&mut self) {
+        if let Some(round) = &mut self.round {
+            if matches!(round.kind, RoundKind::Ponder | RoundKind::Infinite) {
+                self.on_stop();
+            } else if round.hard.is_none() {
+                round.hard = Some(Instant::now() + EOF_GRACE);
+            }
+        }
+        let idle = self.round.is_none()
+            && self.deferred.is_empty()
+            && !self.usi_pending
+            && self.ready_pending.is_none();
+        if idle {
+            self.quitting = true;
+        }
     }
 
     fn say(&mut self, line: impl Into<String>) {
@@ -379,6 +469,10 @@ impl<W: std::io::Write> Coordinator<W> {
 
     fn on_gui_line(&mut self, line: &str) {
         debug!(target: "gougi::gui", "< {line}");
+        if line.trim().is_empty() {
+            // A blank line means nothing in USI; it is not a command to pass on to members.
+            return;
+        }
         match GuiCommand::parse(line, Strictness::Lenient) {
             Ok(cmd) => self.on_gui(cmd),
             Err(e) => {
@@ -425,19 +519,27 @@ impl<W: std::io::Write> Coordinator<W> {
                 for slot in &mut self.slots {
                     slot.prev = None;
                 }
+                self.fresh_chances();
                 self.broadcast(&GuiCommand::UsiNewGame);
             }
             GuiCommand::Position(p) => {
-                self.game = match Game::new(p.clone()) {
-                    Ok(g) => g,
-                    Err(e) => {
-                        warn!(position = %p, error = %e, "GUI position not understood; moves will not be checked");
-                        self.say(format!(
-                            "info string [Error] position: {e}; member moves cannot be checked"
-                        ));
-                        Game::unchecked(p)
+                match Game::new(p.clone()) {
+                    Ok(g) => {
+                        self.game = g;
+                        self.position_refused = None;
                     }
-                };
+                    Err(e) => {
+                        // No board, no checked move: members' answers for it could not be told
+                        // from nonsense (many engines keep their previous position when they
+                        // refuse one), so nobody is asked.
+                        warn!(position = %p, error = %e, "GUI position refused");
+                        self.say(format!(
+                            "info string [Error] position refused: {e}; go will be answered with resign"
+                        ));
+                        self.game = Game::unchecked(p);
+                        self.position_refused = Some(e);
+                    }
+                }
                 self.mates.queue.clear();
             }
             GuiCommand::Go(limits) => self.on_go(limits),
@@ -457,10 +559,8 @@ impl<W: std::io::Write> Coordinator<W> {
             return;
         }
         let now = Instant::now();
-        if self
-            .slots
-            .iter()
-            .any(|s| s.state == SlotState::Handshaking && now < s.handshake_deadline)
+        if now < self.started_at + USI_WAIT
+            && self.slots.iter().any(|s| s.state == SlotState::Handshaking)
         {
             return; // the timer wakes us at the deadline
         }
@@ -476,7 +576,7 @@ impl<W: std::io::Write> Coordinator<W> {
         for slot in &self.slots {
             if slot.state == SlotState::Handshaking {
                 lines.push(format!(
-                    "info string [Error] E{} ({}) did not answer usi in time",
+                    "info string [Error] E{} ({}) has not answered usi yet; its options are not shown and it joins when ready",
                     slot.number(),
                     slot.name
                 ));
@@ -540,7 +640,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     fn on_isready(&mut self) {
-        self.restart_dead();
+        self.supervise();
         let now = Instant::now();
         let multipv = (self.config.policy == PolicyKind::MultipvVote).then(|| SetOption {
             name: "MultiPV".to_string(),
@@ -558,12 +658,14 @@ impl<W: std::io::Write> Coordinator<W> {
                     }
                 }
             }
-            if slot.state == SlotState::Ready {
+            if slot.state == SlotState::Ready && !slot.awaiting_ready {
                 send(slot, &GuiCommand::IsReady);
                 slot.awaiting_ready = true;
+                slot.ready_since = Some(now);
             }
         }
-        self.ready_pending = Some(now + READY_TIMEOUT);
+        self.isready_seen = true;
+        self.ready_pending = Some(now + READY_WAIT);
         self.next_keepalive = Some(now + KEEPALIVE);
         self.try_answer_ready();
     }
@@ -578,22 +680,31 @@ impl<W: std::io::Write> Coordinator<W> {
         if Instant::now() < deadline && self.slots.iter().any(waiting) {
             return;
         }
-        let late: Vec<usize> = (0..self.slots.len())
-            .filter(|&i| waiting(&self.slots[i]))
-            .collect();
-        for i in late {
-            let slot = &mut self.slots[i];
+        // Late members are not killed here: one still loading joins with its own `readyok`;
+        // one that never answers is ended by `supervise` at READY_LIMIT.
+        for slot in self.slots.iter().filter(|s| waiting(s)) {
             self.buffer.push(format!(
-                "info string [Error] E{} ({}) is not ready; left out",
+                "info string [Error] E{} ({}) is not ready; left out until it is",
                 slot.spec.number, slot.name
             ));
-            slot.awaiting_ready = false;
-            kill(slot);
         }
         self.ready_pending = None;
         self.next_keepalive = None;
         self.say("readyok");
         self.drain_deferred();
+    }
+
+    /// A new game, a fresh chance (at `gameover` and at `usinewgame`): every member's failure
+    /// count starts again, and a member left out in the last game is started now, so that the
+    /// GUI's next `isready` finds it ready.
+    fn fresh_chances(&mut self) {
+        for slot in &mut self.slots {
+            slot.failures = 0;
+            if slot.state == SlotState::Dead && slot.restart_at.is_none() {
+                slot.restart_at = Some(Instant::now());
+            }
+        }
+        self.restart_dead();
     }
 
     fn on_gameover(&mut self, result: GameResult) {
@@ -607,6 +718,7 @@ impl<W: std::io::Write> Coordinator<W> {
         self.in_game = false;
         self.mates.queue.clear();
         self.mates.mateinfo.clear();
+        self.fresh_chances();
     }
 
     fn on_stop(&mut self) {
@@ -616,7 +728,15 @@ impl<W: std::io::Write> Coordinator<W> {
         };
         let now = Instant::now();
         round.soft = Some(now);
-        round.hard = Some(now + STOP_GRACE);
+        // A stopped ponder is a ponder miss: the GUI discards this bestmove and sends the real
+        // `go` next, so gougi answers at once with what it has instead of waiting STOP_GRACE
+        // for members (one hung member would otherwise eat a second of the next move's time).
+        round.missed_ponder = round.kind == RoundKind::Ponder;
+        round.hard = Some(if round.missed_ponder {
+            now
+        } else {
+            now + STOP_GRACE
+        });
         if matches!(round.kind, RoundKind::Ponder | RoundKind::Infinite) {
             round.kind = RoundKind::Play;
         }
@@ -663,8 +783,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 "go while a round was running; the old round is abandoned"
             );
         }
-        self.restart_dead();
-        self.kill_hung();
+        self.supervise();
         let id = self.next_round;
         self.next_round += 1;
         let kind = if limits.mate.is_some() {
@@ -730,6 +849,7 @@ impl<W: std::io::Write> Coordinator<W> {
             exchange: None,
             leader: None,
             elsewhere: HashMap::new(),
+            missed_ponder: false,
         };
         let policy = self.config.policy;
         let normals: Vec<usize> = (0..self.slots.len())
@@ -782,7 +902,9 @@ impl<W: std::io::Write> Coordinator<W> {
                 Family::Mate => normals.iter().copied().take(1).collect(),
             }
         };
-        if round.participants.is_empty() {
+        if self.position_refused.is_some() {
+            round.participants.clear();
+        } else if round.participants.is_empty() {
             self.say("info string [Error] no member is available; gougi answers by itself");
         }
         for &i in &round.participants {
@@ -839,10 +961,14 @@ impl<W: std::io::Write> Coordinator<W> {
         slot.handle = None;
         slot.pending.clear();
         slot.awaiting_ready = false;
+        slot.ready_since = None;
+        slot.stopped_at = None;
+        slot.garbage_at = None;
         let code = code.map_or("a signal".to_string(), |c| format!("code {c}"));
         warn!(member = slot.spec.number, name = %slot.name, %code, "member exited");
+        let what = schedule_restart(slot);
         let line = format!(
-            "info string [Error] E{} ({}) exited with {code}; left out until restarted",
+            "info string [Error] E{} ({}) exited with {code}; {what}",
             slot.spec.number, slot.name
         );
         self.say(line);
@@ -879,6 +1005,7 @@ impl<W: std::io::Write> Coordinator<W> {
                     info!(member = slot.spec.number, "restarted member is ready");
                 }
                 slot.awaiting_ready = false;
+                slot.ready_since = None;
                 self.try_answer_ready();
             }
             EngineMessage::Info(info) => self.on_info(i, info),
@@ -902,13 +1029,16 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     fn on_usiok(&mut self, i: usize) {
-        let restarted = self.slots[i].restarts > 0;
+        // A restarted member, or one whose `usiok` came after the GUI's `isready`, is made
+        // ready by gougi itself before it joins a round.
+        let get_ready = self.slots[i].restarts > 0 || self.isready_seen;
         let slot = &mut self.slots[i];
         for o in slot.settings.clone() {
             send(slot, &GuiCommand::SetOption(o));
         }
-        if restarted {
+        if get_ready {
             slot.state = SlotState::Readying;
+            slot.ready_since = Some(Instant::now());
             send(slot, &GuiCommand::IsReady);
         } else {
             slot.state = SlotState::Ready;
@@ -939,17 +1069,11 @@ impl<W: std::io::Write> Coordinator<W> {
             }
         }
         if !self.owes_current(i) {
-            if self.slots[i].spec.role != Role::Normal
-                && self
-                    .round
-                    .as_ref()
-                    .is_some_and(|r| r.kind != RoundKind::Tsume)
-            {
-                // The reference relayed the mate member's lines as `info string`.
-                if self.slots[i].spec.role == Role::Mate {
-                    self.say(format!("info string {info}"));
-                }
-            }
+            // A late line, or a mate member's progress on its own position. The reference
+            // wrapped the mate member's lines as `info string info …`: noise in the GUI's
+            // thinking pane, and not about the position it shows. Their results (`checkmate`)
+            // are reported when they come.
+            debug!(member = self.slots[i].spec.number, line = %info, "info not relayed");
             return;
         }
         let slot = &mut self.slots[i];
@@ -995,13 +1119,23 @@ impl<W: std::io::Write> Coordinator<W> {
     fn relay_info(&mut self, i: usize, mut info: Info) {
         let mode = self.options.text("G_InfoRelay");
         let Some(round) = &mut self.round else { return };
-        if round.kind == RoundKind::Tsume {
+        // Exchange phase 2 searches after the other member's move: its lines are about another
+        // position (the PV is the other side's, the score has the other sign).
+        if round.kind == RoundKind::Tsume || round.elsewhere.contains_key(&i) {
             return;
         }
         match mode {
             "none" => {}
             "all" => {
-                if info.is_main_line() {
+                let text_only = matches!(info.text, Some(InfoText::String(_)))
+                    && info.score.is_none()
+                    && info.depth.is_none();
+                if text_only {
+                    // A member's message is not a line of thought: it gets no number.
+                    self.say(info.to_string());
+                } else if info.is_main_line()
+                    && (info.score.is_some() || !info.pv_moves().is_empty())
+                {
                     let ordinal =
                         round.participants.iter().position(|&p| p == i).unwrap_or(0) as u32 + 1;
                     info.multipv = Some(ordinal);
@@ -1096,18 +1230,35 @@ impl<W: std::io::Write> Coordinator<W> {
         }
     }
 
+    /// An unparsable `bestmove`. Some engines print a broken line just before the real one, so
+    /// it is not taken as the member's answer at once: a real `bestmove` within
+    /// [`GARBAGE_GRACE`] answers the request instead; otherwise (or at a second broken line)
+    /// the broken one was the answer and the member is left out of the round.
     fn on_unusable_answer(&mut self, i: usize, line: &str) {
-        if self.take_request(i).is_none() {
-            return;
-        }
         let (number, name) = (self.slots[i].spec.number, self.slots[i].name.clone());
         warn!(member = number, raw = line, "discarded unparsable bestmove");
-        self.say(format!(
-            "info string [Error] E{number} ({name}): unparsable \"{}\" discarded",
-            line.trim()
-        ));
-        if let Some(round) = &mut self.round {
-            round.participants.retain(|&p| p != i);
+        let for_current = self.owes_current(i);
+        if for_current {
+            self.say(format!(
+                "info string [Error] E{number} ({name}): unparsable \"{}\" discarded",
+                line.trim()
+            ));
+        }
+        let slot = &mut self.slots[i];
+        if slot.garbage_at.is_none() && !slot.pending.is_empty() {
+            slot.garbage_at = Some(Instant::now());
+            return;
+        }
+        self.take_garbage_answer(i);
+    }
+
+    /// The broken `bestmove` was member `i`'s answer after all: its request is done.
+    fn take_garbage_answer(&mut self, i: usize) {
+        self.slots[i].garbage_at = None;
+        if self.take_request(i).is_some() {
+            if let Some(round) = &mut self.round {
+                round.participants.retain(|&p| p != i);
+            }
         }
     }
 
@@ -1122,6 +1273,8 @@ impl<W: std::io::Write> Coordinator<W> {
             self.slots[i].pending.pop_front();
             return;
         }
+        // A real answer after a broken one: this is the answer.
+        self.slots[i].garbage_at = None;
         if self.take_request(i).is_none() {
             return;
         }
@@ -1154,6 +1307,8 @@ impl<W: std::io::Write> Coordinator<W> {
             } if game.after(&[mv]).check(&p).is_err() => BestMove::Move { mv, ponder: None },
             other => other,
         };
+        // It answered: whatever failed before, it works now.
+        self.slots[i].failures = 0;
         let slot = &self.slots[i];
         let mut got = Got {
             best,
@@ -1224,6 +1379,8 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     fn on_checkmate(&mut self, i: usize, cm: Checkmate) {
+        // An answer (checked below for what it claims): the member works.
+        self.slots[i].failures = 0;
         let role = self.slots[i].spec.role;
         let in_tsume = self
             .round
@@ -1412,12 +1569,17 @@ impl<W: std::io::Write> Coordinator<W> {
     fn next_timer(&self) -> Option<Instant> {
         let mut t: Vec<Instant> = Vec::new();
         if self.usi_pending {
-            t.extend(
-                self.slots
-                    .iter()
-                    .filter(|s| s.state == SlotState::Handshaking)
-                    .map(|s| s.handshake_deadline),
-            );
+            t.push(self.started_at + USI_WAIT);
+        }
+        for s in &self.slots {
+            match s.state {
+                SlotState::Handshaking => t.push(s.handshake_deadline),
+                SlotState::Dead => t.extend(s.restart_at),
+                SlotState::Ready | SlotState::Readying => {}
+            }
+            t.extend(s.ready_since.map(|r| r + READY_LIMIT));
+            t.extend(s.stopped_at.map(|r| r + HUNG_AFTER));
+            t.extend(s.garbage_at.map(|g| g + GARBAGE_GRACE));
         }
         t.extend(self.ready_pending);
         t.extend(self.next_keepalive);
@@ -1433,6 +1595,15 @@ impl<W: std::io::Write> Coordinator<W> {
 
     fn on_timer(&mut self) {
         let now = Instant::now();
+        self.supervise();
+        for i in 0..self.slots.len() {
+            if self.slots[i]
+                .garbage_at
+                .is_some_and(|g| now >= g + GARBAGE_GRACE)
+            {
+                self.take_garbage_answer(i);
+            }
+        }
         self.try_answer_usi();
         if self.next_keepalive.is_some_and(|k| k <= now) {
             self.say("");
@@ -1532,6 +1703,10 @@ impl<W: std::io::Write> Coordinator<W> {
             }
         }
         by_move.sort_by(|a, b| b.1.total_cmp(&a.1));
+        if by_move[0].0 == "resign" {
+            // A resignation needs every answer: one still coming may play (G_Resign).
+            return false;
+        }
         let top = by_move[0].1;
         let second = by_move.get(1).map_or(0.0, |m| m.1);
         if self.config.policy == PolicyKind::Majority && top > second + waiting + 1e-9 {
@@ -1598,12 +1773,11 @@ impl<W: std::io::Write> Coordinator<W> {
             return;
         }
         let (chosen, voted, vote_line) = match self.multipv_vote(&round, &slots, &answers) {
-            Some((chosen, got, reason)) => (chosen, got, Some(reason)),
-            None => (
-                self.choose(&answers, |c| c.decide_all(&answers)),
-                None,
-                None,
-            ),
+            Some((chosen, got, reason)) => (chosen, got, Some(format!("[vote] {reason}"))),
+            None => {
+                let (k, why) = self.choose(&answers, |c| c.decide_all(&answers));
+                (k, None, why)
+            }
         };
         let winner = slots[chosen];
         let chosen_mv = voted
@@ -1617,8 +1791,12 @@ impl<W: std::io::Write> Coordinator<W> {
             self.say(line);
         }
         if let Some(reason) = vote_line {
-            // The vote's tally, since its winner may be no member's first choice.
-            self.say(format!("info string [vote] {chosen_mv}: {reason}"));
+            // The vote's tally (its winner may be no member's first choice), or why a
+            // resignation was overruled.
+            match reason.strip_prefix("[vote] ") {
+                Some(tally) => self.say(format!("info string [vote] {chosen_mv}: {tally}")),
+                None => self.say(format!("info string {reason}")),
+            }
         }
         for &i in &slots {
             self.slots[i].prev = round.answers[&i].score;
@@ -1644,7 +1822,10 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
             }
         }
-        let got = voted.unwrap_or_else(|| round.answers[&winner].clone());
+        let got = match voted {
+            Some(g) => g,
+            None => self.overrule_resign(winner, &round, round.answers[&winner].clone()),
+        };
         self.emit_decision(&round, &got);
     }
 
@@ -1743,23 +1924,78 @@ impl<W: std::io::Write> Coordinator<W> {
         (ballots, sources)
     }
 
-    /// Apply `G_Resign` and declarations around a policy's choice.
-    fn choose(&self, answers: &[Answer], decide: impl Fn(&Self) -> Decision) -> usize {
+    fn resign_rule(&self) -> ResignRule {
+        ResignRule::from_option(self.options.text("G_Resign"))
+    }
+
+    /// Apply declarations and `G_Resign` around a policy's choice: the index of the answer to
+    /// play and, when a resignation was overruled, the reason for the GUI.
+    fn choose(
+        &self,
+        answers: &[Answer],
+        decide: impl Fn(&Self) -> Decision,
+    ) -> (usize, Option<String>) {
         // A legal declaration wins the game at once, whoever made it.
         if let Some(k) = answers.iter().position(|a| a.mv == "win") {
-            return k;
+            return (k, None);
         }
         let chosen = decide(self).chosen;
-        if answers[chosen].is_resign() && self.options.text("G_Resign") == "all" {
-            let playing: Vec<usize> = (0..answers.len())
-                .filter(|&k| !answers[k].is_resign())
-                .collect();
-            if !playing.is_empty() {
-                let sub: Vec<Answer> = playing.iter().map(|&k| answers[k].clone()).collect();
-                return playing[self.decide_all(&sub).chosen];
-            }
+        if !answers[chosen].is_resign() {
+            return (chosen, None);
         }
-        chosen
+        let rule = self.resign_rule();
+        let playable = resign::playable(answers, rule);
+        if playable.is_empty() {
+            return (chosen, None);
+        }
+        // The same policy, over the answers that play.
+        let sub: Vec<Answer> = playable.iter().map(|&k| answers[k].clone()).collect();
+        let k = playable[self.decide_all(&sub).chosen];
+        let (who, mv) = (&answers[chosen], &answers[k]);
+        let why = match rule {
+            ResignRule::Chosen => "a legal move whose score is not lost is on the table",
+            ResignRule::All => "not every member resigned (G_Resign=all)",
+        };
+        let reason = format!(
+            "[resign] E{} ({}) resigned; E{}'s {} is played: {why}",
+            who.number, who.name, mv.number, mv.mv
+        );
+        (k, Some(reason))
+    }
+
+    /// A resignation whose member's own last line plays a legal move with a score that is not
+    /// lost: that move is played instead (`G_Resign=chosen`; under `all` the member's
+    /// resignation counts as its vote). Anything else is returned as it is.
+    fn overrule_resign(&mut self, i: usize, round: &Round, got: Got) -> Got {
+        if got.best != BestMove::Resign || self.resign_rule() == ResignRule::All {
+            return got;
+        }
+        let game = round.game_of(i);
+        let Some(&mv) = got.pv.first().filter(|m| game.check(m).is_ok()) else {
+            return got;
+        };
+        let score = got.score.as_ref().map(Eval::from_score);
+        if resign::is_lost(score) {
+            return got;
+        }
+        let ponder = got
+            .pv
+            .get(1)
+            .copied()
+            .filter(|p| game.after(&[mv]).check(p).is_ok());
+        let slot = &self.slots[i];
+        let said = got.score.map_or("no score".to_string(), |s| {
+            format!("score {}", score_text(&s))
+        });
+        let line = format!(
+            "info string [resign] E{} ({}) resigned; its own line's {mv} is played: a legal move whose score is not lost ({said}) is on the table",
+            slot.spec.number, slot.name
+        );
+        self.say(line);
+        Got {
+            best: BestMove::Move { mv, ponder },
+            ..got
+        }
     }
 
     fn emit_decision(&mut self, round: &Round, got: &Got) {
@@ -1785,10 +2021,35 @@ impl<W: std::io::Write> Coordinator<W> {
             Some(mv) => BestMove::Move { mv, ponder: None },
             None => BestMove::Resign,
         };
-        warn!(round = round.id, %best, "no member answered; fallback move");
-        self.say(format!(
-            "info string [Error] no member answered in time; gougi plays {best}"
-        ));
+        if round.game.board.is_none() {
+            // Not an answer to the GUI's position: there is none gougi could check.
+            warn!(
+                round = round.id,
+                "go for a refused position answered with resign"
+            );
+            let why = self.position_refused.clone().unwrap_or_default();
+            self.say(format!(
+                "info string [Error] position refused ({why}): no move can be checked, gougi resigns"
+            ));
+            let got = Got {
+                best: BestMove::Resign,
+                score: None,
+                info: None,
+                pv: Vec::new(),
+                lines: Vec::new(),
+            };
+            self.emit_decision(round, &got);
+            return;
+        }
+        if round.missed_ponder {
+            // The GUI discards this bestmove (it stopped a ponder on the wrong move).
+            debug!(round = round.id, %best, "ponder stopped before any answer");
+        } else {
+            warn!(round = round.id, %best, "no member answered; fallback move");
+            self.say(format!(
+                "info string [Error] no member answered in time; gougi plays {best}"
+            ));
+        }
         let got = Got {
             best,
             score: None,
@@ -1807,10 +2068,12 @@ impl<W: std::io::Write> Coordinator<W> {
         let decision = match exchange::phase1(&pair) {
             Phase1::Decided(d) => Some(d),
             Phase1::Exchange if pair.iter().any(|a| a.mv == "win") => Some(Decision {
-                chosen: self.choose(&pair, |_| Decision {
-                    chosen: 0,
-                    reason: String::new(),
-                }),
+                chosen: self
+                    .choose(&pair, |_| Decision {
+                        chosen: 0,
+                        reason: String::new(),
+                    })
+                    .0,
                 reason: "declaration".into(),
             }),
             Phase1::Exchange if !phase2_possible => {
@@ -1886,12 +2149,13 @@ impl<W: std::io::Write> Coordinator<W> {
             v.sort_by_key(|&i| self.slots[i].spec.number);
             v
         };
+        // On the calibrated scale, as the phase-1 scores in `ex.first` are: the views add one
+        // member's score to the other's.
         let reply = |k: usize| -> Option<i64> {
-            order
-                .get(k)
-                .and_then(|i| round.answers.get(i))
-                .and_then(|g| g.score)
-                .map(|s| i64::from(Eval::from_score(&s).0))
+            let i = *order.get(k)?;
+            let s = round.answers.get(&i)?.score?;
+            let eval = Eval::from_score(&s).calibrated(self.slots[i].spec.scale);
+            Some(i64::from(eval.0))
         };
         let views = exchange::views(&ex.first, reply(0), reply(1));
         let d = exchange::phase2(&views);
@@ -1961,7 +2225,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 let l = self.member_line(i, &round.answers[&i], Verdict::Chosen);
                 self.say(l);
                 self.slots[i].prev = round.answers[&i].score;
-                let got = round.answers[&i].clone();
+                let got = self.overrule_resign(i, &round, round.answers[&i].clone());
                 self.emit_decision(&round, &got);
             }
         }
@@ -2054,53 +2318,102 @@ impl<W: std::io::Write> Coordinator<W> {
             .retain(|&i, _| !self.slots[i].pending.is_empty());
     }
 
-    fn kill_hung(&mut self) {
+    /// Members' health, on every timer and `go`: kill what hangs — no answer [`HUNG_AFTER`]
+    /// after `stop`, no `usiok` by [`HANDSHAKE_LIMIT`], no `readyok` by [`READY_LIMIT`] — and
+    /// start the dead whose back-off has passed.
+    fn supervise(&mut self) {
         let now = Instant::now();
         for i in 0..self.slots.len() {
             let slot = &mut self.slots[i];
-            if slot
-                .stopped_at
-                .is_some_and(|t| now.duration_since(t) >= HUNG_AFTER)
-                && slot.state == SlotState::Ready
-            {
-                warn!(
-                    member = slot.spec.number,
-                    "member does not answer after stop; killing it"
-                );
-                self.buffer.push(format!(
-                    "info string [Error] E{} ({}) hangs; restarting it",
-                    slot.spec.number, slot.name
-                ));
-                kill(slot);
-                slot.state = SlotState::Dead;
-                slot.pending.clear();
-                slot.stopped_at = None;
+            let alive = slot.state != SlotState::Dead;
+            let why = if !alive {
+                None
+            } else if slot.state == SlotState::Handshaking && now >= slot.handshake_deadline {
+                Some("did not answer usi")
+            } else if slot.ready_since.is_some_and(|r| now >= r + READY_LIMIT) {
+                Some("did not answer isready")
+            } else if slot.stopped_at.is_some_and(|t| now >= t + HUNG_AFTER) {
+                Some("does not answer after stop")
+            } else {
+                None
+            };
+            let Some(why) = why else { continue };
+            warn!(member = slot.spec.number, why, "member hangs; killing it");
+            kill(slot);
+            slot.pending.clear();
+            slot.stopped_at = None;
+            slot.awaiting_ready = false;
+            slot.ready_since = None;
+            slot.garbage_at = None;
+            let what = schedule_restart(slot);
+            self.buffer.push(format!(
+                "info string [Error] E{} ({}) hangs ({why}); killed, {what}",
+                slot.spec.number, slot.name
+            ));
+            self.mates.busy.remove(&i);
+            if let Some(round) = &mut self.round {
+                round.participants.retain(|&p| p != i);
+                if round.leader == Some(i) {
+                    round.leader = round.participants.first().copied();
+                }
             }
         }
         self.restart_dead();
+        self.try_answer_usi();
+        self.try_answer_ready();
     }
 
+    /// Start every dead member whose back-off has passed.
     fn restart_dead(&mut self) {
+        let now = Instant::now();
         for i in 0..self.slots.len() {
             let slot = &mut self.slots[i];
-            if slot.state != SlotState::Dead || slot.restarts >= MAX_RESTARTS {
+            if slot.state != SlotState::Dead || slot.restart_at.is_none_or(|t| t > now) {
                 continue;
             }
+            slot.restart_at = None;
             slot.restarts += 1;
             slot.options.clear();
-            slot.handshake_deadline = Instant::now() + USI_TIMEOUT;
+            slot.handshake_deadline = now + HANDSHAKE_LIMIT;
             info!(
                 member = slot.spec.number,
                 attempt = slot.restarts,
+                failures = slot.failures,
                 "restarting member"
             );
             if let Err(e) = launch(slot, &self.events_tx) {
+                let what = schedule_restart(slot);
                 self.buffer.push(format!(
-                    "info string [Error] E{} restart failed: {e}",
+                    "info string [Error] E{} restart failed: {e}; {what}",
                     slot.spec.number
                 ));
             }
         }
+    }
+}
+
+/// Count a failure of a member that just died or was killed and decide when it starts again:
+/// at once after a first failure, then after a back-off that doubles, and not before the next
+/// game after [`MAX_FAILURES`] in a row. Returns what happens, for the GUI's report.
+fn schedule_restart(slot: &mut Slot) -> String {
+    slot.failures = slot.failures.saturating_add(1);
+    if slot.failures >= MAX_FAILURES {
+        slot.restart_at = None;
+        return format!(
+            "{} failures in a row: left out until the next game",
+            slot.failures
+        );
+    }
+    // 0, 1 s, 2 s, 4 s … for the first, second, third, fourth failure in a row.
+    let wait = match slot.failures {
+        0 | 1 => Duration::ZERO,
+        n => Duration::from_secs(1u64 << (n - 2).min(16)).min(BACKOFF_CAP),
+    };
+    slot.restart_at = Some(Instant::now() + wait);
+    if wait.is_zero() {
+        "restarting it".to_string()
+    } else {
+        format!("restarting it in {} s", wait.as_secs())
     }
 }
 
@@ -2167,7 +2480,6 @@ fn launch(
         }
         Err(e) => {
             slot.state = SlotState::Dead;
-            slot.restarts = MAX_RESTARTS; // a member that cannot start will not start later either
             Err(e)
         }
     }
@@ -2196,6 +2508,10 @@ fn send_line(slot: &mut Slot, line: &str) {
 
 /// Send `position` + `go`, stopping first if the member still owes an earlier answer.
 fn start_search(slot: &mut Slot, position: &PositionCommand, limits: &GoLimits, request: Request) {
+    if slot.garbage_at.take().is_some() {
+        // Its broken `bestmove` answered the request it owed.
+        slot.pending.pop_front();
+    }
     if !slot.pending.is_empty() && slot.stopped_at.is_none() {
         send(slot, &GuiCommand::Stop);
         slot.stopped_at = Some(Instant::now());
@@ -2302,10 +2618,11 @@ fn final_info(round: &Round, got: &Got, slots: &[Slot]) -> String {
     info.text = Some(InfoText::Pv(pv));
     info.multipv = Some(1);
     info.time = Some(round.started.elapsed().as_millis() as u64);
+    // Members' counts come from outside: saturate rather than overflow.
     let nodes: u64 = slots
         .iter()
         .filter_map(|s| s.last_info.as_ref().and_then(|i| i.nodes))
-        .sum();
+        .fold(0, u64::saturating_add);
     if nodes > 0 {
         info.nodes = Some(nodes.max(info.nodes.unwrap_or(0)));
     }

@@ -9,6 +9,7 @@ pub mod deadline;
 pub mod game;
 pub mod options;
 pub mod policy;
+pub mod resign;
 pub mod verify;
 
 use std::path::Path;

@@ -143,6 +143,13 @@ impl Gougi {
         stdin.flush().expect("flush");
     }
 
+    /// Raw bytes, as a GUI in another encoding would send them.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to gougi");
+        stdin.flush().expect("flush");
+    }
+
     /// Close stdin (end of input).
     pub fn close(&mut self) {
         self.stdin = None;

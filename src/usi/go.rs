@@ -18,6 +18,13 @@ use std::str::FromStr;
 use super::moves::{write_moves, UsiMove};
 use super::parse::{self, Strictness, UsiParseError};
 
+/// The longest time, in milliseconds, that planning takes from a clock field: `i32::MAX`,
+/// about 24.8 days. Larger values (up to `u64::MAX`, which a GUI can send) are read as this
+/// much by the time planners ([`crate::gougi::deadline`], [`crate::search::timeman`]), so
+/// their sums cannot overflow, every deadline is a valid `Instant`, and a member that reads
+/// clock fields into a 32-bit integer is never sent more than it can hold.
+pub const MAX_TIME_MS: u64 = i32::MAX as u64;
+
 /// The argument of `go mate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MateLimit {

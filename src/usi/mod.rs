@@ -30,7 +30,7 @@ pub mod score;
 pub mod text;
 
 pub use command::{GameResult, GuiCommand, PositionBase, PositionCommand, SetOption};
-pub use go::{GoLimits, MateLimit};
+pub use go::{GoLimits, MateLimit, MAX_TIME_MS};
 pub use message::{BestMove, Checkmate, EngineMessage, Info, InfoText};
 pub use moves::UsiMove;
 pub use option::{OptionDecl, OptionKind, OptionValue};

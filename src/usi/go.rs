@@ -144,7 +144,7 @@ impl fmt::Display for GoLimits {
             Some(MateLimit::Infinite) => word(f, format_args!("mate infinite"))?,
             None => {}
         }
-        for token in &self.extra {
+        for token in parse::printable_extras(&self.extra, &parse::GO_KEYWORDS) {
             word(f, format_args!("{token}"))?;
         }
         if let Some(moves) = &self.searchmoves {

@@ -35,7 +35,7 @@ pub use message::{BestMove, Checkmate, EngineMessage, Info, InfoText};
 pub use moves::UsiMove;
 pub use option::{OptionDecl, OptionKind, OptionValue};
 pub use parse::{parse_engine_message, parse_gui_command, Strictness, UsiParseError};
-pub use score::{Bound, InfoScore, Mate, Score, MATE_KEY};
+pub use score::{Bound, InfoScore, Mate, Score, CP_LIMIT, MATE_KEY};
 pub use text::{decode_line, StdinLines};
 
 #[cfg(test)]

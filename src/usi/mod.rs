@@ -12,8 +12,9 @@
 //!
 //! Invariants: every type's `Display` prints one canonical line (single spaces, fixed field
 //! order, no line terminator) and `parse(format(x)) == x`; a canonical line survives
-//! `format(parse(line)) == line`; an unrecognised line is `Unknown(line)` verbatim. No input
-//! panics. Moves stay USI text ([`UsiMove`], syntax-checked only): the proxy checks them against
+//! `format(parse(line)) == line`; an unrecognised line is `Unknown(line)` verbatim, a blank one
+//! `Unknown("")`. No input panics, and every printed `go`/`info` line is well-formed (no number
+//! without its keyword, `cp` within ±[`CP_LIMIT`]). Moves stay USI text ([`UsiMove`], syntax-checked only): the proxy checks them against
 //! its board with `shogi`, so this module does not depend on `shogi`.
 //!
 //! References: 将棋所「USIプロトコルとは」 (<http://shogidokoro.starfree.jp/usi.html>), ShogiHome

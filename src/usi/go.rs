@@ -6,7 +6,7 @@
 //! number is a time, not a depth; `nodes depth movetime` are UCI carry-overs that YaneuraOu
 //! accepts; `movestogo`, `searchmoves` and YaneuraOu's `rtime` are rare but kept so a relay loses
 //! nothing. Lenient parsing keeps any other token in [`GoLimits::extra`], and clamps or drops a
-//! bad value (`btime -5` → `btime 0`; the rule is in [`parse`](super::parse)).
+//! bad value (`btime -5` → `btime 0`; the rule is in [`parse`]).
 //!
 //! `Display` prints the fields without the `go` keyword, in canonical order:
 //! `ponder btime wtime byoyomi binc winc movestogo rtime infinite nodes depth movetime mate`

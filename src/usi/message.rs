@@ -7,7 +7,7 @@
 //! [`Info`] has a field for every USI `info` item. `pv` and `string` each take the rest of the
 //! line, so a line carries at most one of them: they share [`InfoText`]. Lenient parsing keeps
 //! unknown tokens in [`Info::extra`], so a relay loses little; a known keyword with a bad value
-//! is clamped or dropped with its value (the value rule in [`parse`](super::parse)), so no line
+//! is clamped or dropped with its value (the value rule in [`parse`]), so no line
 //! prints a number that belongs to nothing. PV tokens are kept as text: engines put `resign`, `win` or YaneuraOu's
 //! `rep_*` markers in a PV, and book lines add `(38.62%)`; [`Info::pv_moves`] gives the leading
 //! run of real moves.

@@ -20,6 +20,9 @@
 
 use std::time::Duration;
 
+/// Every input (clock fields, margin, movetime) is capped at this before any arithmetic.
+pub const MAX_CLOCK_MS: u64 = crate::usi::MAX_TIME_MS;
+
 /// The clock fields of a `go` from gougi's point of view (milliseconds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Clock {
@@ -46,30 +49,44 @@ pub struct Plan {
 }
 
 /// Plan a timed round. `margin` is `G_Margin` in milliseconds.
+///
+/// Total for any input: every field and the margin are first capped at [`MAX_CLOCK_MS`] (a GUI
+/// may send `btime 18446744073709551615`), and the sums saturate, so the plan always has
+/// `soft <= hard <= main + byoyomi` and gives members no more than our own clock.
 pub fn plan(clock: Clock, margin: u64) -> Plan {
-    let available = clock.main + clock.byoyomi;
+    let main = clock.main.min(MAX_CLOCK_MS);
+    let byoyomi = clock.byoyomi.min(MAX_CLOCK_MS);
+    let inc = clock.inc.min(MAX_CLOCK_MS);
+    let available = main.saturating_add(byoyomi);
     // A margin larger than half the clock would leave members nothing: cap it there.
     let margin = margin.min(available / 2);
     // Take the margin from the main time first, then from byoyomi, never below zero.
-    let from_main = margin.min(clock.main);
-    let member_main = clock.main - from_main;
-    let member_byoyomi = clock.byoyomi.saturating_sub(margin - from_main);
-    let members = member_main + member_byoyomi;
-    let cap = clock.main / 10 + clock.byoyomi + clock.inc;
+    let from_main = margin.min(main);
+    let member_main = main - from_main;
+    let member_byoyomi = byoyomi.saturating_sub(margin - from_main);
+    let members = member_main.saturating_add(member_byoyomi);
+    let cap = (main / 10).saturating_add(byoyomi).saturating_add(inc);
     let soft = members.min(cap);
-    let hard = (soft + margin / 2).min(available - margin / 2);
+    let hard = soft
+        .saturating_add(margin / 2)
+        .min(available - margin / 2)
+        .max(soft);
     Plan {
         member_main,
         member_byoyomi,
         soft: Duration::from_millis(soft),
-        hard: Duration::from_millis(hard.max(soft)),
+        hard: Duration::from_millis(hard),
     }
 }
 
 /// Plan for `go movetime T`: members get `movetime T − margin`, stopped at that point.
+/// Inputs are capped at [`MAX_CLOCK_MS`] like [`plan`]'s.
 pub fn plan_movetime(movetime: u64, margin: u64) -> (u64, Duration, Duration) {
+    let movetime = movetime.min(MAX_CLOCK_MS);
+    let margin = margin.min(MAX_CLOCK_MS);
     let member = movetime.saturating_sub(margin).max(movetime / 2);
-    let hard = (member + margin / 2)
+    let hard = member
+        .saturating_add(margin / 2)
         .min(movetime.saturating_sub(margin / 4))
         .max(member);
     (
@@ -199,6 +216,85 @@ mod tests {
         assert_eq!(p.member_main, 9_800);
         assert_eq!(ms(p.soft), 6_000);
         assert!(ms(p.hard) < 10_000);
+    }
+
+    /// Values a GUI or a setoption can send: zero, small, around the margin, 32-bit edges, and
+    /// the u64 extremes that used to overflow the sums (issue #17, defect 6).
+    const EXTREMES: [u64; 12] = [
+        0,
+        1,
+        2,
+        119,
+        120,
+        1_000,
+        600_000,
+        i32::MAX as u64,
+        u32::MAX as u64 + 1,
+        u64::MAX / 2,
+        u64::MAX - 1,
+        u64::MAX,
+    ];
+
+    #[test]
+    fn extreme_clocks_give_a_sane_plan() {
+        for main in EXTREMES {
+            for byoyomi in EXTREMES {
+                for inc in EXTREMES {
+                    for margin in EXTREMES {
+                        let clock = Clock {
+                            main,
+                            opponent_main: u64::MAX,
+                            byoyomi,
+                            inc,
+                        };
+                        let p = plan(clock, margin);
+                        let (soft, hard) = (ms(p.soft), ms(p.hard));
+                        let available = main.saturating_add(byoyomi);
+                        let why = format!("{clock:?} margin {margin}: {p:?}");
+                        assert!(soft <= hard, "{why}");
+                        assert!(hard <= available, "{why}");
+                        assert!(hard <= 2 * MAX_CLOCK_MS, "{why}");
+                        assert!(p.member_main <= main.min(MAX_CLOCK_MS), "{why}");
+                        assert!(p.member_byoyomi <= byoyomi.min(MAX_CLOCK_MS), "{why}");
+                    }
+                }
+            }
+        }
+        // The issue's `go btime 18446744073709551615 wtime 0 byoyomi 1000`: a clock beyond
+        // MAX_CLOCK_MS plans as MAX_CLOCK_MS, not as a wrapped sum.
+        let huge = plan(
+            Clock {
+                main: u64::MAX,
+                opponent_main: 0,
+                byoyomi: 1000,
+                inc: 0,
+            },
+            120,
+        );
+        let capped = plan(
+            Clock {
+                main: MAX_CLOCK_MS,
+                opponent_main: 0,
+                byoyomi: 1000,
+                inc: 0,
+            },
+            120,
+        );
+        assert_eq!(huge, capped);
+        assert!(ms(huge.soft) >= 1000, "{huge:?}");
+    }
+
+    #[test]
+    fn extreme_movetimes_give_a_sane_plan() {
+        for movetime in EXTREMES {
+            for margin in EXTREMES {
+                let (member, soft, hard) = plan_movetime(movetime, margin);
+                let why = format!("movetime {movetime} margin {margin}");
+                assert!(member <= movetime && member <= MAX_CLOCK_MS, "{why}");
+                assert_eq!(ms(soft), member, "{why}");
+                assert!(ms(hard) >= member && ms(hard) <= movetime, "{why}");
+            }
+        }
     }
 
     #[test]

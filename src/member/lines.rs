@@ -1,14 +1,18 @@
 //! [`LineReader`]: lines from a member's pipe, robust against whatever a member prints.
 //!
 //! Why not `AsyncBufReadExt::lines`: it fails on invalid UTF-8 (a CP932 banner would end the
-//! member) and buffers an endless line without bound. Here invalid bytes are replaced (U+FFFD),
-//! a line longer than [`MAX_LINE`] bytes is cut there (the rest up to the newline is dropped,
-//! with a warning), and `\r\n` and `\n` both end a line.
+//! member) and buffers an endless line without bound. Here a line is decoded by
+//! [`decode_line`] (UTF-8, else CP932 — Japanese engines print `info string` in it — else
+//! lossily), each run of undecodable bytes becomes a single U+FFFD (so binary garbage is not
+//! relayed as a wall of them), a line longer than [`MAX_LINE`] bytes is cut there (the rest up
+//! to the newline is dropped, with a warning), and `\r\n` and `\n` both end a line.
 //!
 //! [`LineReader::next_line`] is cancel-safe: a partial line stays in the reader when the future
 //! is dropped (the actor's `select!` relies on this).
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+
+use crate::usi::text::decode_line;
 
 /// The longest line kept, in bytes. USI lines are short; a PV of 500 moves is ~3 KB.
 pub const MAX_LINE: usize = 64 * 1024;
@@ -64,7 +68,16 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         if self.buf.last() == Some(&b'\r') {
             self.buf.pop();
         }
-        let line = String::from_utf8_lossy(&self.buf).into_owned();
+        if self.overflow {
+            // The cut may split a UTF-8 character: drop the partial tail, so a UTF-8 line is
+            // not misread as CP932 for its last byte.
+            if let Err(e) = std::str::from_utf8(&self.buf) {
+                if e.error_len().is_none() {
+                    self.buf.truncate(e.valid_up_to());
+                }
+            }
+        }
+        let line = collapse_replacements(decode_line(&self.buf));
         if self.overflow {
             tracing::warn!(
                 kept = line.len(),
@@ -76,6 +89,23 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         self.started = false;
         line
     }
+}
+
+/// Each run of U+FFFD (what undecodable bytes became) as a single U+FFFD: a line of binary
+/// garbage is relayed as a few characters, not a wall of a thousand.
+fn collapse_replacements(line: String) -> String {
+    if !line.contains("\u{fffd}\u{fffd}") {
+        return line;
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut previous = None;
+    for ch in line.chars() {
+        if !(ch == '\u{fffd}' && previous == Some(ch)) {
+            out.push(ch);
+        }
+        previous = Some(ch);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -104,6 +134,28 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn cp932_decodes_and_garbage_is_not_a_wall_of_replacement_characters() {
+        // A Japanese engine's CP932 `info string` (日本 is 93 fa 96 7b).
+        assert_eq!(
+            all_lines(b"info string \x93\xfa\x96\x7b\r\n").await,
+            vec!["info string 日本"]
+        );
+        // Bytes that are neither UTF-8 nor CP932: each run of U+FFFD is one character.
+        let mut garbage = b"info string ".to_vec();
+        garbage.extend(std::iter::repeat_n(0xffu8, 1000));
+        garbage.extend_from_slice(b" ok \xff\xfe end\n");
+        assert_eq!(
+            all_lines(&garbage).await,
+            vec!["info string \u{fffd} ok \u{fffd} end"]
+        );
+        // Valid UTF-8 is untouched.
+        assert_eq!(
+            all_lines("id name 技巧\n".as_bytes()).await,
+            vec!["id name 技巧"]
+        );
+    }
+
+    #[tokio::test]
     async fn long_line_is_cut() {
         let mut bytes = vec![b'x'; MAX_LINE + 10];
         bytes.extend_from_slice(b"\nnext\n");
@@ -111,5 +163,11 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].len(), MAX_LINE);
         assert_eq!(lines[1], "next");
+        // A cut inside a UTF-8 character keeps the whole characters before it (not a CP932
+        // reading of the whole line).
+        let mut bytes = "日".repeat(MAX_LINE / 3 + 10).into_bytes();
+        bytes.push(b'\n');
+        let lines = all_lines(&bytes).await;
+        assert_eq!(lines, vec!["日".repeat(MAX_LINE / 3)]);
     }
 }

@@ -72,44 +72,60 @@ pub const MAX_CLOCK_DIVISOR: u64 = 4;
 pub const MAX_OVER_OPTIMUM: u64 = 5;
 /// Floor for any limit, ms: below this we cannot even finish depth 1 reliably.
 pub const MIN_LIMIT_MS: u64 = 10;
+/// Every clock field and option is capped at this before any arithmetic.
+pub const MAX_CLOCK_MS: u64 = crate::usi::MAX_TIME_MS;
 
 /// Plans the time of one move for the side with clock `c` at game ply `ply` (1-based, as in SFEN).
+///
+/// Total for any input: clock fields and options are capped at [`MAX_CLOCK_MS`] (and
+/// `slow_mover` at 10,000 %) before any arithmetic, so nothing overflows and the budget stays
+/// finite — `u64::MAX` would read as "no limit" to the search and a huge clock would never end.
 pub fn plan(c: Clock, ply: u32, opt: &TimeOptions) -> TimeBudget {
-    let remaining_plies = EXPECTED_GAME_PLY.saturating_sub(ply as u64);
+    let time = c.time.min(MAX_CLOCK_MS);
+    let inc = c.inc.min(MAX_CLOCK_MS);
+    let byoyomi = c.byoyomi.min(MAX_CLOCK_MS);
+    let network_delay = opt.network_delay.min(MAX_CLOCK_MS);
+    let network_delay2 = opt.network_delay2.min(MAX_CLOCK_MS);
+    let minimum_thinking_time = opt.minimum_thinking_time.min(MAX_CLOCK_MS);
+    let slow_mover = opt.slow_mover.min(10_000);
+
+    let remaining_plies = EXPECTED_GAME_PLY.saturating_sub(u64::from(ply));
     let moves_to_go = (remaining_plies / 2).max(MIN_MOVES_TO_GO);
 
     // Hard limit: what the clock allows, minus the latency margin. If the margin eats
     // everything (tiny byoyomi), keep half of what is there rather than nothing.
-    let available = c.time + c.byoyomi;
+    let available = time + byoyomi;
     let hard = available
-        .saturating_sub(opt.network_delay2)
+        .saturating_sub(network_delay2)
         .max(available / 2)
         .max(MIN_LIMIT_MS);
 
-    // Planned share of the main time, future increments included.
-    let pool = c.time + c.inc * (moves_to_go - 1);
-    let base = pool / moves_to_go * opt.slow_mover / 100;
+    // Planned share of the main time, future increments included. With every input capped at
+    // 2^31 the products stay far below 2^64.
+    let pool = time + inc * (moves_to_go - 1);
+    let base = pool / moves_to_go * slow_mover / 100;
 
     let mut maximum = hard
-        .min(base * MAX_OVER_OPTIMUM + c.byoyomi)
-        .min(c.time / MAX_CLOCK_DIVISOR + c.inc + c.byoyomi);
+        .min(base * MAX_OVER_OPTIMUM + byoyomi)
+        .min(time / MAX_CLOCK_DIVISOR + inc + byoyomi);
     maximum = maximum.max(MIN_LIMIT_MS.min(hard));
 
-    let mut optimum = (base + c.byoyomi).saturating_sub(opt.network_delay);
-    if c.byoyomi > 0 && c.time < c.byoyomi {
+    let mut optimum = (base + byoyomi).saturating_sub(network_delay);
+    if byoyomi > 0 && time < byoyomi {
         // Living on byoyomi: what we do not use is lost.
         optimum = maximum;
     }
     optimum = optimum
-        .max(opt.minimum_thinking_time)
+        .max(minimum_thinking_time)
         .min(maximum)
         .max(MIN_LIMIT_MS.min(maximum));
     TimeBudget { optimum, maximum }
 }
 
-/// A fixed `go movetime`: exactly that long (the GUI asked for it), never less than the floor.
+/// A fixed `go movetime`: exactly that long (the GUI asked for it), never less than the floor,
+/// never more than [`MAX_CLOCK_MS`].
 pub fn fixed(movetime: u64) -> TimeBudget {
-    let t = movetime.max(MIN_LIMIT_MS);
+    let t = movetime.clamp(MIN_LIMIT_MS, MAX_CLOCK_MS);
     TimeBudget {
         optimum: t,
         maximum: t,
@@ -219,6 +235,69 @@ mod tests {
         );
         assert!(with.optimum > without.optimum);
         assert!(with.maximum <= 60_000 - 1120);
+    }
+
+    /// Clock values and options from outside (`go`, `setoption`) at their extremes (issue
+    /// #17, defect 6): no overflow, and a finite budget (`u64::MAX` means "no limit" to the
+    /// search, so a budget must stay below it or a huge clock would search forever).
+    #[test]
+    fn extreme_inputs_give_a_finite_budget() {
+        const EXTREMES: [u64; 8] = [
+            0,
+            1,
+            1_000,
+            i32::MAX as u64,
+            u32::MAX as u64 + 1,
+            u64::MAX / 2,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        for time in EXTREMES {
+            for inc in EXTREMES {
+                for byoyomi in EXTREMES {
+                    for o in [
+                        opt(),
+                        TimeOptions {
+                            network_delay: u64::MAX,
+                            network_delay2: u64::MAX,
+                            minimum_thinking_time: u64::MAX,
+                            slow_mover: u64::MAX,
+                        },
+                        TimeOptions {
+                            network_delay: 0,
+                            network_delay2: 0,
+                            minimum_thinking_time: 0,
+                            slow_mover: 1000,
+                        },
+                    ] {
+                        for ply in [0u32, 1, 300, u32::MAX] {
+                            let c = Clock { time, inc, byoyomi };
+                            let b = plan(c, ply, &o);
+                            let why = format!("{c:?} ply {ply} {o:?}: {b:?}");
+                            assert!(b.optimum <= b.maximum, "{why}");
+                            assert!(b.maximum <= 2 * MAX_CLOCK_MS, "{why}");
+                            let available = time.saturating_add(byoyomi);
+                            assert!(b.maximum <= available.max(MIN_LIMIT_MS), "{why}");
+                        }
+                    }
+                }
+            }
+        }
+        for movetime in EXTREMES {
+            let b = fixed(movetime);
+            assert!(b.maximum <= MAX_CLOCK_MS && b.optimum == b.maximum, "{b:?}");
+        }
+        // A clock beyond the cap plans like the cap, with byoyomi on top.
+        let huge = Clock {
+            time: u64::MAX,
+            inc: 0,
+            byoyomi: 1000,
+        };
+        let capped = Clock {
+            time: MAX_CLOCK_MS,
+            ..huge
+        };
+        assert_eq!(plan(huge, 1, &opt()), plan(capped, 1, &opt()));
     }
 
     #[test]

@@ -76,15 +76,19 @@ pub enum GameResult {
     Win,
     Lose,
     Draw,
+    /// No usable result word: cshogi sends a bare `gameover`, and a lenient parse also reads
+    /// an unknown word this way (the game is over either way). Printed as a bare `gameover`.
+    Unknown,
 }
 
 impl GameResult {
-    /// `win`, `lose` or `draw`.
+    /// `win`, `lose` or `draw`; `""` for [`GameResult::Unknown`].
     pub fn as_str(&self) -> &'static str {
         match self {
             GameResult::Win => "win",
             GameResult::Lose => "lose",
             GameResult::Draw => "draw",
+            GameResult::Unknown => "",
         }
     }
 }
@@ -117,7 +121,8 @@ pub enum GuiCommand {
     /// GougiShogi's `mateinfo <text>` (a found mate for the engine's hash table), the text after
     /// the keyword as given.
     MateInfo(String),
-    /// Any other line, verbatim (without its line terminator).
+    /// Any other line, verbatim (without its line terminator). A blank line (empty or only
+    /// whitespace) is `Unknown("")`: see [`GuiCommand::is_blank`].
     Unknown(String),
 }
 
@@ -130,6 +135,11 @@ impl GuiCommand {
     /// Strict parse: the grammar exactly (whitespace still tolerated).
     pub fn parse_strict(line: &str) -> Result<Self, UsiParseError> {
         parse::parse_gui_command(line, Strictness::Strict)
+    }
+
+    /// True for what a blank line parses to (`Unknown("")`): nothing to act on or relay.
+    pub fn is_blank(&self) -> bool {
+        matches!(self, GuiCommand::Unknown(line) if line.is_empty())
     }
 }
 
@@ -160,6 +170,7 @@ impl fmt::Display for GuiCommand {
             GuiCommand::Go(limits) => write_keyword_and_limits(f, "go", limits),
             GuiCommand::Stop => f.write_str("stop"),
             GuiCommand::PonderHit(limits) => write_keyword_and_limits(f, "ponderhit", limits),
+            GuiCommand::GameOver(GameResult::Unknown) => f.write_str("gameover"),
             GuiCommand::GameOver(result) => write!(f, "gameover {}", result.as_str()),
             GuiCommand::Quit => f.write_str("quit"),
             GuiCommand::MateInfo(text) if text.is_empty() => f.write_str("mateinfo"),

@@ -5,7 +5,8 @@
 //! sends `infinite`; `mate <ms>|infinite` asks for a tsume search answered by `checkmate`, and the
 //! number is a time, not a depth; `nodes depth movetime` are UCI carry-overs that YaneuraOu
 //! accepts; `movestogo`, `searchmoves` and YaneuraOu's `rtime` are rare but kept so a relay loses
-//! nothing. Lenient parsing keeps any other token in [`GoLimits::extra`].
+//! nothing. Lenient parsing keeps any other token in [`GoLimits::extra`], and clamps or drops a
+//! bad value (`btime -5` → `btime 0`; the rule is in [`parse`]).
 //!
 //! `Display` prints the fields without the `go` keyword, in canonical order:
 //! `ponder btime wtime byoyomi binc winc movestogo rtime infinite nodes depth movetime mate`
@@ -17,6 +18,13 @@ use std::str::FromStr;
 
 use super::moves::{write_moves, UsiMove};
 use super::parse::{self, Strictness, UsiParseError};
+
+/// The longest time, in milliseconds, that planning takes from a clock field: `i32::MAX`,
+/// about 24.8 days. Larger values (up to `u64::MAX`, which a GUI can send) are read as this
+/// much by the time planners ([`crate::gougi::deadline`], [`crate::search::timeman`]), so
+/// their sums cannot overflow, every deadline is a valid `Instant`, and a member that reads
+/// clock fields into a 32-bit integer is never sent more than it can hold.
+pub const MAX_TIME_MS: u64 = i32::MAX as u64;
 
 /// The argument of `go mate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,7 +145,7 @@ impl fmt::Display for GoLimits {
             Some(MateLimit::Infinite) => word(f, format_args!("mate infinite"))?,
             None => {}
         }
-        for token in &self.extra {
+        for token in parse::printable_extras(&self.extra, &parse::GO_KEYWORDS) {
             word(f, format_args!("{token}"))?;
         }
         if let Some(moves) = &self.searchmoves {

@@ -6,9 +6,9 @@
 //!
 //! [`Info`] has a field for every USI `info` item. `pv` and `string` each take the rest of the
 //! line, so a line carries at most one of them: they share [`InfoText`]. Lenient parsing keeps
-//! unknown tokens in [`Info::extra`], so a relay loses little: only a known keyword whose value
-//! does not parse (`depth x`, a stray `lowerbound`) is dropped, because printed again it could
-//! capture a neighbouring token. PV tokens are kept as text: engines put `resign`, `win` or YaneuraOu's
+//! unknown tokens in [`Info::extra`], so a relay loses little; a known keyword with a bad value
+//! is clamped or dropped with its value (the value rule in [`parse`]), so no line
+//! prints a number that belongs to nothing. PV tokens are kept as text: engines put `resign`, `win` or YaneuraOu's
 //! `rep_*` markers in a PV, and book lines add `(38.62%)`; [`Info::pv_moves`] gives the leading
 //! run of real moves.
 //!
@@ -121,17 +121,25 @@ impl fmt::Display for Info {
         if let Some(s) = &self.score {
             write!(f, " score {s}")?;
         }
-        for token in &self.extra {
+        for token in parse::printable_extras(&self.extra, &parse::INFO_KEYWORDS) {
             write!(f, " {token}")?;
         }
         match &self.text {
             Some(InfoText::Pv(tokens)) => {
                 f.write_str(" pv")?;
-                for t in tokens {
+                // Tokens that would not survive as one token are left out.
+                let printable = tokens
+                    .iter()
+                    .filter(|t| !t.is_empty() && !t.bytes().any(|b| b.is_ascii_whitespace()));
+                for t in printable {
                     write!(f, " {t}")?;
                 }
             }
             Some(InfoText::String(s)) if s.is_empty() => f.write_str(" string")?,
+            // A line break inside the text would end the line and start another: a space.
+            Some(InfoText::String(s)) if s.contains(['\n', '\r']) => {
+                write!(f, " string {}", s.replace(['\n', '\r'], " "))?
+            }
             Some(InfoText::String(s)) => write!(f, " string {s}")?,
             None => {}
         }

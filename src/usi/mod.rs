@@ -12,8 +12,9 @@
 //!
 //! Invariants: every type's `Display` prints one canonical line (single spaces, fixed field
 //! order, no line terminator) and `parse(format(x)) == x`; a canonical line survives
-//! `format(parse(line)) == line`; an unrecognised line is `Unknown(line)` verbatim. No input
-//! panics. Moves stay USI text ([`UsiMove`], syntax-checked only): the proxy checks them against
+//! `format(parse(line)) == line`; an unrecognised line is `Unknown(line)` verbatim, a blank one
+//! `Unknown("")`. No input panics, and every printed `go`/`info` line is well-formed (no number
+//! without its keyword, `cp` within ±[`CP_LIMIT`]). Moves stay USI text ([`UsiMove`], syntax-checked only): the proxy checks them against
 //! its board with `shogi`, so this module does not depend on `shogi`.
 //!
 //! References: 将棋所「USIプロトコルとは」 (<http://shogidokoro.starfree.jp/usi.html>), ShogiHome
@@ -30,12 +31,12 @@ pub mod score;
 pub mod text;
 
 pub use command::{GameResult, GuiCommand, PositionBase, PositionCommand, SetOption};
-pub use go::{GoLimits, MateLimit};
+pub use go::{GoLimits, MateLimit, MAX_TIME_MS};
 pub use message::{BestMove, Checkmate, EngineMessage, Info, InfoText};
 pub use moves::UsiMove;
 pub use option::{OptionDecl, OptionKind, OptionValue};
 pub use parse::{parse_engine_message, parse_gui_command, Strictness, UsiParseError};
-pub use score::{Bound, InfoScore, Mate, Score, MATE_KEY};
+pub use score::{Bound, InfoScore, Mate, Score, CP_LIMIT, MATE_KEY};
 pub use text::{decode_line, StdinLines};
 
 #[cfg(test)]

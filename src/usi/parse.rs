@@ -6,21 +6,49 @@
 //! - take "rest of line" fields (`id name`, `info string`, `setoption … value`, a `string`
 //!   option default, `mateinfo`) verbatim from the first character after the keyword's
 //!   whitespace to the end of the line, trailing whitespace trimmed;
-//! - map a line whose first word is not a known keyword (or an empty line) to `Unknown` with the
-//!   line verbatim (line terminator removed);
+//! - map a line whose first word is not a known keyword to `Unknown` with the line verbatim
+//!   (line terminator removed), and a blank line (empty or whitespace only) to `Unknown("")`
+//!   ([`GuiCommand::is_blank`](super::GuiCommand::is_blank)): nothing to relay;
 //! - reject an invalid move token where a move is required (`position … moves`, `bestmove`,
 //!   `checkmate`): the caller must know a member's answer was unusable.
 //!
 //! [`Strictness::Strict`] is the grammar as written (for testing our own output): no unknown
-//! tokens, no duplicated fields, no `+` sign on numbers, required fields present.
-//! [`Strictness::Lenient`] is what real GUIs and engines print: unknown `go`/`info` tokens are
-//! kept in `extra`, in order; a known keyword whose value does not parse (`depth x`) is dropped
-//! and the value token, not being a keyword, lands in `extra` (keeping the keyword would let it
-//! capture a neighbouring number when the line is printed again — found by fuzzing); later
-//! duplicates win; `+50` is a number; a missing or malformed `ponder` move is dropped; trailing
-//! junk after a complete command is ignored; an option name or setoption name may contain
-//! spaces; `go mate` without a value means `mate infinite`; a bare `checkmate` is an empty mate
-//! list; and a SFEN may lack its move number.
+//! tokens, no duplicated fields, no `+` sign on numbers, numbers within their field's type,
+//! `cp` within ±[`CP_LIMIT`], required fields present.
+//!
+//! [`Strictness::Lenient`] is what real GUIs and engines print. **The value rule** (`go` and
+//! `info`; issue #17 found `go btime -5` relayed as `go -5`): a keyword that takes a value
+//! consumes its value token, unless the line ends there or the next token is itself a keyword
+//! of that command (then the keyword alone is dropped and the next keyword is read as usual).
+//! The value is then
+//! - an integer of any size, optional sign: **clamped** into the field's range — a negative
+//!   time (a clock that ran out, as some GUIs send it) or count becomes 0, a number beyond the
+//!   type saturates (`nodes 18446744073709551616` → `u64::MAX`), `cp` is clamped to
+//!   ±[`CP_LIMIT`], a `mate` length beyond `u32` saturates;
+//! - anything else (`depth x`, `currmove xyz`, `score cp 1.5`): **dropped** with its keyword.
+//!
+//! `score` consumes `cp`/`mate` and its value (a following `lowerbound`/`upperbound` too);
+//! `score pawn 3` drops `score` alone. `go mate` with no usable value after it (end of line, a
+//! keyword) means `mate infinite`. So no value of a known field is ever left behind to be
+//! printed as a number belonging to nothing.
+//!
+//! Unknown tokens of `go`/`info` are kept in `extra`, in order, so a relay loses little —
+//! except an integer that does not follow a kept unknown token (`go 5`; the stray `-1` of a
+//! field that the value rule already consumed cannot occur): an unknown keyword keeps its
+//! values (`go foo 5`), a number on its own is dropped. A bound away from its score is
+//! dropped. `Display` prints only extras that keep this shape (see `printable_extras`), so every
+//! printed `go`/`info` line is well-formed and `parse(format(x)) == x` for parsed values.
+//!
+//! Lenient also: later duplicates win; `+50` is a number; a missing or malformed `ponder` move
+//! is dropped; trailing junk after a complete command is ignored; an option name or setoption
+//! name may contain spaces; `setoption <name> value <v>` (no `name`) is YaneuraOu's shorthand;
+//! `gameover` without a known result word (cshogi sends a bare `gameover`) is
+//! `GameOver(GameResult::Unknown)`; a bare `checkmate` is an empty mate list; and a SFEN may
+//! lack its move number.
+//!
+//! Errors in both modes (a clear [`UsiParseError`], never a panic): `position` without
+//! `startpos`/`sfen`, with a malformed SFEN or an invalid move; `setoption` without a name;
+//! `bestmove` without a valid move; a malformed `option` declaration.
 //!
 //! Nothing here panics on any input; the `fuzz/` crate exercises both parsers.
 
@@ -31,7 +59,7 @@ use super::go::{GoLimits, MateLimit};
 use super::message::{BestMove, Checkmate, EngineMessage, Info, InfoText};
 use super::moves::UsiMove;
 use super::option::{OptionDecl, OptionKind};
-use super::score::{Bound, InfoScore, Mate, Score};
+use super::score::{Bound, InfoScore, Mate, Score, CP_LIMIT};
 
 /// How forgiving a parse is. See the module doc for the exact differences.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -188,26 +216,112 @@ fn set<T>(
     Ok(())
 }
 
-/// Reads the number after a keyword. `Ok(None)` (lenient only) means "not a number here; drop
-/// the keyword" — the value token is left for the caller's loop.
-fn take_number<T: FromStr>(
+/// A numeric field type, for lenient clamping: its range as `i128`.
+pub(crate) trait Bounded: FromStr + Copy {
+    const LOW: i128;
+    const HIGH: i128;
+    /// `v` must already be within `LOW..=HIGH`.
+    fn from_in_range(v: i128) -> Self;
+
+    /// `v` clamped into the type's range.
+    fn clamped(v: i128) -> Self {
+        Self::from_in_range(v.clamp(Self::LOW, Self::HIGH))
+    }
+}
+
+macro_rules! bounded {
+    ($($t:ty),*) => {$(
+        impl Bounded for $t {
+            const LOW: i128 = <$t>::MIN as i128;
+            const HIGH: i128 = <$t>::MAX as i128;
+            fn from_in_range(v: i128) -> Self {
+                v as $t
+            }
+        }
+    )*};
+}
+bounded!(u32, u64, i32, i64);
+
+/// Lenient reading of an integer of any size: an optional sign and one or more ASCII digits,
+/// saturating at the `i128` range (far beyond any field). `None` for anything else.
+pub(crate) fn lenient_integer(text: &str) -> Option<i128> {
+    let (negative, digits) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let magnitude = digits.bytes().fold(0i128, |v, d| {
+        v.saturating_mul(10).saturating_add(i128::from(d - b'0'))
+    });
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// Reads the number after a keyword.
+///
+/// Strict: the next token must be a number of type `T` (no `+`), else an error.
+/// Lenient (the rule in the module doc): the value token is consumed unless the line ends or
+/// the next token is one of `keywords` (then it is left for the caller's loop); an integer is
+/// clamped into `T`'s range; anything else gives `Ok(None)`, "drop the field".
+fn take_number<T: Bounded>(
     c: &mut Cursor<'_>,
     mode: Strictness,
     command: &'static str,
     field: &'static str,
+    keywords: &[&str],
 ) -> Result<Option<T>> {
+    if mode == Strictness::Lenient {
+        return Ok(match c.peek() {
+            None => None,
+            Some(t) if keywords.contains(&t) => None,
+            Some(t) => {
+                c.advance();
+                lenient_integer(t).map(T::clamped)
+            }
+        });
+    }
     match c.peek().and_then(|t| parse_uint::<T>(t, mode)) {
         Some(n) => {
             c.advance();
             Ok(Some(n))
         }
-        None if mode == Strictness::Lenient => Ok(None),
         None => Err(UsiParseError::InvalidValue {
             command,
             field,
             value: c.peek().unwrap_or("").to_owned(),
         }),
     }
+}
+
+/// Lenient handling of an unknown token: kept in `extra` — except an integer that does not
+/// follow a kept token (`after_extra`), which is a stray value (`go 5`, the `-1` of a field
+/// already dropped) and would print as a number belonging to nothing.
+fn keep_extra(extra: &mut Vec<String>, tok: &str, after_extra: &mut bool) {
+    if *after_extra || lenient_integer(tok).is_none() {
+        extra.push(tok.to_owned());
+        *after_extra = true;
+    }
+}
+
+/// The `extra` tokens that print as part of a well-formed line, in order: empty tokens,
+/// tokens with whitespace (they would split) and keywords of the grammar (they would take a
+/// meaning) are left out, and so is an integer that does not follow a printed token (it would
+/// read as a stray value). Values from a lenient parse never contain these, so their lines
+/// round-trip; the filter keeps hand-built values from printing malformed lines.
+pub(crate) fn printable_extras<'a>(extra: &'a [String], keywords: &[&str]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::with_capacity(extra.len());
+    for token in extra {
+        let printable = !token.is_empty()
+            && !token.bytes().any(|b| b.is_ascii_whitespace())
+            && !keywords.contains(&token.as_str())
+            && (!out.is_empty() || lenient_integer(token).is_none());
+        if printable {
+            out.push(token);
+        }
+    }
+    out
 }
 
 /// Finds `token` in a table of keywords, returning the table's `'static` copy (for error fields).
@@ -224,7 +338,8 @@ pub fn parse_gui_command(line: &str, mode: Strictness) -> Result<GuiCommand> {
     let line = strip_eol(line);
     let mut c = Cursor::new(line);
     let Some(head) = c.advance() else {
-        return Ok(GuiCommand::Unknown(line.to_owned()));
+        // Blank: `Unknown("")` whatever the whitespace was, so callers test one value.
+        return Ok(GuiCommand::Unknown(String::new()));
     };
     let simple = |c: &mut Cursor<'_>, command: &'static str, value: GuiCommand| {
         c.finish(mode, command).map(|()| value)
@@ -244,6 +359,11 @@ pub fn parse_gui_command(line: &str, mode: Strictness) -> Result<GuiCommand> {
                 Some("win") => GameResult::Win,
                 Some("lose") => GameResult::Lose,
                 Some("draw") => GameResult::Draw,
+                // cshogi's bare `gameover`, or a word we do not know: the game is over.
+                _ if mode == Strictness::Lenient => {
+                    c.next = c.tokens.len();
+                    GameResult::Unknown
+                }
                 other => {
                     return Err(UsiParseError::InvalidValue {
                         command: "gameover",
@@ -421,6 +541,24 @@ fn check_sfen_fields(fields: &[&str], mode: Strictness) -> Result<String> {
     Ok(sfen)
 }
 
+/// Every keyword of `go`: in lenient mode a value is never taken from one of these.
+pub(crate) const GO_KEYWORDS: [&str; 14] = [
+    "ponder",
+    "btime",
+    "wtime",
+    "byoyomi",
+    "binc",
+    "winc",
+    "movestogo",
+    "rtime",
+    "infinite",
+    "nodes",
+    "depth",
+    "movetime",
+    "mate",
+    "searchmoves",
+];
+
 /// The tokens after `go` or `ponderhit` (`command` says which; strict `ponderhit` takes only
 /// clock fields).
 fn parse_go(c: &mut Cursor<'_>, mode: Strictness, command: &'static str) -> Result<GoLimits> {
@@ -431,6 +569,8 @@ fn parse_go(c: &mut Cursor<'_>, mode: Strictness, command: &'static str) -> Resu
     const CLOCK: [&str; 5] = ["btime", "wtime", "byoyomi", "binc", "winc"];
     let strict = mode == Strictness::Strict;
     let mut g = GoLimits::default();
+    // The previous token was kept in `extra` (see `keep_extra`).
+    let mut after_extra = false;
     while let Some(tok) = c.advance() {
         if strict && command == "ponderhit" && !CLOCK.contains(&tok) {
             return Err(UsiParseError::UnexpectedToken {
@@ -438,9 +578,10 @@ fn parse_go(c: &mut Cursor<'_>, mode: Strictness, command: &'static str) -> Resu
                 token: tok.to_owned(),
             });
         }
+        let was_after_extra = std::mem::replace(&mut after_extra, false);
         if let Some(key) = keyword(tok, &U64) {
-            let Some(n) = take_number::<u64>(c, mode, command, key)? else {
-                // Lenient: a keyword without a usable value is dropped (see the module doc).
+            let Some(n) = take_number::<u64>(c, mode, command, key, &GO_KEYWORDS)? else {
+                // Lenient: a keyword without a usable value is dropped with its value.
                 continue;
             };
             let slot = match key {
@@ -455,8 +596,8 @@ fn parse_go(c: &mut Cursor<'_>, mode: Strictness, command: &'static str) -> Resu
             };
             set(slot, n, mode, command, key)?;
         } else if let Some(key) = keyword(tok, &U32) {
-            let Some(n) = take_number::<u32>(c, mode, command, key)? else {
-                // Lenient: a keyword without a usable value is dropped (see the module doc).
+            let Some(n) = take_number::<u32>(c, mode, command, key, &GO_KEYWORDS)? else {
+                // Lenient: a keyword without a usable value is dropped with its value.
                 continue;
             };
             let slot = if key == "depth" {
@@ -485,31 +626,42 @@ fn parse_go(c: &mut Cursor<'_>, mode: Strictness, command: &'static str) -> Resu
                     }
                     *flag = true;
                 }
-                "mate" => {
+                "mate" if strict => {
                     let limit = match c.peek() {
                         Some("infinite") => Some(MateLimit::Infinite),
                         Some(t) => parse_uint::<u64>(t, mode).map(MateLimit::Time),
-                        // `go mate` alone: lenient reads it as `mate infinite`.
-                        None if !strict => {
-                            set(&mut g.mate, MateLimit::Infinite, mode, command, "mate")?;
-                            continue;
-                        }
                         None => None,
                     };
-                    match limit {
-                        Some(l) => {
+                    let Some(l) = limit else {
+                        return Err(UsiParseError::InvalidValue {
+                            command,
+                            field: "mate",
+                            value: c.peek().unwrap_or("").to_owned(),
+                        });
+                    };
+                    c.advance();
+                    set(&mut g.mate, l, mode, command, "mate")?;
+                }
+                "mate" => {
+                    // Lenient: `go mate` with nothing usable after it (end of line, another
+                    // keyword) means `mate infinite`; a number is clamped like a time field;
+                    // any other value is consumed and the field dropped.
+                    let limit = match c.peek() {
+                        None => Some(MateLimit::Infinite),
+                        Some(t) if t != "infinite" && GO_KEYWORDS.contains(&t) => {
+                            Some(MateLimit::Infinite)
+                        }
+                        Some(t) => {
                             c.advance();
-                            set(&mut g.mate, l, mode, command, "mate")?;
+                            if t == "infinite" {
+                                Some(MateLimit::Infinite)
+                            } else {
+                                lenient_integer(t).map(|n| MateLimit::Time(u64::clamped(n)))
+                            }
                         }
-                        None if strict => {
-                            return Err(UsiParseError::InvalidValue {
-                                command,
-                                field: "mate",
-                                value: c.peek().unwrap_or("").to_owned(),
-                            })
-                        }
-                        // Lenient: `mate` without a usable value is dropped.
-                        None => {}
+                    };
+                    if let Some(l) = limit {
+                        g.mate = Some(l);
                     }
                 }
                 "searchmoves" => {
@@ -535,7 +687,10 @@ fn parse_go(c: &mut Cursor<'_>, mode: Strictness, command: &'static str) -> Resu
                         token: tok.to_owned(),
                     })
                 }
-                _ => g.extra.push(tok.to_owned()),
+                _ => {
+                    after_extra = was_after_extra;
+                    keep_extra(&mut g.extra, tok, &mut after_extra);
+                }
             }
         }
     }
@@ -556,7 +711,8 @@ pub fn parse_engine_message(line: &str, mode: Strictness) -> Result<EngineMessag
     let line = strip_eol(line);
     let mut c = Cursor::new(line);
     let Some(head) = c.advance() else {
-        return Ok(EngineMessage::Unknown(line.to_owned()));
+        // Blank (YaneuraOu's keep-alive): `Unknown("")` whatever the whitespace was.
+        return Ok(EngineMessage::Unknown(String::new()));
     };
     match head {
         "id" => match c.advance() {
@@ -652,6 +808,25 @@ fn parse_checkmate(c: &mut Cursor<'_>, mode: Strictness) -> Result<Checkmate> {
     Ok(Checkmate::Mate(moves))
 }
 
+/// Every keyword of `info`: in lenient mode a value is never taken from one of these.
+pub(crate) const INFO_KEYWORDS: [&str; 15] = [
+    "depth",
+    "seldepth",
+    "time",
+    "nodes",
+    "nps",
+    "hashfull",
+    "multipv",
+    "currmove",
+    "currmovenumber",
+    "cpuload",
+    "score",
+    "lowerbound",
+    "upperbound",
+    "pv",
+    "string",
+];
+
 fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
     const CMD: &str = "info";
     const U32: [&str; 6] = [
@@ -665,10 +840,13 @@ fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
     const U64: [&str; 3] = ["time", "nodes", "nps"];
     let strict = mode == Strictness::Strict;
     let mut info = Info::default();
+    // The previous token was kept in `extra` (see `keep_extra`).
+    let mut after_extra = false;
     while let Some(tok) = c.advance() {
+        let was_after_extra = std::mem::replace(&mut after_extra, false);
         if let Some(key) = keyword(tok, &U32) {
-            let Some(n) = take_number::<u32>(c, mode, CMD, key)? else {
-                // Lenient: a keyword without a usable value is dropped (see the module doc).
+            let Some(n) = take_number::<u32>(c, mode, CMD, key, &INFO_KEYWORDS)? else {
+                // Lenient: a keyword without a usable value is dropped with its value.
                 continue;
             };
             let slot = match key {
@@ -681,8 +859,8 @@ fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
             };
             set(slot, n, mode, CMD, key)?;
         } else if let Some(key) = keyword(tok, &U64) {
-            let Some(n) = take_number::<u64>(c, mode, CMD, key)? else {
-                // Lenient: a keyword without a usable value is dropped (see the module doc).
+            let Some(n) = take_number::<u64>(c, mode, CMD, key, &INFO_KEYWORDS)? else {
+                // Lenient: a keyword without a usable value is dropped with its value.
                 continue;
             };
             let slot = match key {
@@ -693,23 +871,28 @@ fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
             set(slot, n, mode, CMD, key)?;
         } else {
             match tok {
-                "currmove" => match c.peek().map(UsiMove::parse) {
-                    Some(Ok(m)) => {
+                "currmove" => match c.peek() {
+                    // Lenient: a keyword is not a value; `currmove` alone is dropped.
+                    Some(t) if !strict && INFO_KEYWORDS.contains(&t) => {}
+                    Some(t) => {
                         c.advance();
-                        set(&mut info.currmove, m, mode, CMD, "currmove")?;
+                        match UsiMove::parse(t) {
+                            Ok(m) => set(&mut info.currmove, m, mode, CMD, "currmove")?,
+                            Err(e) if strict => return Err(e),
+                            // Lenient: an invalid move is dropped with its keyword.
+                            Err(_) => {}
+                        }
                     }
-                    Some(Err(e)) if strict => return Err(e),
                     None if strict => {
                         return Err(UsiParseError::Missing {
                             command: CMD,
                             what: "move after `currmove`",
                         })
                     }
-                    // Lenient: `currmove` without a valid move is dropped.
-                    _ => {}
+                    None => {}
                 },
                 "score" => {
-                    // Lenient `None`: the keyword is dropped, its tokens become extras.
+                    // Lenient `None`: the field is dropped (see `take_score` for what is consumed).
                     if let Some(s) = take_score(c, mode)? {
                         set(&mut info.score, s, mode, CMD, "score")?;
                     }
@@ -734,33 +917,56 @@ fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
                 // A bound away from its score is dropped: kept as an extra, it would attach
                 // itself to the score when the line is printed again.
                 "lowerbound" | "upperbound" => {}
-                _ => info.extra.push(tok.to_owned()),
+                _ => {
+                    after_extra = was_after_extra;
+                    keep_extra(&mut info.extra, tok, &mut after_extra);
+                }
             }
         }
     }
     Ok(info)
 }
 
-/// Reads `cp <x>` / `mate <y>` and an optional bound after `score`. `Ok(None)` (lenient only)
-/// leaves the tokens for the caller to keep as extras.
+/// Reads `cp <x>` / `mate <y>` and an optional bound after `score`.
+///
+/// Strict: both tokens must be there and valid. Lenient: when the next token is not `cp` or
+/// `mate`, nothing is consumed and `Ok(None)` drops `score` alone (the following tokens are
+/// unknown tokens to the caller); otherwise `cp`/`mate` is consumed, and its value too unless
+/// the line ends or the value is an `info` keyword; an unusable value gives `Ok(None)`.
 fn take_score(c: &mut Cursor<'_>, mode: Strictness) -> Result<Option<InfoScore>> {
-    let score = match (c.peek(), c.peek_at(1)) {
-        (Some(kind), Some(value)) => score_from_tokens(kind, value, mode),
-        _ => None,
-    };
-    let Some(score) = score else {
-        if mode == Strictness::Lenient {
+    let score = if mode == Strictness::Lenient {
+        let Some(kind @ ("cp" | "mate")) = c.peek() else {
             return Ok(None);
+        };
+        c.advance();
+        match c.peek() {
+            None => return Ok(None),
+            Some(v) if INFO_KEYWORDS.contains(&v) => return Ok(None),
+            Some(v) => {
+                c.advance();
+                match score_from_tokens(kind, v, mode) {
+                    Some(s) => s,
+                    None => return Ok(None),
+                }
+            }
         }
-        let text = [c.peek(), c.peek_at(1)]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" ");
-        return Err(UsiParseError::InvalidScore { text });
+    } else {
+        let score = match (c.peek(), c.peek_at(1)) {
+            (Some(kind), Some(value)) => score_from_tokens(kind, value, mode),
+            _ => None,
+        };
+        let Some(score) = score else {
+            let text = [c.peek(), c.peek_at(1)]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ");
+            return Err(UsiParseError::InvalidScore { text });
+        };
+        c.advance();
+        c.advance();
+        score
     };
-    c.advance();
-    c.advance();
     let bound = match c.peek() {
         Some("lowerbound") => Bound::Lower,
         Some("upperbound") => Bound::Upper,
@@ -772,11 +978,20 @@ fn take_score(c: &mut Cursor<'_>, mode: Strictness) -> Result<Option<InfoScore>>
     Ok(Some(InfoScore { score, bound }))
 }
 
-/// `cp <int>` or `mate <+|-|[+-]digits>`. `cp +N` is lenient only; the mate forms `+`, `-`,
-/// `+N` and `-0` are taken in both modes because engines print them and ShogiHome reads them.
+/// `cp <int>` or `mate <+|-|[+-]digits>`. The mate forms `+`, `-`, `+N` and `-0` are taken in
+/// both modes because engines print them and ShogiHome reads them.
+///
+/// Strict: `cp` within ±[`CP_LIMIT`], mate plies within `u32`. Lenient: `cp +N` is taken, any
+/// integer is clamped to ±[`CP_LIMIT`], and a mate length beyond `u32` saturates.
 fn score_from_tokens(kind: &str, value: &str, mode: Strictness) -> Option<Score> {
     match kind {
-        "cp" => parse_int::<i32>(value, mode).map(Score::Cp),
+        "cp" if mode == Strictness::Lenient => {
+            let cp = lenient_integer(value)?.clamp(-i128::from(CP_LIMIT), i128::from(CP_LIMIT));
+            Some(Score::Cp(i32::clamped(cp)))
+        }
+        "cp" => parse_int::<i32>(value, mode)
+            .filter(|cp| cp.unsigned_abs() <= CP_LIMIT.unsigned_abs())
+            .map(Score::Cp),
         "mate" => {
             let (winning, digits) = match value.as_bytes().first()? {
                 b'+' => (true, &value[1..]),
@@ -794,7 +1009,10 @@ fn score_from_tokens(kind: &str, value: &str, mode: Strictness) -> Option<Score>
             if !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            let plies = digits.parse::<u32>().ok()?;
+            let plies = match mode {
+                Strictness::Strict => digits.parse::<u32>().ok()?,
+                Strictness::Lenient => u32::clamped(lenient_integer(digits)?),
+            };
             Some(Score::Mate(Mate {
                 winning,
                 plies: Some(plies),

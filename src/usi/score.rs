@@ -80,6 +80,12 @@ pub enum Score {
     Mate(Mate),
 }
 
+/// The largest centipawn magnitude gougi prints or reads leniently: above every engine's own
+/// mate value (YaneuraOu's is 32000) and below gougi's mate scale (`gougi::answer::Eval::MATE`,
+/// 100,000), so a member's `cp 99999999999` cannot pass for a number a GUI chokes on. `Display`
+/// clamps to it; lenient parsing clamps to it; strict parsing rejects values beyond it.
+pub const CP_LIMIT: i32 = 99_999;
+
 /// Key of a known-length mate is `MATE_KEY - plies`; cp values (i32) stay far below it.
 pub const MATE_KEY: i64 = 1 << 40;
 /// The length assumed for a mate of unknown length when ordering: longer than any mate an engine
@@ -132,10 +138,11 @@ impl Score {
 }
 
 impl fmt::Display for Score {
-    /// `cp 50`, `mate 3`, `mate -4`, `mate +`, `mate -`, `mate 0`, `mate -0`.
+    /// `cp 50`, `mate 3`, `mate -4`, `mate +`, `mate -`, `mate 0`, `mate -0`; cp clamped to
+    /// ±[`CP_LIMIT`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Score::Cp(cp) => write!(f, "cp {cp}"),
+            Score::Cp(cp) => write!(f, "cp {}", cp.clamp(-CP_LIMIT, CP_LIMIT)),
             Score::Mate(Mate {
                 winning: true,
                 plies: Some(n),
@@ -284,16 +291,27 @@ mod tests {
     #[test]
     fn malformed_scores_are_errors() {
         for text in [
-            "",
-            "cp",
-            "cp x",
-            "mate",
-            "mate x",
-            "mate --1",
-            "pawn 5",
-            "cp 99999999999",
+            "", "cp", "cp x", "mate", "mate x", "mate --1", "pawn 5", "cp 1.5", "cp --1",
         ] {
             assert!(text.parse::<Score>().is_err(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn out_of_range_cp_is_clamped_when_read_leniently_and_when_printed() {
+        assert_eq!(s("cp 99999999999"), Score::Cp(CP_LIMIT));
+        assert_eq!(s("cp -99999999999999999999999"), Score::Cp(-CP_LIMIT));
+        assert_eq!(s("cp 100000"), Score::Cp(CP_LIMIT));
+        assert_eq!(s("cp -99999"), Score::Cp(-99_999));
+        assert_eq!(Score::Cp(i32::MAX).to_string(), "cp 99999");
+        assert_eq!(Score::Cp(i32::MIN).to_string(), "cp -99999");
+        assert!(parse::parse_score_text("cp 100000", Strictness::Strict).is_err());
+        assert_eq!(
+            parse::parse_score_text("cp -99999", Strictness::Strict),
+            Ok(Score::Cp(-CP_LIMIT))
+        );
+        // A mate length beyond u32 saturates leniently and is an error strictly.
+        assert_eq!(s("mate -99999999999"), Score::Mate(Mate::lose_in(u32::MAX)));
+        assert!(parse::parse_score_text("mate 99999999999", Strictness::Strict).is_err());
     }
 }

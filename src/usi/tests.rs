@@ -130,8 +130,6 @@ fn canonical_engine_lines_round_trip_in_both_modes() {
 #[test]
 fn unknown_lines_round_trip_verbatim() {
     for line in [
-        "",
-        "   ",
         "d",
         "printsfen",
         "bench 16 1 10",
@@ -145,6 +143,17 @@ fn unknown_lines_round_trip_verbatim() {
         assert_eq!(eng_strict(line), EngineMessage::Unknown(line.to_owned()));
         assert_eq!(eng_strict(line).to_string(), line);
     }
+    // A blank line is `Unknown("")`, whatever its whitespace.
+    for line in ["", "   ", "\t", " \t \r\n", "\r"] {
+        for mode in [Strictness::Strict, Strictness::Lenient] {
+            let cmd = GuiCommand::parse(line, mode).unwrap();
+            assert_eq!(cmd, GuiCommand::Unknown(String::new()), "{line:?}");
+            assert!(cmd.is_blank());
+            let msg = EngineMessage::parse(line, mode).unwrap();
+            assert_eq!(msg, EngineMessage::Unknown(String::new()), "{line:?}");
+        }
+    }
+    assert!(!gui_strict("d").is_blank());
     // The line terminator is not part of the line.
     assert_eq!(gui_strict("d\r\n"), GuiCommand::Unknown("d".into()));
     assert_eq!(eng_strict("\r\n"), EngineMessage::Unknown(String::new()));
@@ -296,11 +305,24 @@ fn lenient_accepts_what_strict_rejects() {
         ("go btime +100", "go btime 100"),
         ("go btime 1 btime 2", "go btime 2"),
         ("go mate", "go mate infinite"),
-        ("go depth x", "go x"),
+        ("go depth x", "go"),
+        // Negative times are an exhausted clock; the values never stay behind (issue #17).
+        (
+            "go btime -5 wtime -5 binc -1 winc -1",
+            "go btime 0 wtime 0 binc 0 winc 0",
+        ),
+        (
+            "go btime 18446744073709551616",
+            "go btime 18446744073709551615",
+        ),
+        ("go mate ponder", "go ponder mate infinite"),
+        ("go 5 foo 6", "go foo 6"),
+        ("gameover", "gameover"),
+        ("gameover maybe", "gameover"),
         // Found by fuzzing: a dropped keyword must not capture a later number when printed.
         (
             "go btime 6000050000 byoyomi btime 6000 10000",
-            "go btime 6000 10000",
+            "go btime 6000",
         ),
         ("ponderhit infinite", "ponderhit infinite"),
         (
@@ -337,8 +359,11 @@ fn lenient_accepts_what_strict_rejects() {
             "info depth 3 score cp 1 foo bar",
         ),
         ("info score cp +50", "info score cp 50"),
-        ("info depth x nodes 5", "info nodes 5 x"),
-        ("info currmove xyz", "info xyz"),
+        ("info depth x nodes 5", "info nodes 5"),
+        ("info depth nodes 5", "info nodes 5"),
+        ("info currmove xyz", "info"),
+        ("info score cp x depth 2", "info depth 2"),
+        ("info score cp 100000", "info score cp 99999"),
         ("info lowerbound score cp 5", "info score cp 5"),
         ("info score pawn 3 depth 1", "info depth 1 pawn 3"),
         ("info depth 1 depth 2", "info depth 2"),
@@ -392,8 +417,6 @@ fn malformed_lines_are_error_values() {
         "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 2 1",
         "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSG+KGSNL b - 1",
         "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - one",
-        "gameover",
-        "gameover maybe",
         "setoption",
         "setoption name",
         "setoption value 3",
@@ -541,7 +564,7 @@ impl Rng {
     }
     fn score(&mut self) -> Score {
         match self.below(3) {
-            0 => Score::Cp(self.next() as i32),
+            0 => Score::Cp(self.next() as i32 % (CP_LIMIT + 1)),
             1 => Score::Cp(self.below(2000) as i32 - 1000),
             _ => Score::Mate(Mate {
                 winning: self.chance(),
@@ -746,4 +769,435 @@ fn lenient_extras_round_trip() {
     let line = EngineMessage::Info(info.clone()).to_string();
     assert_eq!(line, "info depth 2 hello pv 7g7f resign");
     assert_eq!(eng_lenient(&line), EngineMessage::Info(info));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile input (issue #17, defects 6, 7 and 13): what the lenient parser makes of bad values,
+// and that whatever it returns prints as a well-formed line.
+
+/// Keywords of `info` that take one number, and of `go`.
+const INFO_NUMBERS: [&str; 9] = [
+    "depth",
+    "seldepth",
+    "time",
+    "nodes",
+    "nps",
+    "hashfull",
+    "multipv",
+    "currmovenumber",
+    "cpuload",
+];
+const GO_NUMBERS: [&str; 10] = [
+    "btime",
+    "wtime",
+    "byoyomi",
+    "binc",
+    "winc",
+    "movestogo",
+    "rtime",
+    "nodes",
+    "depth",
+    "movetime",
+];
+
+fn is_integer(token: &str) -> bool {
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Checks a printed `go`/`ponderhit`/`info` line token by token: every numeric keyword has one
+/// non-negative number that fits its field, a score is `cp` within ±99999 or a mate form with
+/// an optional bound, and unknown tokens come in runs that start with a word, never with a
+/// number (a number after a complete field belongs to nothing: `go -5`, `cp 5 -1`).
+fn assert_well_formed(line: &str) {
+    let tokens: Vec<&str> = line.split(' ').collect();
+    let (numbers, info): (&[&str], bool) = match tokens[0] {
+        "go" | "ponderhit" => (&GO_NUMBERS, false),
+        "info" => (&INFO_NUMBERS, true),
+        other => panic!("not a go/info line: {other}"),
+    };
+    let mut i = 1;
+    let mut in_extras = false;
+    while i < tokens.len() {
+        let t = tokens[i];
+        assert!(!t.is_empty(), "double space in {line:?}");
+        i += 1;
+        let was_in_extras = std::mem::replace(&mut in_extras, false);
+        if numbers.contains(&t) {
+            let v = tokens.get(i).copied().unwrap_or("");
+            let fits = match t {
+                "depth" | "seldepth" | "hashfull" | "multipv" | "currmovenumber" | "cpuload"
+                | "movestogo" => v.parse::<u32>().is_ok(),
+                _ => v.parse::<u64>().is_ok(),
+            };
+            assert!(fits, "`{t} {v}` in {line:?}");
+            i += 1;
+        } else if info && t == "score" {
+            let (kind, v) = (tokens.get(i).copied(), tokens.get(i + 1).copied());
+            let ok = match (kind, v) {
+                (Some("cp"), Some(v)) => v.parse::<i32>().is_ok_and(|cp| cp.abs() <= 99_999),
+                (Some("mate"), Some(v)) => {
+                    let digits = v.trim_start_matches(['+', '-']);
+                    (v == "+" || v == "-" || digits.parse::<u32>().is_ok())
+                        && v.len() - digits.len() <= 1
+                }
+                _ => false,
+            };
+            assert!(ok, "`score {kind:?} {v:?}` in {line:?}");
+            i += 2;
+            if matches!(tokens.get(i), Some(&"lowerbound" | &"upperbound")) {
+                i += 1;
+            }
+        } else if info && t == "currmove" {
+            let m = tokens.get(i).copied().unwrap_or("");
+            assert!(UsiMove::parse(m).is_ok(), "`currmove {m}` in {line:?}");
+            i += 1;
+        } else if info && (t == "pv" || t == "string") {
+            return;
+        } else if !info && ["ponder", "infinite"].contains(&t) {
+        } else if !info && t == "mate" {
+            let v = tokens.get(i).copied().unwrap_or("");
+            assert!(v == "infinite" || v.parse::<u64>().is_ok(), "{line:?}");
+            i += 1;
+        } else if !info && t == "searchmoves" {
+            while tokens.get(i).is_some_and(|m| UsiMove::parse(m).is_ok()) {
+                i += 1;
+            }
+        } else {
+            assert!(
+                was_in_extras || !is_integer(t),
+                "stray number `{t}` in {line:?}"
+            );
+            in_extras = true;
+        }
+    }
+}
+
+#[test]
+fn bad_values_are_clamped_or_dropped_never_left_behind() {
+    // The issue's lines, and their neighbours.
+    let gui = [
+        (
+            "go btime -5 wtime -5 binc -1 winc -1",
+            "go btime 0 wtime 0 binc 0 winc 0",
+        ),
+        (
+            "go btime 18446744073709551615 wtime 0 byoyomi 1000",
+            "go btime 18446744073709551615 wtime 0 byoyomi 1000",
+        ),
+        (
+            "go btime 18446744073709551616 wtime 99999999999999999999999999999999999999999999",
+            "go btime 18446744073709551615 wtime 18446744073709551615",
+        ),
+        (
+            "go depth -3 movestogo 4294967296",
+            "go movestogo 4294967295 depth 0",
+        ),
+        ("go mate -5", "go mate 0"),
+        ("go mate x byoyomi 100", "go byoyomi 100"),
+        ("go btime x wtime 1.5 byoyomi +7", "go byoyomi 7"),
+        ("go btime wtime 5", "go wtime 5"),
+        ("go foo 5", "go foo 5"),
+        ("go 5 -1 foo", "go foo"),
+        ("ponderhit btime -1 wtime -2", "ponderhit btime 0 wtime 0"),
+    ];
+    for (line, want) in gui {
+        let cmd = gui_lenient(line);
+        let text = cmd.to_string();
+        assert_eq!(text, want, "{line:?}");
+        assert_well_formed(&text);
+        assert_eq!(gui_lenient(&text), cmd, "{line:?}");
+    }
+    let engine = [
+        (
+            "info score cp 99999999 multipv 99999999999999 nodes 18446744073709551616 depth -5 seldepth -1 pv 7g7f 3c3d",
+            "info depth 0 seldepth 0 nodes 18446744073709551615 multipv 4294967295 score cp 99999 pv 7g7f 3c3d",
+        ),
+        (
+            "info depth 3 score cp -99999999999999999999 lowerbound nodes -1 pv 7g7f",
+            "info depth 3 nodes 0 score cp -99999 lowerbound pv 7g7f",
+        ),
+        ("info score mate -99999999999", "info score mate -4294967295"),
+        ("info score mate x -1 nodes 5", "info nodes 5"),
+        ("info score cp pv 7g7f", "info pv 7g7f"),
+        ("info score pawn 3", "info pawn 3"),
+        ("info time 1.5 depth 2 5 6", "info depth 2"),
+        ("info currmove 7g7x 5", "info"),
+        ("info currmove depth 4", "info depth 4"),
+        ("info hashfull -1000 cpuload 4294967296", "info hashfull 0 cpuload 4294967295"),
+    ];
+    for (line, want) in engine {
+        let msg = eng_lenient(line);
+        let text = msg.to_string();
+        assert_eq!(text, want, "{line:?}");
+        assert_well_formed(&text);
+        assert_eq!(eng_lenient(&text), msg, "{line:?}");
+    }
+}
+
+#[test]
+fn hand_built_values_still_print_well_formed_lines() {
+    let info = Info {
+        score: Some(InfoScore::exact(Score::Cp(i32::MIN))),
+        extra: vec![
+            "-5".into(),
+            "".into(),
+            "a b".into(),
+            "lowerbound".into(),
+            "foo".into(),
+            "-1".into(),
+        ],
+        text: Some(InfoText::String("one\ntwo".into())),
+        ..Info::default()
+    };
+    let text = info.to_string();
+    assert_eq!(text, "info score cp -99999 foo -1 string one two");
+    assert_well_formed(&text);
+    let go = GoLimits {
+        btime: Some(u64::MAX),
+        extra: vec!["7".into(), "btime".into(), "bar".into(), "8".into()],
+        ..GoLimits::default()
+    };
+    let text = GuiCommand::Go(go).to_string();
+    assert_eq!(text, "go btime 18446744073709551615 bar 8");
+    assert_well_formed(&text);
+}
+
+#[test]
+fn bare_gameover_is_a_game_over_with_an_unknown_result() {
+    for line in [
+        "gameover",
+        "gameover  \r\n",
+        "gameover maybe",
+        "gameover 1 2",
+    ] {
+        assert_eq!(
+            gui_lenient(line),
+            GuiCommand::GameOver(GameResult::Unknown),
+            "{line:?}"
+        );
+        assert!(GuiCommand::parse_strict(line).is_err(), "{line:?}");
+    }
+    assert_eq!(
+        GuiCommand::GameOver(GameResult::Unknown).to_string(),
+        "gameover"
+    );
+    assert_eq!(
+        gui_lenient("gameover draw"),
+        GuiCommand::GameOver(GameResult::Draw)
+    );
+}
+
+#[test]
+fn garbage_gui_commands_give_clear_answers() {
+    use UsiParseError as E;
+    // `go` with junk: a `go` with the junk kept as unknown tokens (relayed as sent).
+    let GuiCommand::Go(g) = gui_lenient("go foo 5") else {
+        panic!("not a go");
+    };
+    assert_eq!(g.extra, vec!["foo", "5"]);
+    assert!(!g.has_clock() && g.mate.is_none());
+    // `position` and `setoption` garbage: errors that say what is wrong, in both modes.
+    let errors = [
+        (
+            "position",
+            E::Missing {
+                command: "position",
+                what: "`startpos` or `sfen`",
+            },
+        ),
+        (
+            "position garbage",
+            E::UnexpectedToken {
+                command: "position",
+                token: "garbage".into(),
+            },
+        ),
+        (
+            "position startpos garbage 7g7f",
+            E::UnexpectedToken {
+                command: "position",
+                token: "garbage".into(),
+            },
+        ),
+        (
+            "position startpos moves 7g7f zz",
+            E::InvalidMove { text: "zz".into() },
+        ),
+        (
+            "setoption",
+            E::Missing {
+                command: "setoption",
+                what: "option name",
+            },
+        ),
+        (
+            "setoption name",
+            E::Missing {
+                command: "setoption",
+                what: "option name",
+            },
+        ),
+        (
+            "setoption value 5",
+            E::Missing {
+                command: "setoption",
+                what: "option name",
+            },
+        ),
+    ];
+    for (line, want) in errors {
+        assert_eq!(
+            GuiCommand::parse(line, Strictness::Lenient),
+            Err(want),
+            "{line:?}"
+        );
+        assert!(GuiCommand::parse_strict(line).is_err(), "{line:?}");
+    }
+    assert!(matches!(
+        GuiCommand::parse("position sfen garbage moves 7g7f", Strictness::Lenient),
+        Err(E::InvalidSfen { .. })
+    ));
+    let message = GuiCommand::parse("position sfen x y", Strictness::Lenient)
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("sfen `x y`"), "{message}");
+}
+
+/// Random soups of real keywords, hostile numbers, moves and junk after each command word:
+/// whatever the lenient parser accepts prints as a well-formed line that parses back to the
+/// same value, and nothing panics.
+#[test]
+fn token_soups_round_trip_through_display() {
+    const HEADS: [&str; 12] = [
+        "go",
+        "ponderhit",
+        "info",
+        "info",
+        "position startpos",
+        "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -",
+        "setoption",
+        "gameover",
+        "bestmove",
+        "checkmate",
+        "option name X type",
+        "id name",
+    ];
+    const TOKENS: &[&str] = &[
+        // go
+        "ponder",
+        "btime",
+        "wtime",
+        "byoyomi",
+        "binc",
+        "winc",
+        "movestogo",
+        "rtime",
+        "infinite",
+        "nodes",
+        "depth",
+        "movetime",
+        "mate",
+        "searchmoves",
+        // info
+        "seldepth",
+        "time",
+        "nps",
+        "hashfull",
+        "multipv",
+        "currmove",
+        "currmovenumber",
+        "cpuload",
+        "score",
+        "cp",
+        "lowerbound",
+        "upperbound",
+        "pv",
+        "string",
+        // others
+        "moves",
+        "name",
+        "value",
+        "type",
+        "spin",
+        "default",
+        "min",
+        "max",
+        "var",
+        "win",
+        "lose",
+        "draw",
+        "resign",
+        "nomate",
+        "startpos",
+        "sfen",
+        // numbers
+        "0",
+        "-0",
+        "7",
+        "+3",
+        "-5",
+        "-1",
+        "99999",
+        "100000",
+        "-99999999",
+        "4294967296",
+        "9223372036854775807",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999999999999999999999999999",
+        "+",
+        "-",
+        // moves and junk
+        "7g7f",
+        "3c3d",
+        "G*5b",
+        "8h2b+",
+        "7g7x",
+        "x",
+        "foo",
+        "1.5",
+        "--1",
+        "日本",
+        "rep_draw",
+    ];
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for _ in 0..60_000 {
+        let head = HEADS[rng.below(HEADS.len() as u64) as usize];
+        let n = rng.below(12);
+        let mut line = head.to_owned();
+        for _ in 0..n {
+            line.push(' ');
+            line.push_str(TOKENS[rng.below(TOKENS.len() as u64) as usize]);
+        }
+        if let Ok(cmd) = GuiCommand::parse(&line, Strictness::Lenient) {
+            let text = cmd.to_string();
+            assert_eq!(gui_lenient(&text), cmd, "{line:?} printed as {text:?}");
+            if matches!(cmd, GuiCommand::Go(_) | GuiCommand::PonderHit(_)) {
+                assert_well_formed(&text);
+            }
+        }
+        if let Ok(msg) = EngineMessage::parse(&line, Strictness::Lenient) {
+            let text = msg.to_string();
+            assert_eq!(eng_lenient(&text), msg, "{line:?} printed as {text:?}");
+            if matches!(msg, EngineMessage::Info(_)) {
+                assert_well_formed(&text);
+            }
+        }
+        // Strict values round-trip strictly.
+        if let Ok(cmd) = GuiCommand::parse_strict(&line) {
+            assert_eq!(
+                GuiCommand::parse_strict(&cmd.to_string()),
+                Ok(cmd),
+                "{line:?}"
+            );
+        }
+        if let Ok(msg) = EngineMessage::parse_strict(&line) {
+            assert_eq!(
+                EngineMessage::parse_strict(&msg.to_string()),
+                Ok(msg),
+                "{line:?}"
+            );
+        }
+    }
 }

@@ -815,6 +815,8 @@ impl<W: std::io::Write> Coordinator<W> {
             RoundKind::Infinite => (None, None, limits.clone()),
             RoundKind::Tsume => match limits.mate {
                 Some(MateLimit::Time(ms)) => {
+                    // From outside: capped like every clock (about 24.8 days).
+                    let ms = ms.min(crate::usi::MAX_TIME_MS);
                     let member = ms.saturating_sub(margin).max(ms / 2);
                     let l = GoLimits {
                         mate: Some(MateLimit::Time(member)),

@@ -11,14 +11,19 @@
 //! - [`core_board`]: the [`MateBoard`] over the rules core (`crate::shogi`) generators.
 //! - [`problems`]: problem files and a rules-only mate-line checker.
 //! - [`solver`]: first proof, shortest-mate re-search, iterative PV extraction.
+//! - [`driver`]: solving a rules-core position with the line verified (shared by [`usi`] and
+//!   [`background`]).
+//! - [`background`]: [`BackgroundSolve`], the solver in-process on a thread of its own.
 //!
 //! Invariants: the side to move at the root is the attacker; repetition is a failure for the
 //! attacker (tsume rules); the reported line is a legal mate, and in
 //! [`MateMode::Shortest`] with `minimal == true` no shorter mate exists under plain minimax.
 
+pub mod background;
 pub mod bench;
 pub mod board;
 pub mod core_board;
+pub mod driver;
 pub mod hand;
 pub mod pndn;
 pub mod problems;
@@ -30,6 +35,7 @@ pub mod usi;
 #[cfg(test)]
 mod graph_tests;
 
+pub use background::BackgroundSolve;
 pub use board::MateBoard;
 pub use hand::{HandKind, MateHand};
 pub use solver::{solve, MateMode, MateOutcome, SolveLimits, SolveStats};

@@ -56,7 +56,14 @@ pub fn parse_problems(text: &str) -> Result<Vec<Problem>, String> {
 /// and the final position checkmate (the defender in check with no legal move). Returns the
 /// length. This uses only the rules (legal move lists), never the solver.
 pub fn check_mate_line(sfen: &str, moves: &[String]) -> Result<usize, String> {
-    let mut pos = Position::from_sfen(sfen).map_err(|e| e.to_string())?;
+    let pos = Position::from_sfen(sfen).map_err(|e| e.to_string())?;
+    verify_mate_line(&pos, moves)
+}
+
+/// [`check_mate_line`] from a position (e.g. one reached by `position … moves`); the moves
+/// are USI text, parsed here by the rules core.
+pub fn verify_mate_line(pos: &Position, moves: &[impl AsRef<str>]) -> Result<usize, String> {
+    let mut pos = pos.clone();
     if moves.len() % 2 == 0 {
         return Err(format!(
             "a mate has an odd number of plies, got {}",
@@ -64,6 +71,7 @@ pub fn check_mate_line(sfen: &str, moves: &[String]) -> Result<usize, String> {
         ));
     }
     for (i, text) in moves.iter().enumerate() {
+        let text = text.as_ref();
         let m = pos
             .parse_usi_move(text)
             .map_err(|e| format!("ply {}: {text} is not legal ({e})", i + 1))?;

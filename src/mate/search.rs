@@ -183,6 +183,10 @@ pub struct Progress<'a, M> {
 /// The progress callback: called about once a second with the figures for an `info` line.
 pub type Reporter<'a, M> = &'a mut dyn FnMut(&Progress<'_, M>);
 
+/// Tests only: a hook on the solver's phases (see [`Dfpn`]).
+#[cfg(test)]
+pub(crate) type PhaseHook<'a> = &'a mut dyn FnMut(&'static str, &mut MateTable);
+
 /// The 1+ε trick (Pawlewicz & Lew 2007): let the best child run until its φ exceeds the
 /// second-best by a factor, not by one, so siblings with close numbers do not alternate
 /// (the seesaw effect) and re-expand the same subtrees over and over.
@@ -194,8 +198,10 @@ fn epsilon_threshold(second: PnDn) -> PnDn {
 /// ε = 1 / EPSILON_DIVISOR.
 const EPSILON_DIVISOR: PnDn = 4;
 
-/// How often (in nodes) the clock and the stop flag are looked at.
-const POLL_INTERVAL: u64 = 4096;
+/// How often (in nodes) the clock and the stop flag are looked at: about 1 ms of search at
+/// 0.5-1 M nodes/s, so `stop` is answered within a few ms; the poll itself (an atomic load and
+/// a clock read) costs nothing measurable at this rate.
+const POLL_INTERVAL: u64 = 1024;
 
 /// The df-pn searcher over one board and one table.
 pub struct Dfpn<'a, B: MateBoard> {
@@ -219,9 +225,18 @@ pub struct Dfpn<'a, B: MateBoard> {
     pub aborted: bool,
     next_poll: u64,
     next_report_ms: u64,
-    /// After a deadline or `stop`: the node count up to which the PV walk may still search.
-    grace_until: Option<u64>,
     report: Option<Reporter<'a, B::Move>>,
+    /// Tests only: called with the node count at every node (e.g. to raise `stop` at an exact
+    /// node, so a test of the stop paths does not depend on timing).
+    #[cfg(test)]
+    pub(crate) on_node: Option<&'a mut dyn FnMut(u64)>,
+    /// Tests only: (phase name, node count) at the start of each solver phase.
+    #[cfg(test)]
+    pub(crate) phases: Vec<(&'static str, u64)>,
+    /// Tests only: called at the start of each solver phase with its name and the table (e.g.
+    /// to clear it, as if a small table had lost the proof).
+    #[cfg(test)]
+    pub(crate) on_phase: Option<PhaseHook<'a>>,
 }
 
 impl<'a, B: MateBoard> Dfpn<'a, B> {
@@ -248,8 +263,13 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             aborted: false,
             next_poll: POLL_INTERVAL,
             next_report_ms: 1000,
-            grace_until: None,
             report,
+            #[cfg(test)]
+            on_node: None,
+            #[cfg(test)]
+            phases: Vec::new(),
+            #[cfg(test)]
+            on_phase: None,
         }
     }
 
@@ -285,22 +305,12 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         self.line.pop();
     }
 
-    /// Resume after an abort for at most `nodes` more nodes, ignoring the clock and `stop`.
-    pub fn enter_grace(&mut self, nodes: u64) {
-        self.aborted = false;
-        if self.grace_until.is_none() {
-            self.grace_until = Some(self.nodes + nodes);
-        }
-    }
-
+    /// Look at `stop`, the clock and the report timer. Every phase of a solve (the proof, the
+    /// shortest-mate re-searches, the line walk) searches through here, and none is exempt:
+    /// `stop` and the deadline end all of them within [`POLL_INTERVAL`] nodes (a few ms). Once
+    /// set, `aborted` stays set for the rest of the solve.
     fn poll(&mut self) {
         self.next_poll = self.nodes + POLL_INTERVAL;
-        if let Some(limit) = self.grace_until {
-            if self.nodes >= limit {
-                self.aborted = true;
-            }
-            return;
-        }
         if self.stop.load(Ordering::Relaxed) {
             self.aborted = true;
         }
@@ -408,6 +418,10 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         hand: MateHand,
     ) -> NodeResult {
         self.nodes += 1;
+        #[cfg(test)]
+        if let Some(hook) = self.on_node.as_mut() {
+            hook(self.nodes);
+        }
         if self.nodes >= self.next_poll {
             self.poll();
         }

@@ -11,6 +11,12 @@
 //! captures first, which tends to leave the attacker fewer pieces in hand at the end
 //! (駒余り avoided where lengths tie).
 //!
+//! `stop` and the deadline end every phase within a few milliseconds (the proof, the shortest-
+//! mate re-searches and the walk all poll them through the search). So that an interrupted
+//! solve still answers what it proved, each proof is at once turned into a line by a walk
+//! that only reads the table (bounded work, no search); an interrupted re-search or walk
+//! answers the latest such line, with `minimal` false unless its length was proven minimal.
+//!
 //! The search runs on a thread with a large stack ([`STACK_BYTES`]) so that the 1,525-ply
 //! problems do not overflow the native stack; the PV walk itself is a loop.
 
@@ -42,7 +48,7 @@ pub enum MateOutcome<M> {
     Mate { moves: Vec<M>, minimal: bool },
     /// No forced mate exists.
     NoMate,
-    /// Out of time (or stopped) before anything was proven.
+    /// Out of time (or stopped) before a mate was proven and a line for it found.
     Timeout,
 }
 
@@ -76,9 +82,6 @@ pub struct SolveStats {
     pub nodes: u64,
     pub elapsed: Duration,
 }
-
-/// The nodes the PV walk may spend after the deadline to turn a proof into a line.
-const PV_GRACE_NODES: u64 = 2_000_000;
 
 /// A progress callback that can move to the search thread.
 pub type SendReporter<'a, M> = &'a mut (dyn FnMut(&Progress<'_, M>) + Send);
@@ -143,11 +146,43 @@ fn resolve<B: MateBoard>(
     }
 }
 
+/// How the line walk may learn what the table does not say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// Read the table only, never search: bounded work (the line's length times the moves
+    /// per node), so it is safe after `stop` and cheap enough to run after every proof.
+    TableOnly,
+    /// Search children the table does not settle (stopped by `stop` and the deadline).
+    Search,
+}
+
+/// Record the start of a phase (debug log; the tests read the node counts).
+fn phase<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, name: &'static str) {
+    tracing::debug!(nodes = dfpn.nodes, phase = name, "mate solver phase");
+    #[cfg(test)]
+    {
+        dfpn.phases.push((name, dfpn.nodes));
+        if let Some(hook) = dfpn.on_phase.as_mut() {
+            hook(name, dfpn.tt);
+        }
+    }
+}
+
 fn run<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutcome<B::Move> {
     dfpn.push_path(1);
+    let outcome = run_phases(dfpn, mode);
+    dfpn.pop_path(1);
+    outcome
+}
+
+/// The phases of a solve. `stop` and the deadline are honoured in each (the search polls them,
+/// see [`Dfpn`]); what was proven before them is still answered: after every proof, a line is
+/// read off the table at once ([`Walk::TableOnly`], no search), and an interrupted
+/// shortest-mate search or line walk answers that line (not proven minimal).
+fn run_phases<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutcome<B::Move> {
+    phase(dfpn, "proof");
     let first = resolve(dfpn, true, 1, LEN_UNBOUNDED);
     if first.pn != 0 {
-        dfpn.pop_path(1);
         // A disproof that leaned on the depth cap is not a proof of "no mate".
         return if first.dn == 0 && first.rep_depth == super::search::REP_NONE {
             MateOutcome::NoMate
@@ -157,8 +192,11 @@ fn run<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutcome<B::M
     }
     tracing::debug!(nodes = dfpn.nodes, upper = first.upper, "first proof");
     let mut len = first.upper;
+    let mut fallback = extract_pv(dfpn, len, false, Walk::TableOnly);
+    tracing::debug!(found = fallback.is_some(), "line from the table");
     let mut minimal = false;
     if mode == MateMode::Shortest {
+        phase(dfpn, "shorter");
         loop {
             if len < 3 {
                 minimal = true;
@@ -175,6 +213,9 @@ fn run<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutcome<B::M
             );
             if r.pn == 0 {
                 len = r.upper;
+                if let Some(line) = extract_pv(dfpn, len, false, Walk::TableOnly) {
+                    fallback = Some(line);
+                }
             } else if r.dn == 0 && r.rep_depth == super::search::REP_NONE {
                 minimal = true;
                 break;
@@ -183,29 +224,47 @@ fn run<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutcome<B::M
             }
         }
     }
-    let before = dfpn.nodes;
-    let line = extract_pv(dfpn, len, mode == MateMode::Shortest && minimal);
-    tracing::debug!(nodes = dfpn.nodes - before, "pv extraction");
-    dfpn.pop_path(1);
-    match line {
-        Some(moves) => MateOutcome::Mate { moves, minimal },
+    phase(dfpn, "walk");
+    let exact = mode == MateMode::Shortest && minimal;
+    let line = if dfpn.aborted {
+        None
+    } else if !exact && fallback.as_ref().is_some_and(|l| l.len() == len as usize) {
+        // The table-only walk already found a line of the proven length: the searching walk
+        // would find the same one.
+        fallback.take()
+    } else {
+        let before = dfpn.nodes;
+        let line = extract_pv(dfpn, len, exact, Walk::Search);
+        tracing::debug!(
+            nodes = dfpn.nodes - before,
+            found = line.is_some(),
+            "pv extraction"
+        );
+        line
+    };
+    match line.or(fallback) {
+        // A line of the proven minimal length is a shortest mate, whichever walk found it.
+        Some(moves) => MateOutcome::Mate {
+            minimal: minimal && moves.len() == len as usize,
+            moves,
+        },
         None => MateOutcome::Timeout,
     }
 }
 
-/// Re-enable a search that ran out of time so the PV walk can finish, with a node budget.
-fn grace<B: MateBoard>(dfpn: &mut Dfpn<'_, B>) {
-    if dfpn.aborted {
-        dfpn.enter_grace(PV_GRACE_NODES);
-    }
-}
-
 /// Walk from the root (a proven OR node with a mate of length `len`) down to checkmate.
-/// With `exact`, the defender's replies are chosen to keep the remaining length maximal, so
-/// the line is a minimax-shortest mate of exactly `len` plies. Returns `None` if it cannot
-/// finish (stopped with no grace left).
-fn extract_pv<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, len: Len, exact: bool) -> Option<Vec<B::Move>> {
-    grace(dfpn);
+/// With `exact` (only with [`Walk::Search`]), the defender's replies are chosen to keep the
+/// remaining length maximal, so the line is a minimax-shortest mate of exactly `len` plies.
+/// Returns `None` if it cannot finish (stopped, or the table does not know enough under
+/// [`Walk::TableOnly`]). A returned line ends in checkmate: every move comes from the board's
+/// generators and the last position has no reply.
+fn extract_pv<B: MateBoard>(
+    dfpn: &mut Dfpn<'_, B>,
+    len: Len,
+    exact: bool,
+    walk: Walk,
+) -> Option<Vec<B::Move>> {
+    let exact = exact && walk == Walk::Search;
     let mut line: Vec<B::Move> = Vec::new();
     let mut remaining = len;
     let mut depth = 1;
@@ -215,7 +274,7 @@ fn extract_pv<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, len: Len, exact: bool) -> Op
         // OR node: a check whose child is mated within `remaining - 1`.
         moves.clear();
         dfpn.board.generate_or_moves(&mut moves);
-        let Some((mv, child_len)) = pick_attacker_move(dfpn, &moves, remaining, depth) else {
+        let Some((mv, child_len)) = pick_attacker_move(dfpn, &moves, remaining, depth, walk) else {
             ok = false;
             break;
         };
@@ -232,7 +291,8 @@ fn extract_pv<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, len: Len, exact: bool) -> Op
         if moves.is_empty() {
             break;
         }
-        let Some((reply, child_len)) = pick_defender_move(dfpn, &moves, remaining, depth, exact)
+        let Some((reply, child_len)) =
+            pick_defender_move(dfpn, &moves, remaining, depth, exact, walk)
         else {
             ok = false;
             break;
@@ -254,12 +314,14 @@ fn extract_pv<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, len: Len, exact: bool) -> Op
 }
 
 /// The proven length of the current node (the board is at the child) within `bound`,
-/// searching if the table does not know it. `None` if not mated within `bound`.
+/// searching if the table does not know it and `walk` allows. `None` if not mated within
+/// `bound`, or not known to be (no search allowed, or the search was stopped).
 fn child_upper<B: MateBoard>(
     dfpn: &mut Dfpn<'_, B>,
     or_node: bool,
     depth: u32,
     bound: Len,
+    walk: Walk,
 ) -> Option<Len> {
     if dfpn.on_path().is_some() {
         return None;
@@ -270,15 +332,12 @@ fn child_upper<B: MateBoard>(
     if probe.upper <= bound {
         return Some(probe.upper);
     }
-    if probe.lower > bound {
+    if probe.lower > bound || walk == Walk::TableOnly || dfpn.aborted {
         return None;
     }
     dfpn.push_path(depth);
     let r = resolve(dfpn, or_node, depth, bound);
     dfpn.pop_path(depth);
-    if dfpn.aborted {
-        grace(dfpn);
-    }
     (r.pn == 0).then_some(r.upper)
 }
 
@@ -287,18 +346,23 @@ fn pick_attacker_move<B: MateBoard>(
     moves: &[B::Move],
     remaining: Len,
     depth: u32,
+    walk: Walk,
 ) -> Option<(B::Move, Len)> {
     if remaining == 0 || remaining == LEN_INFINITE {
         return None;
     }
-    // First pass: what the table already knows; second pass: search.
-    for search in [false, true] {
+    // First pass: what the table already knows; second pass (if allowed): search.
+    let passes: &[bool] = match walk {
+        Walk::TableOnly => &[false],
+        Walk::Search => &[false, true],
+    };
+    for &search in passes {
         let mut best: Option<(B::Move, Len, u8)> = None;
         for &m in moves {
             let tie = tie_rank(dfpn, m);
             dfpn.board.do_move(m);
             let upper = if search {
-                child_upper(dfpn, false, depth + 1, remaining - 1)
+                child_upper(dfpn, false, depth + 1, remaining - 1, walk)
             } else if dfpn.on_path().is_some() {
                 None
             } else {
@@ -313,7 +377,7 @@ fn pick_attacker_move<B: MateBoard>(
                     best = Some((m, u, tie));
                 }
             }
-            if dfpn.aborted {
+            if search && dfpn.aborted {
                 return None;
             }
         }
@@ -342,6 +406,7 @@ fn pick_defender_move<B: MateBoard>(
     remaining: Len,
     depth: u32,
     exact: bool,
+    walk: Walk,
 ) -> Option<(B::Move, Len)> {
     if remaining == 0 || remaining == LEN_INFINITE {
         return None;
@@ -350,7 +415,7 @@ fn pick_defender_move<B: MateBoard>(
     let mut lengths = Vec::with_capacity(moves.len());
     for &m in moves {
         dfpn.board.do_move(m);
-        let upper = child_upper(dfpn, true, depth + 1, remaining - 1);
+        let upper = child_upper(dfpn, true, depth + 1, remaining - 1, walk);
         dfpn.board.undo_move(m);
         match upper {
             Some(u) => lengths.push(u),
@@ -380,16 +445,16 @@ fn pick_defender_move<B: MateBoard>(
         dfpn.board.undo_move(m);
         if known {
             dfpn.board.do_move(m);
-            let upper = child_upper(dfpn, true, depth + 1, remaining - 1);
+            let upper = child_upper(dfpn, true, depth + 1, remaining - 1, walk);
             dfpn.board.undo_move(m);
             return upper.map(|u| (m, u));
         }
     }
     for &m in moves {
         dfpn.board.do_move(m);
-        let shorter = child_upper(dfpn, true, depth + 1, remaining - 3);
+        let shorter = child_upper(dfpn, true, depth + 1, remaining - 3, walk);
         let upper = if shorter.is_none() && !dfpn.aborted {
-            child_upper(dfpn, true, depth + 1, remaining - 1)
+            child_upper(dfpn, true, depth + 1, remaining - 1, walk)
         } else {
             None
         };
@@ -402,4 +467,187 @@ fn pick_defender_move<B: MateBoard>(
         }
     }
     Some(longest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mate::core_board::CoreBoard;
+    use std::sync::atomic::Ordering;
+
+    /// What one observed solve did.
+    struct Observed {
+        outcome: MateOutcome<String>,
+        nodes: u64,
+        phases: Vec<(&'static str, u64)>,
+    }
+
+    /// Solve `sfen` on a large-stack thread, raising `stop` when the search reaches node
+    /// `trip` (if any), and clearing the table when the phase `clear_at` (if any) starts.
+    fn observe(
+        sfen: &str,
+        mode: MateMode,
+        trip: Option<u64>,
+        clear_at: Option<&'static str>,
+    ) -> Observed {
+        let sfen = sfen.to_string();
+        std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn(move || {
+                let pos = crate::shogi::Position::from_sfen(&sfen).unwrap();
+                let mut board = CoreBoard::new(pos);
+                let mut tt = MateTable::new(16);
+                let stop = AtomicBool::new(false);
+                let mut hook = |n: u64| {
+                    if Some(n) == trip {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                };
+                let mut clear = |name: &'static str, tt: &mut MateTable| {
+                    if Some(name) == clear_at {
+                        tt.clear();
+                    }
+                };
+                let mut dfpn = Dfpn::new(&mut board, &mut tt, None, &stop, None);
+                dfpn.on_node = Some(&mut hook);
+                dfpn.on_phase = Some(&mut clear);
+                let outcome = run(&mut dfpn, mode).map_moves(|m| m.to_string());
+                Observed {
+                    outcome,
+                    nodes: dfpn.nodes,
+                    phases: std::mem::take(&mut dfpn.phases),
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
+    /// The SFEN of the problem at `line_no` of `tests/data/tsume/<file>`.
+    fn problem(file: &str, line_no: usize) -> String {
+        let path = format!("{}/tests/data/tsume/{file}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).unwrap();
+        crate::mate::problems::parse_problems(&text)
+            .unwrap()
+            .into_iter()
+            .find(|p| p.line_no == line_no)
+            .unwrap()
+            .sfen
+    }
+
+    fn phase_start(o: &Observed, name: &str) -> u64 {
+        o.phases.iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    /// The most nodes the search may spend after `stop` is raised: the poll interval, plus
+    /// the nodes an unwinding search still enters (one expansion per level, no more).
+    const AFTER_STOP: u64 = 10_000;
+
+    #[test]
+    fn stop_during_the_shortest_mate_search_answers_the_first_line_at_once() {
+        // 13 plies; the re-search "mate in <= 11" takes most of the solve (about 65,000 of
+        // 70,000 nodes).
+        let sfen = problem("tsumepara_kanna.txt", 94);
+        let full = observe(&sfen, MateMode::Shortest, None, None);
+        let (shorter, walk) = (phase_start(&full, "shorter"), phase_start(&full, "walk"));
+        assert!(walk - shorter > 4 * AFTER_STOP, "{:?}", full.phases);
+        let trip = (shorter + walk) / 2;
+        let o = observe(&sfen, MateMode::Shortest, Some(trip), None);
+        assert!(
+            o.nodes - trip < AFTER_STOP,
+            "{} nodes after the stop (phases {:?})",
+            o.nodes - trip,
+            o.phases
+        );
+        let MateOutcome::Mate { moves, minimal } = o.outcome else {
+            panic!("a proven mate must still be answered: {:?}", o.outcome);
+        };
+        assert_eq!(
+            crate::mate::problems::check_mate_line(&sfen, &moves),
+            Ok(moves.len())
+        );
+        assert!(!minimal, "the minimality proof was interrupted");
+    }
+
+    #[test]
+    fn stop_during_the_first_proof_is_a_timeout_at_once() {
+        let sfen = problem("tsumepara_kanna.txt", 94);
+        let full = observe(&sfen, MateMode::Shortest, None, None);
+        let trip = phase_start(&full, "shorter") / 2;
+        let o = observe(&sfen, MateMode::Shortest, Some(trip), None);
+        assert!(o.nodes - trip < AFTER_STOP, "{}", o.nodes - trip);
+        assert_eq!(o.outcome, MateOutcome::Timeout);
+        assert_eq!(o.phases.len(), 1, "{:?}", o.phases);
+    }
+
+    #[test]
+    fn stop_during_the_line_walk_answers_a_verified_line() {
+        // 23 plies, minimality proven quickly; the exact walk then searches a few nodes.
+        let sfen = problem("tsumepara_kanna.txt", 102);
+        let full = observe(&sfen, MateMode::Shortest, None, None);
+        let walk = phase_start(&full, "walk");
+        assert!(
+            full.nodes > walk + 2,
+            "the walk must search: {:?}",
+            full.phases
+        );
+        let MateOutcome::Mate {
+            moves,
+            minimal: true,
+        } = &full.outcome
+        else {
+            panic!("{:?}", full.outcome);
+        };
+        assert_eq!(moves.len(), 23);
+        let trip = walk + 1;
+        let o = observe(&sfen, MateMode::Shortest, Some(trip), None);
+        assert!(o.nodes - trip < AFTER_STOP, "{}", o.nodes - trip);
+        let MateOutcome::Mate { moves, .. } = o.outcome else {
+            panic!("{:?}", o.outcome);
+        };
+        assert_eq!(
+            crate::mate::problems::check_mate_line(&sfen, &moves),
+            Ok(moves.len())
+        );
+    }
+
+    #[test]
+    fn stop_during_a_line_walk_that_must_search_again_answers_at_once() {
+        // The table is cleared when the walk starts, as when a small table has lost the proof
+        // to later searches: the walk must then prove its moves again (tens of thousands of
+        // nodes), and `stop` must cut it short. The line read off the table after the proof
+        // (before the loss) is the answer.
+        let sfen = problem("tsumepara_kanna.txt", 90);
+        let full = observe(&sfen, MateMode::Shortest, None, Some("walk"));
+        let walk = phase_start(&full, "walk");
+        assert!(
+            full.nodes - walk > 4 * AFTER_STOP,
+            "the walk must search again: {} nodes",
+            full.nodes - walk
+        );
+        let MateOutcome::Mate {
+            moves,
+            minimal: true,
+        } = &full.outcome
+        else {
+            panic!("{:?}", full.outcome);
+        };
+        let len = moves.len();
+        for trip in [walk + 1, walk + (full.nodes - walk) / 2] {
+            let o = observe(&sfen, MateMode::Shortest, Some(trip), Some("walk"));
+            assert!(
+                o.nodes - trip < AFTER_STOP,
+                "{} nodes after the stop",
+                o.nodes - trip
+            );
+            let MateOutcome::Mate { moves, minimal } = o.outcome else {
+                panic!("{:?}", o.outcome);
+            };
+            assert_eq!(
+                crate::mate::problems::check_mate_line(&sfen, &moves),
+                Ok(moves.len())
+            );
+            assert_eq!(minimal, moves.len() == len);
+        }
+    }
 }

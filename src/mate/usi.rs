@@ -5,7 +5,10 @@
 //! `stop`, `quit` (`gameover`/`ponderhit` are accepted and ignored).
 //!
 //! - `go mate` answers `checkmate <moves>`, `checkmate nomate` or `checkmate timeout`; `stop`
-//!   ends it at once (stdin is read on its own thread; the search polls a flag).
+//!   and the `go mate <ms>` limit end it within a few ms in every phase of the solve (stdin is
+//!   read on its own thread; the search polls a flag). A line is answered only once the rules
+//!   core has verified it ([`super::driver`]); a mate proven but not yet proven shortest when
+//!   stopped is still answered with its (verified) line.
 //! - A plain `go` (not mate) searches for a mate for `movetime`, else `byoyomi`, else 1 s
 //!   (`infinite`/`ponder`: until `stop`), then answers `bestmove <first move of the mate>` with
 //!   an `info score mate` line, or `bestmove resign` when no mate was found: this engine has no
@@ -25,9 +28,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::core_board::CoreBoard;
+use super::driver::{solve_position, DriveOptions};
 use super::search::Progress;
-use super::solver::{solve, MateMode, MateOutcome, SolveLimits};
+use super::solver::{MateMode, MateOutcome};
 use super::tt::MateTable;
 use crate::shogi::Position;
 
@@ -54,7 +57,7 @@ enum GoKind {
 
 struct Engine {
     options: Options,
-    position: Option<CoreBoard>,
+    position: Option<Position>,
     table: Arc<Mutex<MateTable>>,
     table_mb: usize,
     stop: Arc<AtomicBool>,
@@ -258,7 +261,7 @@ impl Engine {
 }
 
 fn search_and_answer(
-    mut position: CoreBoard,
+    position: Position,
     table: Arc<Mutex<MateTable>>,
     stop: Arc<AtomicBool>,
     options: Options,
@@ -267,19 +270,10 @@ fn search_and_answer(
     wait_for_stop: bool,
 ) {
     let start = Instant::now();
-    let outcome = if options.root_in_check_nomate && position.pos.in_check() {
-        (MateOutcome::NoMate, 0)
-    } else {
+    let outcome = {
         let mut table = match table.lock() {
             Ok(t) => t,
             Err(poisoned) => poisoned.into_inner(),
-        };
-        table.clear();
-        let limits = SolveLimits {
-            deadline: limit.map(|l| start + l),
-            stop: &stop,
-            mode: options.mode,
-            double_count: options.double_count,
         };
         let mut report = |p: &Progress<'_, crate::shogi::types::Move>| {
             let pv: Vec<String> = p.line.iter().map(|m| m.to_string()).collect();
@@ -293,7 +287,20 @@ fn search_and_answer(
                 pv.join(" ")
             ));
         };
-        let (outcome, stats) = solve(&mut position, &mut table, &limits, Some(&mut report));
+        let drive = DriveOptions {
+            mode: options.mode,
+            root_in_check_nomate: options.root_in_check_nomate,
+            double_count: options.double_count,
+        };
+        let deadline = limit.map(|l| start + l);
+        let (outcome, stats) = solve_position(
+            &position,
+            &mut table,
+            deadline,
+            &stop,
+            drive,
+            Some(&mut report),
+        );
         let ms = stats.elapsed.as_millis() as u64;
         emit(&format!(
             "info time {} nodes {} nps {} hashfull {}",
@@ -302,9 +309,8 @@ fn search_and_answer(
             stats.nodes * 1000 / ms.max(1),
             table.hashfull()
         ));
-        (outcome, stats.nodes)
+        outcome
     };
-    let (outcome, _) = outcome;
     if wait_for_stop {
         // `go infinite`/`go ponder`: USI forbids `bestmove` before `stop`.
         while !stop.load(Ordering::Relaxed) {
@@ -349,11 +355,10 @@ fn parse_setoption(line: &str) -> Option<(String, String)> {
     }
 }
 
-/// `position startpos|sfen <4 fields> [moves …]` → the position after the moves, with its
-/// side to move as the attacker.
-fn parse_position(line: &str) -> Result<CoreBoard, String> {
-    let pos = Position::from_usi_position(line).map_err(|e| e.to_string())?;
-    Ok(CoreBoard::new(pos))
+/// `position startpos|sfen <4 fields> [moves …]` → the position after the moves (its side to
+/// move is the attacker).
+fn parse_position(line: &str) -> Result<Position, String> {
+    Position::from_usi_position(line).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -376,12 +381,12 @@ mod tests {
     #[test]
     fn positions_parse_with_moves_and_reject_illegal_ones() {
         let p = parse_position("position startpos moves 7g7f 3c3d").unwrap();
-        assert_eq!(p.pos.side_to_move(), crate::shogi::types::Color::Black);
+        assert_eq!(p.side_to_move(), crate::shogi::types::Color::Black);
         assert!(parse_position("position startpos moves 7g7e").is_err());
         assert!(parse_position("position sfen 9/9 b - 1").is_err());
         assert!(parse_position("position banana").is_err());
         let p = parse_position("position sfen 6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1")
             .unwrap();
-        assert!(!p.pos.in_check());
+        assert!(!p.in_check());
     }
 }

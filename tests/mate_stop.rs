@@ -1,0 +1,117 @@
+//! `gougi mate` answers `stop` and its `go mate <ms>` limit at once in every phase of a solve
+//! (the proof, the shortest-mate re-searches, the line walk), and a mate proven before the stop
+//! is still answered with a line the rules accept (issue #17, defect 5).
+//!
+//! Driven over stdin/stdout of the real binary. The latency bound is generous (slow, shared CI
+//! machines); the solver itself polls about every millisecond. Measured latencies are printed
+//! (`cargo test --test mate_stop -- --nocapture`).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::Gougi;
+use gougi::mate::problems::{check_mate_line, parse_problems};
+
+/// How long an answer may take after `stop` or after the limit.
+const BOUND: Duration = Duration::from_millis(300);
+
+/// nikami_kongo_shtsume.txt line 50: a 23-ply mate; the first proof takes about 0.1 s and the
+/// proof that no shorter mate exists about 2.5 s more in the test profile, so stops at 0.3 s
+/// and 1 s land in the shortest-mate search, after a mate is known.
+fn long_problem() -> String {
+    let path = format!(
+        "{}/tests/data/tsume/nikami_kongo_shtsume.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    parse_problems(&text)
+        .unwrap()
+        .into_iter()
+        .find(|p| p.line_no == 50)
+        .unwrap()
+        .sfen
+}
+
+fn start() -> Gougi {
+    let mut e = Gougi::start(&["mate"]);
+    e.send("usi");
+    e.until_prefix("usiok");
+    e.send("setoption name USI_Hash value 64");
+    e.send("isready");
+    e.until(Duration::from_secs(20), |l| l == "readyok");
+    e
+}
+
+/// The moves of a `checkmate <moves>` answer, checked by the rules; `None` for
+/// `checkmate timeout`.
+fn checked_line(sfen: &str, answer: &str) -> Option<usize> {
+    let moves: Vec<String> = answer
+        .split_whitespace()
+        .skip(1)
+        .map(String::from)
+        .collect();
+    if moves == ["timeout"] {
+        return None;
+    }
+    match check_mate_line(sfen, &moves) {
+        Ok(len) => Some(len),
+        Err(e) => panic!("not a mate: {answer}: {e}"),
+    }
+}
+
+#[test]
+fn stop_is_answered_at_once_in_every_phase() {
+    let sfen = long_problem();
+    let mut latencies = Vec::new();
+    for delay in [50, 300, 1000] {
+        let mut e = start();
+        e.send(&format!("position sfen {sfen}"));
+        e.send("go mate infinite");
+        // Nothing may arrive before the stop: the solve takes seconds.
+        let early = e.next(Duration::from_millis(delay));
+        let early = early.filter(|l| l.starts_with("checkmate"));
+        assert!(early.is_none(), "answered before the stop: {early:?}");
+        // Drain progress lines without waiting.
+        while e
+            .next(Duration::ZERO)
+            .is_some_and(|l| !l.starts_with("checkmate"))
+        {}
+        let sent = Instant::now();
+        e.send("stop");
+        let lines = e.until(Duration::from_secs(10), |l| l.starts_with("checkmate"));
+        let latency = sent.elapsed();
+        let answer = lines.last().unwrap().clone();
+        let len = checked_line(&sfen, &answer);
+        eprintln!("stop after {delay} ms: answered in {latency:?} with {len:?} plies");
+        latencies.push((delay, latency, len));
+        assert!(latency < BOUND, "stop after {delay} ms took {latency:?}");
+        if delay >= 1000 {
+            assert!(len.is_some(), "a mate was proven by then: {answer}");
+        }
+    }
+    eprintln!("latencies: {latencies:?}");
+}
+
+#[test]
+fn the_go_mate_limit_is_honoured_in_every_phase() {
+    let sfen = long_problem();
+    for limit in [50u64, 300, 1000] {
+        let mut e = start();
+        e.send(&format!("position sfen {sfen}"));
+        let sent = Instant::now();
+        e.send(&format!("go mate {limit}"));
+        let lines = e.until(Duration::from_secs(10), |l| l.starts_with("checkmate"));
+        let took = sent.elapsed();
+        let answer = lines.last().unwrap().clone();
+        let len = checked_line(&sfen, &answer);
+        eprintln!("go mate {limit}: answered in {took:?} with {len:?} plies");
+        assert!(
+            took < Duration::from_millis(limit) + BOUND,
+            "go mate {limit} took {took:?}"
+        );
+        if limit >= 1000 {
+            assert!(len.is_some(), "a mate was proven by then: {answer}");
+        }
+    }
+}

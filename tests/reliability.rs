@@ -533,4 +533,11 @@ fn d15_go_mate_without_a_mate_engine_uses_the_built_in_solver() {
         g.until_prefix("checkmate").last().unwrap(),
         "checkmate G*5b"
     );
+    // No check at all: disproven at once.
+    g.send("position startpos");
+    g.send("go mate infinite");
+    assert_eq!(
+        g.until_prefix("checkmate").last().unwrap(),
+        "checkmate nomate"
+    );
 }

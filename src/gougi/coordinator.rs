@@ -44,7 +44,7 @@ use crate::gougi::policy::vote;
 use crate::gougi::policy::Decision;
 use crate::gougi::resign::{self, ResignRule};
 use crate::gougi::verify;
-use crate::mate::MateTable;
+use crate::mate::{BackgroundSolve, MateTable};
 use crate::member::lines::LineReader;
 use crate::member::{MemberEvent, MemberHandle, MemberSpec, Role};
 use crate::usi::{
@@ -86,6 +86,11 @@ const EOF_GRACE: Duration = Duration::from_secs(30);
 const MATE_HASH_CAP: u64 = 256;
 /// Positions remembered as already sent to PV mate members (mate-pv), oldest forgotten first.
 const PV_MATE_MEMORY: usize = 4096;
+/// The built-in solver's table for `go mate` without a mate member (allocated per `go mate`;
+/// about 13 ms for 64 MiB).
+const BUILTIN_MATE_HASH_MB: u64 = 64;
+/// The key of the built-in solver's answer among a tsume round's `checkmates` (not a slot).
+const BUILTIN_MATE: usize = usize::MAX;
 /// The longest PV prefix sent to PV mate members.
 const PV_MATE_DEPTH: usize = 8;
 
@@ -212,6 +217,9 @@ struct Round {
     elsewhere: HashMap<usize, Game>,
     /// A `go ponder` ended by `stop`: its bestmove is thrown away by the GUI.
     missed_ponder: bool,
+    /// `go mate` with no mate member: the built-in df-pn solver, in-process on its own thread,
+    /// until its answer is in `checkmates[BUILTIN_MATE]` (dropping it stops it).
+    builtin_mate: Option<BackgroundSolve>,
 }
 
 impl Round {
@@ -281,12 +289,16 @@ pub struct Coordinator<W> {
     /// The GUI's last `position` was refused (illegal move, bad SFEN): `go` is answered
     /// without consulting anyone.
     position_refused: Option<String>,
+    /// Answers of the built-in mate solver, by round.
+    solver_tx: mpsc::UnboundedSender<(u64, Checkmate)>,
+    solver_rx: mpsc::UnboundedReceiver<(u64, Checkmate)>,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
     /// Start every member (handshakes run in parallel from here on) and build the coordinator.
     pub fn start(config: Config, out: W) -> Self {
         let (events_tx, events) = mpsc::unbounded_channel();
+        let (solver_tx, solver_rx) = mpsc::unbounded_channel();
         let now = Instant::now();
         let specs = MemberSpec::from_config(&config);
         let mut slots = Vec::with_capacity(specs.len());
@@ -351,6 +363,8 @@ impl<W: std::io::Write> Coordinator<W> {
             input_closed: false,
             isready_seen: false,
             position_refused: None,
+            solver_tx,
+            solver_rx,
         }
     }
 
@@ -375,6 +389,7 @@ impl<W: std::io::Write> Coordinator<W> {
                     }
                 },
                 Some(event) = self.events.recv() => self.on_member_event(event),
+                Some((id, cm)) = self.solver_rx.recv() => self.on_builtin_mate(id, cm),
                 _ = sleep_until(timer.unwrap_or_else(far_future)), if timer.is_some() => self.on_timer(),
             }
             if self.input_closed {
@@ -732,6 +747,10 @@ impl<W: std::io::Write> Coordinator<W> {
         // `go` next, so gougi answers at once with what it has instead of waiting STOP_GRACE
         // for members (one hung member would otherwise eat a second of the next move's time).
         round.missed_ponder = round.kind == RoundKind::Ponder;
+        if let Some(solve) = &round.builtin_mate {
+            // Its answer (the best line found so far, or timeout) follows within milliseconds.
+            solve.stop();
+        }
         round.hard = Some(if round.missed_ponder {
             now
         } else {
@@ -852,6 +871,7 @@ impl<W: std::io::Write> Coordinator<W> {
             leader: None,
             elsewhere: HashMap::new(),
             missed_ponder: false,
+            builtin_mate: None,
         };
         let policy = self.config.policy;
         let normals: Vec<usize> = (0..self.slots.len())
@@ -863,6 +883,9 @@ impl<W: std::io::Write> Coordinator<W> {
                 .filter(|&i| self.slots[i].spec.role == Role::Mate && self.slots[i].usable())
                 .collect();
             if mates.is_empty() {
+                // No mate member: the built-in solver works beside the normal members (which
+                // may not solve mates at all); the shortest verified line wins.
+                round.builtin_mate = self.start_builtin_mate(id, &round.game, soft);
                 normals.clone()
             } else {
                 mates
@@ -1448,6 +1471,40 @@ impl<W: std::io::Write> Coordinator<W> {
 
     // ----- mate members -------------------------------------------------------------------
 
+    /// Start the built-in solver on `game` for round `id`, within `limit` (none: until `stop`).
+    /// Its answer comes back through `solver_tx`.
+    fn start_builtin_mate(
+        &mut self,
+        id: u64,
+        game: &Game,
+        limit: Option<Duration>,
+    ) -> Option<BackgroundSolve> {
+        let position = game.board.clone()?;
+        let tx = self.solver_tx.clone();
+        let done = Box::new(move |cm: Checkmate| {
+            // The coordinator may be gone (quit): nobody to tell.
+            let _ = tx.send((id, cm));
+        });
+        match BackgroundSolve::spawn(position, limit, BUILTIN_MATE_HASH_MB, done) {
+            Ok(solve) => Some(solve),
+            Err(e) => {
+                warn!(error = %e, "cannot start the built-in mate solver");
+                None
+            }
+        }
+    }
+
+    fn on_builtin_mate(&mut self, id: u64, cm: Checkmate) {
+        let Some(round) = &mut self.round else { return };
+        if round.id != id || round.kind != RoundKind::Tsume {
+            return;
+        }
+        debug!(round = id, answer = %cm, "built-in mate solver answered");
+        round.builtin_mate = None;
+        round.checkmates.insert(BUILTIN_MATE, cm);
+        self.maybe_finish();
+    }
+
     fn start_mate_search(&mut self) {
         let timeout = self.options.int("G_MateTimeout") as u64;
         let sfen = matches!(
@@ -1640,7 +1697,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let all_in = round.participants.iter().all(|p| match round.kind {
             RoundKind::Tsume => round.checkmates.contains_key(p),
             _ => round.answers.contains_key(p),
-        });
+        }) && round.builtin_mate.is_none();
         let hard_passed = round.hard.is_some_and(|h| h <= Instant::now());
         let tsume_mate = round.kind == RoundKind::Tsume
             && round

@@ -1699,11 +1699,14 @@ impl<W: std::io::Write> Coordinator<W> {
             _ => round.answers.contains_key(p),
         }) && round.builtin_mate.is_none();
         let hard_passed = round.hard.is_some_and(|h| h <= Instant::now());
+        // A verified mate line ends a tsume round at once, and so does the built-in solver's
+        // disproof (no member can mate where df-pn proved there is no mate).
         let tsume_mate = round.kind == RoundKind::Tsume
-            && round
-                .checkmates
-                .values()
-                .any(|c| matches!(c, Checkmate::Mate(l) if round.game.is_mate_line(l)));
+            && round.checkmates.iter().any(|(&k, c)| match c {
+                Checkmate::Mate(l) => round.game.is_mate_line(l),
+                Checkmate::NoMate => k == BUILTIN_MATE,
+                _ => false,
+            });
         let waiting_by_kind = matches!(round.kind, RoundKind::Ponder | RoundKind::Infinite);
         if waiting_by_kind && !hard_passed {
             return; // analysis and ponder end only with stop (or ponderhit)

@@ -33,7 +33,7 @@
 //! | `Engine<N>.ScoreView` | `side` (scores from the side to move, as USI says) or `black` (from Black's side, as gpsusi prints them) | `side` |
 //! | `Engine<N>.Scale` | score calibration: the member's cp per logistic unit, win rate = 1/(1+e^(−cp/Scale)); `gougi calibrate` fits it from game records | none (raw scores) |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
-//! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only) | 3 |
+//! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
 //! | `Log.File` | log file (relative to the config's folder); else stderr | stderr |
 //! | `Log.Level` | `error`, `warn`, `info`, `debug` or `trace` | `info` |
@@ -81,6 +81,11 @@ pub const CONFIG_ENV: &str = "GOUGI_CONFIG";
 
 /// Default number of PV mate engines (`MateEngine.forPV.Count`), as in the original.
 pub const DEFAULT_PV_MATE_COUNT: u32 = 3;
+
+/// The most PV mate engines `MateEngine.forPV.Count` may ask for. Each is a process with its
+/// own hash; the original had no limit, and `100000` started processes until the machine gave
+/// out (issue #17). 16 is several times what a PV of 8 plies can keep busy.
+pub const MAX_PV_MATE_COUNT: u32 = 16;
 
 /// The consultation types (合議タイプ). `FromStr` accepts the original Japanese name (exact, after
 /// trimming — full-width punctuation as written) or the English id; `Display` prints the id.
@@ -495,6 +500,8 @@ pub enum Problem {
     EngineZero,
     #[error("not a number: {value:?}")]
     BadNumber { value: String },
+    #[error("{value} is too many; at most {MAX_PV_MATE_COUNT} PV mate engines (0 for none)")]
+    TooManyPvMates { value: u32 },
     #[error("weight must be a finite number > 0, got {value:?}")]
     BadWeight { value: String },
     #[error("scale must be a finite number > 0 (centipawns per logistic unit), got {value:?}")]
@@ -883,6 +890,13 @@ impl Parser {
                         },
                     )
                 })?;
+                if n > MAX_PV_MATE_COUNT {
+                    return Err(self.err(
+                        line,
+                        "MateEngine.forPV.Count",
+                        Problem::TooManyPvMates { value: n },
+                    ));
+                }
                 if policy != PolicyKind::MatePv {
                     self.warn(
                         line,

@@ -806,3 +806,21 @@ fn shipped_example_is_valid() {
         assert!(text.contains(k.id()), "{}", k.id());
     }
 }
+
+#[test]
+fn mate_pv_count_is_capped() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=mate-pv\nEngine1.Path=builtin:search\nMateEngine.Path=builtin:mate\n";
+    for n in [0, 16] {
+        let c = parse_in(&dir, &format!("{head}MateEngine.forPV.Count={n}\n")).unwrap();
+        assert_eq!(c.pv_mate_count, n);
+    }
+    let (p, shown) = invalid(
+        &dir,
+        &format!("{head}MateEngine.forPV.Count=100000\n"),
+        4,
+        "MateEngine.forPV.Count",
+    );
+    assert_eq!(p, Problem::TooManyPvMates { value: 100000 });
+    assert!(shown.contains("at most 16"), "{shown}");
+}

@@ -47,6 +47,9 @@ pub fn run_proxy(explicit: Option<&Path>) -> anyhow::Result<()> {
     });
     // Tokio's stdin reader sits on a blocking thread that a runtime shutdown would wait for.
     runtime.shutdown_background();
+    // The runtime's `kill_on_drop` ended the members themselves; this ends what they started
+    // (a wrapper's children), and any member that outlived its task.
+    crate::member::process::kill_all_groups();
     result
 }
 

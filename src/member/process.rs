@@ -31,7 +31,9 @@
 //! orderly shutdown (a runtime shutting down), the process is still killed.
 //!
 //! On Windows none of this applies (a member is one process; `kill_on_drop` ends it); macOS and
-//! other Unixes get the process group and the exit paths but no parent-death signal.
+//! other Unixes get the process group only: no parent-death signal, no group watcher and so no
+//! registry for the exit paths (only Linux can tell, without reaping, that a member has ended
+//! and its group id may be recycled).
 
 use std::process::Stdio;
 
@@ -156,6 +158,7 @@ mod guard {
         }
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn register(pgid: i32) -> bool {
         GROUPS.iter().any(|slot| {
             slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
@@ -163,6 +166,7 @@ mod guard {
         })
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn unregister(pgid: i32) {
         for slot in &GROUPS {
             let _ = slot.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst);
@@ -182,18 +186,19 @@ mod guard {
         }
     }
 
-    /// Registers the member's group and starts its watcher (Linux), which kills the group once
-    /// the leader has exited.
+    /// Registers the member's group and starts its watcher, which kills the group once the
+    /// leader has exited and unregisters it. Linux only: without the watcher a group would stay
+    /// registered after its member ended, and a later exit-path kill could hit a recycled id.
     pub(super) fn watch(pid: u32, member: u32) {
-        let Ok(pgid) = i32::try_from(pid) else { return };
-        if !register(pgid) {
-            tracing::warn!(
-                member,
-                "too many member groups to track; exit paths will not kill this one's children"
-            );
-        }
         #[cfg(target_os = "linux")]
         {
+            let Ok(pgid) = i32::try_from(pid) else { return };
+            if !register(pgid) {
+                tracing::warn!(
+                    member,
+                    "too many member groups to track; exit paths will not kill this one's children"
+                );
+            }
             let started = std::thread::Builder::new()
                 .name(format!("gougi-member-{member}-group"))
                 .stack_size(64 * 1024)
@@ -212,6 +217,8 @@ mod guard {
                 tracing::warn!(member, error = %e, "cannot start the member's group watcher");
             }
         }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (pid, member);
     }
 
     /// Blocks until child `pid` has exited, leaving it for the actor to reap (`WNOWAIT`).

@@ -95,12 +95,19 @@ fn signal(pid: i32, sig: libc::c_int) {
     }
 }
 
-/// Kills what a failing run left behind, so a red test does not leave `sleep 1000`s around.
-struct Cleanup(Vec<i32>);
+/// Kills what a failing run left behind, so a red test does not leave `sleep 1000`s around:
+/// the pids first read, and those in the pid files at the end (a restarted member writes new
+/// ones).
+struct Cleanup(Vec<i32>, PathBuf);
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        for &pid in &self.0 {
+        let latest = ["member.pid", "child.pid"].into_iter().filter_map(|name| {
+            std::fs::read_to_string(self.1.join(name))
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+        });
+        for pid in self.0.iter().copied().chain(latest) {
             if alive(pid) {
                 signal(pid, libc::SIGKILL);
             }
@@ -119,7 +126,7 @@ fn start_stubborn(tag: &str, child: bool, exit_at_newgame: bool) -> (Gougi, Path
     gougi.send("isready");
     gougi.until(Duration::from_secs(20), |l| l == "readyok");
     let member = read_pid(&dir, "member.pid");
-    let mut cleanup = Cleanup(vec![member]);
+    let mut cleanup = Cleanup(vec![member], dir.clone());
     if child {
         cleanup.0.push(read_pid(&dir, "child.pid"));
     }
@@ -193,9 +200,19 @@ fn a_member_that_exits_takes_what_it_started_with_it() {
         "the exited member's child still running: {:?}",
         stat(child)
     );
-    // gougi itself is still there and answers.
+    // gougi itself is still there and answers (restarting the member), and quits cleanly:
+    // the restarted member's child goes too.
     gougi.send("isready");
     gougi.until(Duration::from_secs(20), |l| l == "readyok");
+    let restarted_child = read_pid(&dir, "child.pid");
+    assert_ne!(restarted_child, child, "the member was restarted");
+    gougi.send("quit");
+    assert!(gougi.wait_exit(Duration::from_secs(10)).is_some());
+    assert!(
+        gone_in_time(restarted_child),
+        "the restarted member's child still running: {:?}",
+        stat(restarted_child)
+    );
 }
 
 #[test]

@@ -17,8 +17,14 @@
 //!   `=`); the value is trimmed. Keys are case-sensitive, as in the original.
 //! - **Unknown keys.** A line shaped like a dotted key (`Word.Word…=…`, e.g. `Engin1.Path=…`) whose
 //!   key is not one of ours is an **error** naming the line: a typo there would silently lose a
-//!   member, which is worse than refusing to start. Any other text (the original had no comment
-//!   syntax, so old files may hold free prose) is ignored, as the original did.
+//!   member, which is worse than refusing to start.
+//! - **Lines without `=`.** One that starts like a dotted key (`Engine2.Path builtin:search`,
+//!   `Engine2.Path:…`, a lone `Gougi.Type`) is an **error** naming the line, for the same reason.
+//! - **Free text.** The original had no comment syntax and ignored every line that did not start
+//!   with `Key=`, so old files hold prose and section titles (`［エンジン］`, `[Engines]`). gougi
+//!   still ignores them, but says so: each is a [`ConfigWarning`] (`file:line: ignored: …`), which
+//!   the proxy prints as `info string [Warning] …` at start-up, so a line that was meant as a
+//!   setting never vanishes without a word.
 //! - **Duplicate keys.** The original took the first occurrence (the last for
 //!   `MateEngine.forPV.Count`). gougi: a repeat with the same value is a warning; a repeat with a
 //!   different value is an error naming both lines, because either reading surprises somebody.
@@ -32,10 +38,12 @@
 //! | `Engine<N>.Weight` | vote weight, a finite number > 0 | 1 |
 //! | `Engine<N>.ScoreView` | `side` (scores from the side to move, as USI says) or `black` (from Black's side, as gpsusi prints them) | `side` |
 //! | `Engine<N>.Scale` | score calibration: the member's cp per logistic unit, win rate = 1/(1+e^(−cp/Scale)); `gougi calibrate` fits it from game records | none (raw scores) |
+//! | `Engine<N>.Ponder` | `true` or `false`: with `false` the member never gets `go ponder`; at `ponderhit` it starts with a normal `go` | `true` |
+//! | `Engine<N>.Nodes` | a node count ≥ 1 (every `go` it gets carries `nodes <n>` instead of the GUI's limits) or `off` (it never gets `nodes`: a GUI `go nodes` reaches it as `go btime 0 wtime 0 byoyomi 1000`) ([`NodesRule`]) | absent: the GUI's `go` as is |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
-//! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only) | 3 |
+//! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
-//! | `Log.File` | log file (relative to the config's folder); else stderr | stderr |
+//! | `Log.File` | log file (relative to the config's folder; opened for appending at start-up, a failure is a config error naming the line) | stderr |
 //! | `Log.Level` | `error`, `warn`, `info`, `debug` or `trace` | `info` |
 //!
 //! # Command lines ([`EngineCommand`])
@@ -69,6 +77,8 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
+use crate::member::NodesRule;
+
 /// File names looked up, in order, in each default folder.
 pub const CONFIG_NAMES: [&str; 3] = [
     "SimpleGougi.config",
@@ -81,6 +91,11 @@ pub const CONFIG_ENV: &str = "GOUGI_CONFIG";
 
 /// Default number of PV mate engines (`MateEngine.forPV.Count`), as in the original.
 pub const DEFAULT_PV_MATE_COUNT: u32 = 3;
+
+/// The most PV mate engines `MateEngine.forPV.Count` may ask for. Each is a process with its
+/// own hash; the original had no limit, and `100000` started processes until the machine gave
+/// out (issue #17). 16 is several times what a PV of 8 plies can keep busy.
+pub const MAX_PV_MATE_COUNT: u32 = 16;
 
 /// The consultation types (合議タイプ). `FromStr` accepts the original Japanese name (exact, after
 /// trimming — full-width punctuation as written) or the English id; `Display` prints the id.
@@ -262,6 +277,10 @@ pub struct EngineEntry {
     pub scale: Option<f64>,
     /// `Engine<N>.ScoreView=black`: the member prints scores from Black's side.
     pub black_view_scores: bool,
+    /// `Engine<N>.Ponder` (default true): false = the member never gets `go ponder`.
+    pub ponder: bool,
+    /// `Engine<N>.Nodes`: how `nodes` limits reach this member (default [`NodesRule::Gui`]).
+    pub nodes: NodesRule,
     /// The line of `Engine<N>.Path`, for later messages.
     pub line: usize,
 }
@@ -277,15 +296,13 @@ pub struct ConfigWarning {
 }
 
 impl fmt::Display for ConfigWarning {
+    /// `file:line: key: message`, or `file:line: message` for a line with no key (free text).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}: {}: {}",
-            self.file.display(),
-            self.line,
-            self.key,
-            self.message
-        )
+        write!(f, "{}:{}: ", self.file.display(), self.line)?;
+        if !self.key.is_empty() {
+            write!(f, "{}: ", self.key)?;
+        }
+        f.write_str(&self.message)
     }
 }
 
@@ -305,6 +322,8 @@ pub struct Config {
     pub name: Option<String>,
     /// `Log.File`, resolved against the config's folder.
     pub log_file: Option<PathBuf>,
+    /// The line of `Log.File` (0 when absent), for [`Config::open_log_file`]'s error.
+    pub log_file_line: usize,
     /// `Log.Level`.
     pub log_level: Option<tracing::Level>,
     pub warnings: Vec<ConfigWarning>,
@@ -338,6 +357,29 @@ impl Config {
             tracing::warn!("{w}");
         }
         Ok(config)
+    }
+
+    /// Opens `Log.File` for appending (`None` without one). A failure is a config error naming
+    /// the file, the line and the key: `SimpleGougi.config:7: Log.File: cannot open
+    /// /x/logs/gougi.log: No such file or directory (os error 2)`.
+    pub fn open_log_file(&self) -> Result<Option<std::fs::File>, ConfigError> {
+        let Some(path) = &self.log_file else {
+            return Ok(None);
+        };
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map(Some)
+            .map_err(|e| ConfigError::Invalid {
+                file: self.path.clone(),
+                line: self.log_file_line,
+                key: "Log.File".to_owned(),
+                problem: Problem::CannotOpenLog {
+                    path: path.clone(),
+                    message: e.to_string(),
+                },
+            })
     }
 
     /// Parses and validates config text; `path` names the file in messages and anchors relative
@@ -495,12 +537,22 @@ pub enum Problem {
     EngineZero,
     #[error("not a number: {value:?}")]
     BadNumber { value: String },
+    #[error("{value} is too many; at most {MAX_PV_MATE_COUNT} PV mate engines (0 for none)")]
+    TooManyPvMates { value: u32 },
     #[error("weight must be a finite number > 0, got {value:?}")]
     BadWeight { value: String },
     #[error("scale must be a finite number > 0 (centipawns per logistic unit), got {value:?}")]
     BadScale { value: String },
     #[error("score view must be side or black, got {value:?}")]
     BadScoreView { value: String },
+    #[error("must be true or false, got {value:?}")]
+    BadPonder { value: String },
+    #[error("must be a node count of 1 or more, or off, got {value:?}")]
+    BadNodes { value: String },
+    #[error("no \"=\": a setting is Key=value (start a comment with #)")]
+    NoEquals,
+    #[error("cannot open {}: {message}", .path.display())]
+    CannotOpenLog { path: PathBuf, message: String },
     #[error("unknown level {value:?} (error, warn, info, debug, trace)")]
     BadLevel { value: String },
     #[error("unbalanced quote in {value:?}")]
@@ -542,6 +594,8 @@ enum Key {
     EngineWeight(u32),
     EngineScale(u32),
     EngineScoreView(u32),
+    EnginePonder(u32),
+    EngineNodes(u32),
     MatePath,
     MatePvCount,
     LogFile,
@@ -587,6 +641,8 @@ impl Key {
                     "Weight" => Key::EngineWeight(n),
                     "Scale" => Key::EngineScale(n),
                     "ScoreView" => Key::EngineScoreView(n),
+                    "Ponder" => Key::EnginePonder(n),
+                    "Nodes" => Key::EngineNodes(n),
                     _ => return Ok(None),
                 };
                 if n == 0 {
@@ -612,6 +668,8 @@ impl Key {
                 "weight" => "Weight",
                 "scale" => "Scale",
                 "scoreview" => "ScoreView",
+                "ponder" => "Ponder",
+                "nodes" => "Nodes",
                 _ => "Path",
             };
             return Some(format!("Engine{digits}.{f}"));
@@ -678,6 +736,21 @@ impl Parser {
         });
     }
 
+    /// A line that is neither a comment nor a setting: ignored as the original did, with a
+    /// warning that quotes its start.
+    fn free_text(&mut self, line: usize, text: &str, why: &str) {
+        const QUOTE_CHARS: usize = 40;
+        let mut quoted: String = text.chars().take(QUOTE_CHARS).collect();
+        if text.chars().nth(QUOTE_CHARS).is_some() {
+            quoted.push('…');
+        }
+        self.warn(
+            line,
+            "",
+            format!("ignored: {why}, not a setting (start comments with #): {quoted:?}"),
+        );
+    }
+
     fn run(mut self, text: &str) -> Result<Config, ConfigError> {
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
@@ -686,7 +759,16 @@ impl Parser {
                 continue;
             }
             let Some((key_text, value)) = line.split_once('=') else {
-                tracing::debug!(line = line_no, text = line, "config: free text ignored");
+                // What a key would be: the leading run of key characters (`Engine2.Path` in
+                // `Engine2.Path builtin:search` or `Engine2.Path:…`).
+                let head_len = line
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                    .unwrap_or(line.len());
+                let head = &line[..head_len];
+                if looks_like_key(head) {
+                    return Err(self.err(line_no, head, Problem::NoEquals));
+                }
+                self.free_text(line_no, line, "no \"=\"");
                 continue;
             };
             let key_text = key_text.trim();
@@ -703,7 +785,7 @@ impl Parser {
                     ))
                 }
                 Ok(None) => {
-                    tracing::debug!(line = line_no, text = line, "config: free text ignored");
+                    self.free_text(line_no, line, "not a key");
                     continue;
                 }
                 Err(p) => return Err(self.err(line_no, key_text, p)),
@@ -746,7 +828,9 @@ impl Parser {
             let (Key::EngineName(n)
             | Key::EngineWeight(n)
             | Key::EngineScale(n)
-            | Key::EngineScoreView(n)) = *key
+            | Key::EngineScoreView(n)
+            | Key::EnginePonder(n)
+            | Key::EngineNodes(n)) = *key
             else {
                 continue;
             };
@@ -805,6 +889,36 @@ impl Parser {
                     ))
                 }
             };
+            let ponder = match self.get(Key::EnginePonder(n)) {
+                None => true,
+                Some((_, v)) if v.eq_ignore_ascii_case("true") => true,
+                Some((_, v)) if v.eq_ignore_ascii_case("false") => false,
+                Some((pl, v)) => {
+                    return Err(self.err(
+                        pl,
+                        &format!("Engine{n}.Ponder"),
+                        Problem::BadPonder {
+                            value: v.to_owned(),
+                        },
+                    ))
+                }
+            };
+            let nodes = match self.get(Key::EngineNodes(n)) {
+                None => NodesRule::Gui,
+                Some((_, v)) if v.eq_ignore_ascii_case("off") => NodesRule::Off,
+                Some((nl, v)) => match v.parse::<u64>() {
+                    Ok(count) if count >= 1 => NodesRule::Fixed(count),
+                    _ => {
+                        return Err(self.err(
+                            nl,
+                            &format!("Engine{n}.Nodes"),
+                            Problem::BadNodes {
+                                value: v.to_owned(),
+                            },
+                        ))
+                    }
+                },
+            };
             engines.push(EngineEntry {
                 number: n,
                 command,
@@ -812,6 +926,8 @@ impl Parser {
                 weight,
                 scale,
                 black_view_scores,
+                ponder,
+                nodes,
                 line,
             });
         }
@@ -883,6 +999,13 @@ impl Parser {
                         },
                     )
                 })?;
+                if n > MAX_PV_MATE_COUNT {
+                    return Err(self.err(
+                        line,
+                        "MateEngine.forPV.Count",
+                        Problem::TooManyPvMates { value: n },
+                    ));
+                }
                 if policy != PolicyKind::MatePv {
                     self.warn(
                         line,
@@ -896,6 +1019,7 @@ impl Parser {
 
         let name = self.get(Key::GougiName).map(|(_, v)| v.to_owned());
         let log_file = self.get(Key::LogFile).map(|(_, v)| self.dir.join(v));
+        let log_file_line = self.get(Key::LogFile).map_or(0, |(l, _)| l);
         let log_level = match self.get(Key::LogLevel) {
             None => None,
             Some((line, v)) => Some(v.parse::<tracing::Level>().map_err(|_| {
@@ -917,6 +1041,7 @@ impl Parser {
             pv_mate_count,
             name,
             log_file,
+            log_file_line,
             log_level,
             warnings: self.warnings,
         })

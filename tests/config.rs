@@ -1,11 +1,16 @@
-//! `SimpleGougi.config` parsing, validation, encodings, command lines and file lookup.
+//! `SimpleGougi.config` parsing, validation, encodings, command lines and file lookup; and, through
+//! the real binary, how config problems reach the GUI and `gougi match`.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use gougi::config::{
     decode, locate_in, Builtin, Config, ConfigError, PolicyKind, Problem, CONFIG_NAMES,
 };
+use gougi::member::NodesRule;
 
 /// A fresh, empty folder under the system temp dir (removed on drop).
 struct TempDir(PathBuf);
@@ -805,4 +810,286 @@ fn shipped_example_is_valid() {
         assert!(text.contains(k.japanese_name()), "{}", k.japanese_name());
         assert!(text.contains(k.id()), "{}", k.id());
     }
+}
+
+#[test]
+fn mate_pv_count_is_capped() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=mate-pv\nEngine1.Path=builtin:search\nMateEngine.Path=builtin:mate\n";
+    for n in [0, 16] {
+        let c = parse_in(&dir, &format!("{head}MateEngine.forPV.Count={n}\n")).unwrap();
+        assert_eq!(c.pv_mate_count, n);
+    }
+    let (p, shown) = invalid(
+        &dir,
+        &format!("{head}MateEngine.forPV.Count=100000\n"),
+        4,
+        "MateEngine.forPV.Count",
+    );
+    assert_eq!(p, Problem::TooManyPvMates { value: 100000 });
+    assert!(shown.contains("at most 16"), "{shown}");
+}
+
+#[test]
+fn free_text_warns_and_keylike_lines_without_equals_are_errors() {
+    let dir = TempDir::new();
+    let text = "\
+ここは説明文です。
+[Engines]
+Gougi.Type=optimistic
+a sentence with = in it is prose, not a key
+Engine1.Path=builtin:search
+";
+    let c = parse_in(&dir, text).unwrap();
+    let lines: Vec<usize> = c.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, vec![1, 2, 4], "{:?}", c.warnings);
+    let shown = c.warnings[1].to_string();
+    assert!(
+        shown.ends_with("SimpleGougi.config:2: ignored: no \"=\", not a setting (start comments with #): \"[Engines]\""),
+        "{shown}"
+    );
+    for (line, key) in [
+        ("Engine2.Path builtin:search", "Engine2.Path"),
+        ("Engine2.Path:builtin:search", "Engine2.Path"),
+        ("Gougi.Name", "Gougi.Name"),
+        ("Engin2.Path builtin:search", "Engin2.Path"),
+    ] {
+        let (p, _) = invalid(
+            &dir,
+            &format!("Gougi.Type=optimistic\nEngine1.Path=builtin:search\n{line}\n"),
+            3,
+            key,
+        );
+        assert_eq!(p, Problem::NoEquals, "{line}");
+    }
+}
+
+#[test]
+fn ponder_and_nodes_per_engine() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=majority\nEngine1.Path=builtin:search\nEngine2.Path=builtin:search\n";
+    let c = parse_in(&dir, head).unwrap();
+    assert!(c
+        .engines
+        .iter()
+        .all(|e| e.ponder && e.nodes == NodesRule::Gui));
+    let c = parse_in(
+        &dir,
+        &format!("{head}Engine1.Ponder=false\nEngine1.Nodes=OFF\nEngine2.Ponder=True\nEngine2.Nodes=20000\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        c.engines
+            .iter()
+            .map(|e| (e.ponder, e.nodes))
+            .collect::<Vec<_>>(),
+        vec![(false, NodesRule::Off), (true, NodesRule::Fixed(20000))]
+    );
+    for bad in ["no", "1"] {
+        let (p, _) = invalid(
+            &dir,
+            &format!("{head}Engine2.Ponder={bad}\n"),
+            4,
+            "Engine2.Ponder",
+        );
+        assert_eq!(p, Problem::BadPonder { value: bad.into() });
+    }
+    for bad in ["0", "-5", "many", "1.5"] {
+        let (p, shown) = invalid(
+            &dir,
+            &format!("{head}Engine1.Nodes={bad}\n"),
+            4,
+            "Engine1.Nodes",
+        );
+        assert_eq!(p, Problem::BadNodes { value: bad.into() });
+        assert!(shown.contains("1 or more, or off"), "{shown}");
+    }
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine3.Nodes=100\n"),
+        4,
+        "Engine3.Nodes",
+    );
+    assert_eq!(p, Problem::NoPath { number: 3 });
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine1.ponder=false\n"),
+        4,
+        "Engine1.ponder",
+    );
+    assert_eq!(
+        p,
+        Problem::UnknownKey {
+            hint: Some("Engine1.Ponder".into())
+        }
+    );
+}
+
+#[test]
+fn log_file_that_cannot_be_opened_names_its_line() {
+    let dir = TempDir::new();
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nLog.File=missing/gougi.log\n",
+    )
+    .unwrap();
+    assert_eq!(c.log_file_line, 3);
+    let e = c.open_log_file().unwrap_err().to_string();
+    let want = format!(
+        "SimpleGougi.config:3: Log.File: cannot open {}: ",
+        dir.path().join("missing/gougi.log").display()
+    );
+    assert!(e.contains(&want), "{e}");
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nLog.File=gougi.log\n",
+    )
+    .unwrap();
+    assert!(c.open_log_file().unwrap().is_some());
+    assert!(dir.path().join("gougi.log").is_file());
+}
+
+// Through the real binary.
+
+const MEMBER: &str = "usi: usiok\nisready: readyok\ngo: bestmove 7g7f\n";
+
+/// gougi on `config`: the first line it prints after `usi`, its exit status, and whether it
+/// said `usiok`.
+fn start_failure(config: &Path) -> (String, Option<i32>, bool) {
+    let mut gougi = common::Gougi::with_config(config);
+    gougi.send("usi");
+    let first = gougi.next(Duration::from_secs(20)).unwrap_or_default();
+    let code = gougi.wait_exit(Duration::from_secs(10));
+    while gougi.next(Duration::from_millis(100)).is_some() {}
+    let usiok = gougi.seen.iter().any(|l| l == "usiok");
+    (first, code, usiok)
+}
+
+#[test]
+fn binary_a_setting_without_equals_stops_gougi_with_its_line() {
+    let dir = common::scratch_dir("noequals");
+    let config = common::mock_config(&dir, "optimistic", &[MEMBER], None, "");
+    let mock = common::mock_engine_path();
+    let script = dir.join("member1.txt");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text += &format!("Engine2.Path {} {}\n", mock.display(), script.display());
+    std::fs::write(&config, text).unwrap();
+    let (first, code, usiok) = start_failure(&config);
+    assert!(
+        first.starts_with("info string [Error] ")
+            && first.contains("SimpleGougi.config:3: Engine2.Path: no \"=\""),
+        "{first}"
+    );
+    assert_eq!((code, usiok), (Some(1), false));
+}
+
+#[test]
+fn binary_free_text_is_a_warning_the_gui_sees() {
+    let dir = common::scratch_dir("freetext");
+    let config = common::mock_config(&dir, "optimistic", &[MEMBER], None, "説明文です\n");
+    let mut gougi = common::Gougi::with_config(&config);
+    gougi.send("usi");
+    let lines = gougi.until_prefix("usiok");
+    let want = format!(
+        "info string [Warning] {}:3: ignored: no \"=\", not a setting (start comments with #): \"説明文です\"",
+        config.display()
+    );
+    assert!(lines.contains(&want), "{lines:#?}");
+}
+
+#[test]
+fn binary_log_file_in_a_missing_folder_is_a_config_error() {
+    let dir = common::scratch_dir("logfile");
+    let config = common::mock_config(
+        &dir,
+        "optimistic",
+        &[MEMBER],
+        None,
+        "Log.File=no/such/folder/gougi.log\n",
+    );
+    let (first, code, usiok) = start_failure(&config);
+    let want = format!(
+        "info string [Error] {}:3: Log.File: cannot open {}: ",
+        config.display(),
+        dir.join("no/such/folder/gougi.log").display()
+    );
+    assert!(first.starts_with(&want), "{first}\nwanted {want}");
+    assert_eq!((code, usiok), (Some(1), false));
+}
+
+#[test]
+fn binary_match_shows_a_broken_configs_message() {
+    let dir = common::scratch_dir("matchconfig");
+    let broken = dir.join("broken.config");
+    std::fs::write(
+        &broken,
+        "Gougi.Type=optimistic\nEngine1.Path=no/such/engine\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args([
+            "match",
+            "--quiet",
+            "--no-files",
+            "--byoyomi",
+            "100",
+            "--engine",
+        ])
+        .arg(format!("config={}", broken.display()))
+        .args(["--engine", "cmd=builtin:search"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    let want = format!(
+        "broken.config:2: Engine1.Path: no such file: {}",
+        dir.join("no/such/engine").display()
+    );
+    assert!(err.contains(&want), "{err}\nwanted {want}");
+}
+
+#[test]
+fn binary_bad_setoption_values_get_a_warning() {
+    let dir = common::scratch_dir("setoption");
+    let config = common::mock_config(&dir, "optimistic", &[MEMBER], None, "");
+    let mut gougi = common::Gougi::with_config(&config);
+    gougi.handshake();
+    gougi.send("setoption name G_Margin value -5");
+    gougi.send("setoption name G_InfoRelay value bogus");
+    gougi.send("setoption name G_Margin value 200");
+    gougi.send("isready");
+    let lines = gougi.until(Duration::from_secs(20), |l| l == "readyok");
+    let warnings: Vec<&String> = lines.iter().filter(|l| l.contains("[Warning]")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "info string [Warning] setoption G_Margin -5: outside 0..=60000; using 0",
+            "info string [Warning] setoption G_InfoRelay bogus: not one of leader, all, none; keeping leader",
+        ],
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn binary_accepts_ponder_and_nodes_switches() {
+    let dir = common::scratch_dir("switches");
+    let config = common::mock_config(
+        &dir,
+        "optimistic",
+        &[MEMBER],
+        None,
+        "Engine1.Ponder=false\nEngine1.Nodes=off\n",
+    );
+    let mut gougi = common::Gougi::with_config(&config);
+    let lines = gougi.handshake();
+    assert!(!lines.iter().any(|l| l.contains("[Error]")), "{lines:#?}");
+    let config = common::mock_config(&dir, "optimistic", &[MEMBER], None, "Engine1.Nodes=0\n");
+    let (first, code, usiok) = start_failure(&config);
+    assert!(
+        first.contains(
+            "SimpleGougi.config:3: Engine1.Nodes: must be a node count of 1 or more, or off"
+        ),
+        "{first}"
+    );
+    assert_eq!((code, usiok), (Some(1), false));
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 
-use crate::config::{resolve_command, split_words, EngineCommand};
+use crate::config::{resolve_command, split_words, Config, EngineCommand};
 use crate::member::{handshake_all, ready_all, MemberEvent, MemberHandle, MemberSpec, Role};
 use crate::usi::{BestMove, EngineMessage, GameResult, Info};
 
@@ -97,6 +97,12 @@ impl EngineSpec {
                     if !path.is_file() {
                         return Err(format!("config={value:?}: no such file {}", path.display()));
                     }
+                    // Validated here, as the proxy will: a broken config is refused with its own
+                    // message (file:line: key: problem) instead of a player that "exited with
+                    // status 1" at its first `usi`.
+                    Config::load(&path)
+                        .and_then(|c| c.open_log_file())
+                        .map_err(|e| format!("config={value:?}: {e}"))?;
                     command = Some(EngineCommand {
                         program: exe,
                         args: vec![

@@ -615,7 +615,16 @@ impl<W: std::io::Write> Coordinator<W> {
         let value = opt.value.clone().unwrap_or_default();
         if Values::is_own(&opt.name) {
             if let Err(e) = self.options.set(&opt.name, &value) {
-                warn!(error = %e, "setoption");
+                warn!(option = %opt.name, value = %value, error = %e, "setoption");
+                let shown = if value.trim().is_empty() {
+                    "(no value)"
+                } else {
+                    value.trim()
+                };
+                self.say(format!(
+                    "info string [Warning] setoption {} {shown}: {e}",
+                    opt.name
+                ));
             }
             return;
         }

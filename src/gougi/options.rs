@@ -4,7 +4,9 @@
 //! The reference advertised each of its options only for the consultation types that use it
 //! (GougiShogi §3.5); gougi does the same for those, and advertises its own additions for every
 //! type. Values outside the range are clamped (the reference accepted anything), and a value
-//! that is not a number keeps the current setting, with a warning in the log.
+//! that is not a number (or not one of a combo's words) keeps the current setting; either way
+//! the coordinator tells the GUI with `info string [Warning] setoption <name> <value>: <reason>;
+//! <what was used or kept>`.
 
 use std::fmt;
 
@@ -145,18 +147,21 @@ enum Value {
     Text(&'static str),
 }
 
-/// Why a `setoption` for a `G_` option was not applied as given.
+/// Why a `setoption` for a `G_` option was not applied as given. `Display` is the reason and
+/// what gougi did instead (`outside 0..=60000; using 0`), without the option's name and value,
+/// which the coordinator's `info string [Warning] setoption <name> <value>: …` line already
+/// carries.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetError {
     #[error("unknown option {0}")]
     Unknown(String),
-    #[error("{name}: {value:?} is not a number; keeping {kept}")]
+    #[error("not a number; keeping {kept}")]
     NotANumber {
         name: String,
         value: String,
         kept: i64,
     },
-    #[error("{name}: {value} is outside {min}..={max}; clamped to {clamped}")]
+    #[error("outside {min}..={max}; using {clamped}")]
     Clamped {
         name: String,
         value: i64,
@@ -164,7 +169,7 @@ pub enum SetError {
         max: i64,
         clamped: i64,
     },
-    #[error("{name}: {value:?} is not one of {vars:?}; keeping {kept}")]
+    #[error("not one of {}; keeping {kept}", .vars.join(", "))]
     NotAVar {
         name: String,
         value: String,
@@ -311,6 +316,19 @@ mod tests {
         assert_eq!(v.text("G_InfoRelay"), "all");
         assert!(v.set("G_InfoRelay", "some").is_err());
         assert!(matches!(v.set("G_Nope", "1"), Err(SetError::Unknown(_))));
+        assert_eq!(
+            v.set("G_Margin", "-5").unwrap_err().to_string(),
+            "outside 0..=60000; using 0"
+        );
+        assert_eq!(v.int("G_Margin"), 0);
+        assert_eq!(
+            v.set("G_InfoRelay", "bogus").unwrap_err().to_string(),
+            "not one of leader, all, none; keeping all"
+        );
+        assert_eq!(
+            v.set("G_Margin", "x").unwrap_err().to_string(),
+            "not a number; keeping 0"
+        );
         assert!(Values::is_own("G_Margin") && !Values::is_own("USI_Hash"));
     }
 }

@@ -5,8 +5,10 @@
 //! [`MemberHandle`] (commands in on an `mpsc`) and reads [`MemberEvent`]s (every member's events,
 //! tagged with its number, on one `mpsc`, so the coordinator waits on a single receiver).
 //!
-//! - [`spec`]: what to run ([`MemberSpec`]: number, `E<N>_` prefix, command, role), from the config.
-//! - [`process`]: spawning with `kill_on_drop`, stderr drained into the log (never to stdout).
+//! - [`spec`]: what to run ([`MemberSpec`]: number, `E<N>_` prefix, command, role, ponder and
+//!   [`NodesRule`] switches), from the config.
+//! - [`process`]: spawning with `kill_on_drop`, stderr drained into the log (never to stdout);
+//!   process groups and the parent-death signal, so no member outlives gougi.
 //! - [`lines`]: a cancel-safe, length-capped line reader (invalid UTF-8 is replaced, not fatal).
 //! - [`actor`]: the per-member task and its handle.
 //! - [`handshake`]: `usi` → `usiok` and `isready` → `readyok` for many members at once, with
@@ -31,4 +33,4 @@ pub use handshake::{
     handshake_all, ready_all, Handshake, DEFAULT_READY_TIMEOUT, DEFAULT_USI_TIMEOUT,
     KEEPALIVE_INTERVAL,
 };
-pub use spec::{MemberSpec, Role};
+pub use spec::{MemberSpec, NodesRule, Role};

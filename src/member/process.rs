@@ -1,9 +1,39 @@
-//! Spawning a member process: piped stdin/stdout, stderr drained into the log.
+//! Spawning a member process: piped stdin/stdout, stderr drained into the log, and the rules
+//! that keep a member from outliving gougi.
 //!
 //! stdout is the USI channel of gougi itself, so a member's stderr is never relayed: a task reads
 //! it line by line and logs each line (`tracing`, target `gougi::member::stderr`) until EOF.
-//! The child is `kill_on_drop(true)`: if the owning actor task is dropped without its orderly
-//! shutdown (a runtime shutting down), the process is still killed.
+//!
+//! # A member never outlives gougi (issue #17, defect 11)
+//! A member may ignore `quit`, stdin EOF and SIGTERM, and it may be a wrapper (`sh -c …`,
+//! `ssh host engine`) whose own children do the work. So, on Unix:
+//! - **Own process group.** Each member leads a new process group (pgid = its pid), so the
+//!   member and everything it starts can be signalled at once, and a Ctrl-C meant for gougi's
+//!   terminal reaches gougi alone (gougi then ends its members itself).
+//! - **Group killed when the member ends.** A small watcher thread per member waits (without
+//!   reaping: `waitid(WNOWAIT)`, the actor still collects the status) until the leader has
+//!   exited — on its own, or killed by the actor (hang, `kill`, handle dropped, `kill_on_drop`)
+//!   — and then SIGKILLs the whole group, so a wrapper's grandchildren die with it. (Linux.)
+//! - **Parent-death signal (Linux).** The child asks the kernel for SIGKILL when gougi dies
+//!   (`prctl(PR_SET_PDEATHSIG)`), which covers even a SIGKILL of gougi, where no code of ours
+//!   runs. The kernel ties this to the *thread* that forked the child, not the process: members
+//!   must be spawned from a thread that lives as long as gougi. They are: the proxy and
+//!   `gougi match` both run a current-thread tokio runtime on the main thread, and
+//!   `tokio::process` forks on the calling thread. (Do not spawn members from `spawn_blocking`
+//!   or a short-lived thread: they would be killed when that thread ends.) The signal is not
+//!   inherited across `fork`, so a wrapper's grandchildren survive a SIGKILL of gougi; every
+//!   other way gougi ends kills them through the group:
+//! - **Exit paths.** [`kill_all_groups`] kills every live member group (the proxy calls it after
+//!   its runtime is gone), and [`install_exit_signal_handlers`] does the same on SIGTERM, SIGINT
+//!   and SIGHUP before gougi dies of the signal as it would have.
+//!
+//! The child is also `kill_on_drop(true)`: if the owning actor task is dropped without its
+//! orderly shutdown (a runtime shutting down), the process is still killed.
+//!
+//! On Windows none of this applies (a member is one process; `kill_on_drop` ends it); macOS and
+//! other Unixes get the process group only: no parent-death signal, no group watcher and so no
+//! registry for the exit paths (only Linux can tell, without reaping, that a member has ended
+//! and its group id may be recycled).
 
 use std::process::Stdio;
 
@@ -20,7 +50,8 @@ pub struct Spawned {
     pub stdout: ChildStdout,
 }
 
-/// Starts the member's process. Must run inside a tokio runtime (the stderr task is spawned).
+/// Starts the member's process. Must run inside a tokio runtime (the stderr task is spawned),
+/// on a thread that lives as long as gougi (see the module doc: the parent-death signal).
 pub fn spawn(spec: &MemberSpec) -> Result<Spawned, MemberError> {
     let mut command = Command::new(&spec.program);
     command
@@ -32,11 +63,17 @@ pub fn spawn(spec: &MemberSpec) -> Result<Spawned, MemberError> {
     if let Some(dir) = &spec.working_dir {
         command.current_dir(dir);
     }
+    guard::prepare(&mut command);
+    // Whoever runs members (the proxy, `gougi match`, tests) gets the exit-signal cleanup.
+    guard::install_handlers();
     let mut child = command.spawn().map_err(|source| MemberError::Spawn {
         member: spec.number,
         program: spec.program.clone(),
         source,
     })?;
+    if let Some(pid) = child.id() {
+        guard::watch(pid, spec.number);
+    }
     let (Some(stdin), Some(stdout), stderr) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -61,4 +98,180 @@ pub fn spawn(spec: &MemberSpec) -> Result<Spawned, MemberError> {
         stdin,
         stdout,
     })
+}
+
+/// SIGKILLs every member's process group that is still registered (members still running,
+/// with whatever they started). For gougi's own exit paths; harmless when there are none.
+pub fn kill_all_groups() {
+    guard::kill_all();
+}
+
+/// On SIGTERM, SIGINT and SIGHUP: kill every member group, then die of the signal as before
+/// (the default action is restored and the signal raised again). Installed once, by the first
+/// [`spawn`]; later calls do nothing. A no-op off Unix.
+pub fn install_exit_signal_handlers() {
+    guard::install_handlers();
+}
+
+#[cfg(unix)]
+mod guard {
+    //! The Unix side: process groups, the registry of live groups, the watcher threads and the
+    //! signal handlers. Everything the signal handler touches is a lock-free atomic.
+
+    use std::sync::atomic::{AtomicI32, Ordering};
+    use std::sync::Once;
+
+    /// Live member groups (pgid = the member's pid), 0 = free slot. A fixed array so the
+    /// signal handler can walk it without locks or allocation. 256 is far above any config
+    /// (`MateEngine.forPV.Count` is capped at 16); a member beyond it still gets its group and
+    /// its parent-death signal, only not the exit-path kill.
+    static GROUPS: [AtomicI32; 256] = [const { AtomicI32::new(0) }; 256];
+
+    pub(super) fn prepare(command: &mut tokio::process::Command) {
+        // pgid 0: the child's own pid — a new group it leads.
+        command.process_group(0);
+        #[cfg(target_os = "linux")]
+        {
+            // Read before the fork: in the child, a different parent means gougi already died
+            // between fork and prctl, and the signal would never come.
+            let parent = std::process::id() as libc::pid_t;
+            // SAFETY: the closure runs in the forked child before exec and calls only
+            // async-signal-safe functions (prctl, getppid, _exit); it allocates nothing.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::prctl(
+                        libc::PR_SET_PDEATHSIG,
+                        libc::SIGKILL as libc::c_ulong,
+                        0,
+                        0,
+                        0,
+                    ) != 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    if libc::getppid() != parent {
+                        libc::_exit(1);
+                    }
+                    Ok(())
+                });
+            }
+        }
+    }
+
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    fn register(pgid: i32) -> bool {
+        GROUPS.iter().any(|slot| {
+            slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        })
+    }
+
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    fn unregister(pgid: i32) {
+        for slot in &GROUPS {
+            let _ = slot.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst);
+        }
+    }
+
+    /// Async-signal-safe: atomics and `killpg` only.
+    pub(super) fn kill_all() {
+        for slot in &GROUPS {
+            let pgid = slot.swap(0, Ordering::SeqCst);
+            if pgid > 0 {
+                // SAFETY: plain system call; a group that is already gone gives ESRCH.
+                unsafe {
+                    libc::killpg(pgid, libc::SIGKILL);
+                }
+            }
+        }
+    }
+
+    /// Registers the member's group and starts its watcher, which kills the group once the
+    /// leader has exited and unregisters it. Linux only: without the watcher a group would stay
+    /// registered after its member ended, and a later exit-path kill could hit a recycled id.
+    pub(super) fn watch(pid: u32, member: u32) {
+        #[cfg(target_os = "linux")]
+        {
+            let Ok(pgid) = i32::try_from(pid) else { return };
+            if !register(pgid) {
+                tracing::warn!(
+                    member,
+                    "too many member groups to track; exit paths will not kill this one's children"
+                );
+            }
+            let started = std::thread::Builder::new()
+                .name(format!("gougi-member-{member}-group"))
+                .stack_size(64 * 1024)
+                .spawn(move || {
+                    wait_exited(pgid);
+                    // The leader is a zombie (or already reaped by the actor): its pid, the
+                    // group's id, cannot have been reused while the group has members, so this
+                    // reaches only what the member started.
+                    // SAFETY: plain system call.
+                    unsafe {
+                        libc::killpg(pgid, libc::SIGKILL);
+                    }
+                    unregister(pgid);
+                });
+            if let Err(e) = started {
+                tracing::warn!(member, error = %e, "cannot start the member's group watcher");
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (pid, member);
+    }
+
+    /// Blocks until child `pid` has exited, leaving it for the actor to reap (`WNOWAIT`).
+    /// Returns at once if it was already reaped (ECHILD).
+    #[cfg(target_os = "linux")]
+    fn wait_exited(pid: i32) {
+        loop {
+            // SAFETY: `info` is plain data the kernel fills; no pointers kept.
+            let r = unsafe {
+                let mut info: libc::siginfo_t = std::mem::zeroed();
+                libc::waitid(
+                    libc::P_PID,
+                    pid as libc::id_t,
+                    &mut info,
+                    libc::WEXITED | libc::WNOWAIT,
+                )
+            };
+            if r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                return;
+            }
+        }
+    }
+
+    pub(super) fn install_handlers() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+                // SAFETY: installs an async-signal-safe handler (see `on_exit_signal`).
+                unsafe {
+                    let mut action: libc::sigaction = std::mem::zeroed();
+                    action.sa_sigaction = on_exit_signal as extern "C" fn(libc::c_int) as usize;
+                    libc::sigemptyset(&mut action.sa_mask);
+                    libc::sigaction(sig, &action, std::ptr::null_mut());
+                }
+            }
+        });
+    }
+
+    extern "C" fn on_exit_signal(sig: libc::c_int) {
+        kill_all();
+        // SAFETY: `signal` and `raise` are async-signal-safe; the signal is blocked while this
+        // handler runs, so the raised one is delivered, with the default action, on return.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod guard {
+    pub(super) fn prepare(_command: &mut tokio::process::Command) {}
+    pub(super) fn watch(_pid: u32, _member: u32) {}
+    pub(super) fn kill_all() {}
+    pub(super) fn install_handlers() {}
 }

@@ -19,6 +19,21 @@ pub enum Role {
     PvMate,
 }
 
+/// How `nodes` limits reach one member (`Engine<N>.Nodes`). Some engines cannot take
+/// `go … nodes` at all (Debian's gpsusi aborts on it; its own `--node-count-hard-limit` bounds
+/// it instead), others should search a fixed budget whatever the GUI asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NodesRule {
+    /// The default: the GUI's `go` is passed on as it is (with its `nodes`, if any).
+    #[default]
+    Gui,
+    /// Every `go` this member gets carries `nodes <n>` instead of the GUI's node limit.
+    Fixed(u64),
+    /// The member never gets `nodes`: a GUI `go nodes` reaches it as
+    /// `go btime 0 wtime 0 byoyomi 1000`, and its own limits decide.
+    Off,
+}
+
 /// One member to spawn.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemberSpec {
@@ -37,6 +52,11 @@ pub struct MemberSpec {
     pub scale: Option<f64>,
     /// `Engine<N>.ScoreView=black`: scores come from Black's side, not the side to move.
     pub black_view_scores: bool,
+    /// `Engine<N>.Ponder` (default true). False: the member never gets `go ponder`; at
+    /// `ponderhit` it is started with a normal `go`. Mate members keep the default.
+    pub ponder: bool,
+    /// `Engine<N>.Nodes` (default [`NodesRule::Gui`]). Mate members keep the default.
+    pub nodes: NodesRule,
 }
 
 impl MemberSpec {
@@ -52,6 +72,8 @@ impl MemberSpec {
             weight: 1.0,
             scale: None,
             black_view_scores: false,
+            ponder: true,
+            nodes: NodesRule::Gui,
         }
     }
 
@@ -66,6 +88,8 @@ impl MemberSpec {
             weight: 1.0,
             scale: None,
             black_view_scores: false,
+            ponder: true,
+            nodes: NodesRule::Gui,
         }
     }
 
@@ -80,6 +104,8 @@ impl MemberSpec {
                 weight: e.weight,
                 scale: e.scale,
                 black_view_scores: e.black_view_scores,
+                ponder: e.ponder,
+                nodes: e.nodes,
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
             })
             .collect();
@@ -139,6 +165,22 @@ mod tests {
         assert_eq!(specs[0].args, vec!["search"]);
         assert_eq!(specs[1].args, vec!["mate"]);
         assert_eq!(specs[0].program, std::env::current_exe().unwrap());
+        assert!(specs.iter().all(|s| s.ponder && s.nodes == NodesRule::Gui));
+    }
+
+    #[test]
+    fn ponder_and_nodes_reach_the_spec() {
+        let text = "Gougi.Type=majority\nEngine1.Path=builtin:search\nEngine1.Ponder=false\n\
+                    Engine1.Nodes=off\nEngine2.Path=builtin:search\nEngine2.Nodes=20000\n";
+        let config = Config::parse(text, Path::new("/tmp/SimpleGougi.config")).unwrap();
+        let specs = MemberSpec::from_config(&config);
+        assert_eq!(
+            specs
+                .iter()
+                .map(|s| (s.ponder, s.nodes))
+                .collect::<Vec<_>>(),
+            vec![(false, NodesRule::Off), (true, NodesRule::Fixed(20000))]
+        );
     }
 
     #[test]

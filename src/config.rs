@@ -77,8 +77,6 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-use crate::member::NodesRule;
-
 /// File names looked up, in order, in each default folder.
 pub const CONFIG_NAMES: [&str; 3] = [
     "SimpleGougi.config",
@@ -88,6 +86,21 @@ pub const CONFIG_NAMES: [&str; 3] = [
 
 /// The environment variable naming the config file.
 pub const CONFIG_ENV: &str = "GOUGI_CONFIG";
+
+/// How `nodes` limits reach one member (`Engine<N>.Nodes`). Some engines cannot take
+/// `go … nodes` at all (Debian's gpsusi aborts on it; its own `--node-count-hard-limit` bounds
+/// it instead), others should search a fixed budget whatever the GUI asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NodesRule {
+    /// The default: the GUI's `go` is passed on as it is (with its `nodes`, if any).
+    #[default]
+    Gui,
+    /// Every `go` this member gets carries `nodes <n>` instead of the GUI's node limit.
+    Fixed(u64),
+    /// The member never gets `nodes`: a GUI `go nodes` reaches it as
+    /// `go btime 0 wtime 0 byoyomi 1000`, and its own limits decide.
+    Off,
+}
 
 /// Default number of PV mate engines (`MateEngine.forPV.Count`), as in the original.
 pub const DEFAULT_PV_MATE_COUNT: u32 = 3;

@@ -541,3 +541,92 @@ fn d15_go_mate_without_a_mate_engine_uses_the_built_in_solver() {
         "checkmate nomate"
     );
 }
+
+// ----- 14: what a member cannot take ----------------------------------------------------------
+
+/// The lines member `log` received, once it has received `want` of those starting with `go`.
+fn transcript_gos(log: &Path, want: usize) -> Vec<String> {
+    let t0 = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let gos: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with("go"))
+            .map(str::to_string)
+            .collect();
+        if gos.len() >= want || t0.elapsed() > Duration::from_secs(5) {
+            return gos;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn d14_a_member_that_cannot_ponder_starts_at_ponderhit_and_never_sees_a_ponder_miss() {
+    let dir = scratch_dir("noponder");
+    let log = dir.join("e2.log");
+    let scripts = [
+        "id name e1\ngo: info score cp 5 pv 7g7f ; bestmove 7g7f\n".to_string(),
+        format!(
+            "id name e2\ntranscript: {}\ngo: sleep 100 ; info score cp 50 pv 2g2f ; bestmove 2g2f\n",
+            log.display()
+        ),
+    ];
+    let mut g = start_in(&dir, "optimistic", &scripts, None, "Engine2.Ponder=false\n");
+    // A ponder miss: e2 is never asked.
+    g.send("position startpos moves 7g7f 3c3d");
+    g.send("go ponder btime 0 wtime 0 byoyomi 2000");
+    std::thread::sleep(Duration::from_millis(100));
+    g.send("stop");
+    g.until_prefix("bestmove");
+    // A ponder hit: e2 starts with a plain go and its better score wins.
+    g.send("position startpos moves 7g7f 3c3d");
+    g.send("go ponder btime 0 wtime 0 byoyomi 2000");
+    std::thread::sleep(Duration::from_millis(100));
+    g.send("ponderhit");
+    let lines = g.until_prefix("bestmove");
+    assert_eq!(lines.last().unwrap(), "bestmove 2g2f", "{lines:#?}");
+    let gos = transcript_gos(&log, 1);
+    assert_eq!(gos.len(), 1, "{gos:#?}");
+    assert!(!gos[0].contains("ponder"), "{gos:#?}");
+    assert!(
+        gos[0].starts_with("go btime 0 wtime 0 byoyomi "),
+        "{gos:#?}"
+    );
+}
+
+#[test]
+fn d14_node_limits_are_translated_per_member() {
+    let dir = scratch_dir("nodes");
+    let (l1, l2) = (dir.join("e1.log"), dir.join("e2.log"));
+    let scripts = [
+        format!(
+            "id name e1\ntranscript: {}\ngo: info score cp 5 pv 7g7f ; bestmove 7g7f\n",
+            l1.display()
+        ),
+        format!(
+            "id name e2\ntranscript: {}\ngo: info score cp 1 pv 2g2f ; bestmove 2g2f\n",
+            l2.display()
+        ),
+    ];
+    let mut g = start_in(
+        &dir,
+        "optimistic",
+        &scripts,
+        None,
+        "Engine1.Nodes=off\nEngine2.Nodes=20000\n",
+    );
+    play(&mut g, "position startpos", "go nodes 1000");
+    play(
+        &mut g,
+        "position startpos",
+        "go btime 0 wtime 0 byoyomi 1000",
+    );
+    let (g1, g2) = (transcript_gos(&l1, 2), transcript_gos(&l2, 2));
+    // e1 cannot take `nodes`: a second of byoyomi instead, the GUI's clock as it is.
+    assert_eq!(g1[0], "go btime 0 wtime 0 byoyomi 1000");
+    assert!(!g1[1].contains("nodes"), "{g1:#?}");
+    // e2 searches its own budget whatever the GUI asks.
+    assert_eq!(g2[0], "go nodes 20000");
+    assert!(g2[1].ends_with("nodes 20000"), "{g2:#?}");
+}

@@ -46,7 +46,7 @@ use crate::gougi::resign::{self, ResignRule};
 use crate::gougi::verify;
 use crate::mate::{BackgroundSolve, MateTable};
 use crate::member::lines::LineReader;
-use crate::member::{MemberEvent, MemberHandle, MemberSpec, Role};
+use crate::member::{MemberEvent, MemberHandle, MemberSpec, NodesRule, Role};
 use crate::usi::{
     BestMove, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
     InfoText, MateLimit, OptionDecl, PositionCommand, Score, SetOption, Strictness, UsiMove,
@@ -220,6 +220,8 @@ struct Round {
     /// `go mate` with no mate member: the built-in df-pn solver, in-process on its own thread,
     /// until its answer is in `checkmates[BUILTIN_MATE]` (dropping it stops it).
     builtin_mate: Option<BackgroundSolve>,
+    /// Ponder rounds: members with `Engine<N>.Ponder=false`, started at `ponderhit`.
+    ponder_later: Vec<usize>,
 }
 
 impl Round {
@@ -795,12 +797,25 @@ impl<W: std::io::Write> Coordinator<W> {
         round.soft = soft.map(|d| round.started + d);
         round.hard = hard.map(|d| round.started + d);
         let hit = if limits.has_clock() {
-            member_limits
+            member_limits.clone()
         } else {
             GoLimits::default()
         };
+        let later = std::mem::take(&mut round.ponder_later);
+        let (id, command) = (round.id, round.game.command.clone());
         for &i in &round.participants.clone() {
-            send(&mut self.slots[i], &GuiCommand::PonderHit(hit.clone()));
+            let slot = &mut self.slots[i];
+            if later.contains(&i) {
+                // `Engine<N>.Ponder=false`: its search starts now, as a plain `go`.
+                let request = Request {
+                    round: id,
+                    mate: false,
+                };
+                let limits = limits_for(&slot.spec, &member_limits);
+                start_search(slot, &command, &limits, request);
+            } else {
+                send(slot, &GuiCommand::PonderHit(hit.clone()));
+            }
         }
     }
 
@@ -881,6 +896,7 @@ impl<W: std::io::Write> Coordinator<W> {
             elsewhere: HashMap::new(),
             missed_ponder: false,
             builtin_mate: None,
+            ponder_later: Vec::new(),
         };
         let policy = self.config.policy;
         let normals: Vec<usize> = (0..self.slots.len())
@@ -943,6 +959,12 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         for &i in &round.participants {
             let slot = &mut self.slots[i];
+            if kind == RoundKind::Ponder && !slot.spec.ponder {
+                // A member that cannot ponder (Debian's gpsusi aborts on `go ponder`) waits
+                // for `ponderhit`; a ponder miss never reaches it.
+                round.ponder_later.push(i);
+                continue;
+            }
             let position = if kind == RoundKind::Tsume
                 && policy == PolicyKind::MateSfen
                 && slot.spec.role == Role::Mate
@@ -954,7 +976,7 @@ impl<W: std::io::Write> Coordinator<W> {
             start_search(
                 slot,
                 &position,
-                &request,
+                &limits_for(&slot.spec, &request),
                 Request {
                     round: id,
                     mate: kind == RoundKind::Tsume,
@@ -2198,10 +2220,11 @@ impl<W: std::io::Write> Coordinator<W> {
         round.stop_sent = false;
         for k in 0..2 {
             let after = round.game.after(&[moves[1 - k]]);
+            let member_limits = limits_for(&self.slots[slots[k]].spec, &limits);
             start_search(
                 &mut self.slots[slots[k]],
                 &after.command,
-                &limits,
+                &member_limits,
                 Request {
                     round: round.id,
                     mate: false,
@@ -2590,6 +2613,36 @@ fn start_search(slot: &mut Slot, position: &PositionCommand, limits: &GoLimits, 
     send(slot, &GuiCommand::Position(position.clone()));
     send(slot, &GuiCommand::Go(limits.clone()));
     slot.pending.push_back(request);
+}
+
+/// The `go` limits one member gets, after its `Engine<N>.Nodes` rule.
+fn limits_for(spec: &MemberSpec, limits: &GoLimits) -> GoLimits {
+    if limits.mate.is_some() {
+        return limits.clone();
+    }
+    match spec.nodes {
+        NodesRule::Gui => limits.clone(),
+        NodesRule::Fixed(n) => GoLimits {
+            nodes: Some(n),
+            ..limits.clone()
+        },
+        NodesRule::Off => {
+            let mut l = GoLimits {
+                nodes: None,
+                ..limits.clone()
+            };
+            let open_ended =
+                !l.has_clock() && l.movetime.is_none() && !l.infinite && l.depth.is_none();
+            if limits.nodes.is_some() && open_ended {
+                // It cannot take `nodes` and must not search forever: one second, which its
+                // own limits (gpsusi's --node-count-hard-limit) normally end sooner.
+                l.btime = Some(0);
+                l.wtime = Some(0);
+                l.byoyomi = Some(1000);
+            }
+            l
+        }
+    }
 }
 
 /// Deadlines and the limits members get, for a GUI `go` from the side to move.

@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+pub use crate::config::NodesRule;
 use crate::config::{Config, EngineCommand};
 
 /// What a member is for.
@@ -17,21 +18,6 @@ pub enum Role {
     Mate,
     /// A mate engine searching positions along the PV (type `mate-pv`).
     PvMate,
-}
-
-/// How `nodes` limits reach one member (`Engine<N>.Nodes`). Some engines cannot take
-/// `go … nodes` at all (Debian's gpsusi aborts on it; its own `--node-count-hard-limit` bounds
-/// it instead), others should search a fixed budget whatever the GUI asks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum NodesRule {
-    /// The default: the GUI's `go` is passed on as it is (with its `nodes`, if any).
-    #[default]
-    Gui,
-    /// Every `go` this member gets carries `nodes <n>` instead of the GUI's node limit.
-    Fixed(u64),
-    /// The member never gets `nodes`: a GUI `go nodes` reaches it as
-    /// `go btime 0 wtime 0 byoyomi 1000`, and its own limits decide.
-    Off,
 }
 
 /// One member to spawn.

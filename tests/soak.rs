@@ -17,7 +17,7 @@
 //!   `no member answered in time` / `gougi answers by itself` lines. Members alive: live
 //!   `mock_engine` children of gougi after a final `isready`. RSS: gougi's `VmRSS`.
 //!
-//! `soak_short` (in the default run, ~60 `go`s) and `soak_long` (`#[ignore]`, ≥ 1,000 `go`s:
+//! The runs of one test go side by side. `soak_short` (in the default run, ~60 `go`s) and `soak_long` (`#[ignore]`, ≥ 1,000 `go`s:
 //! `cargo test --test soak soak_long -- --ignored --nocapture`) assert the same
 //! acceptance criteria and print a summary block.
 
@@ -41,6 +41,9 @@ const MISSING_AFTER: Duration = Duration::from_millis(BYOYOMI_MS + 1000);
 const FAULT_PERCENT: u32 = 5;
 const PONDER_PERCENT: u64 = 30;
 const MEMBERS: usize = 3;
+/// A GUI gives up on `readyok` after some seconds (issue #17, defect 4: "answer `readyok`
+/// without the dead member after a few seconds"); 10 s leaves room for any such limit.
+const READYOK_WITHIN: Duration = Duration::from_secs(10);
 
 /// xorshift64*: a tiny deterministic PRNG for the opponent and the ponder choices.
 struct Rng(u64);
@@ -143,6 +146,9 @@ struct Stats {
     extra: u32,
     max_latency: Duration,
     latency_sum: Duration,
+    /// Per kind of answer (`go`, `ponderhit`, `go after ponder miss` — timed from the `stop` —
+    /// and `stopped ponder`): the slowest, and how many were late.
+    by_kind: BTreeMap<&'static str, (Duration, u32)>,
     fallbacks: u32,
     self_answers: u32,
     faults: BTreeMap<String, u32>,
@@ -153,6 +159,9 @@ struct Stats {
     left_out_reports: u32,
     alive_end: usize,
     readyok_end: bool,
+    /// `isready`s answered later than [`READYOK_WITHIN`] (or never).
+    readyok_slow: u32,
+    readyok_max: Duration,
     orphans_after_quit: usize,
     rss_kb: Vec<(String, u64)>,
     /// The first few problems, for the report.
@@ -195,13 +204,20 @@ impl Stats {
             .iter()
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
+        let kinds: Vec<String> = self
+            .by_kind
+            .iter()
+            .map(|(k, (max, late))| format!("{k}: max {} ms, late {late}", max.as_millis()))
+            .collect();
         format!(
             "=== soak {} ===\n\
              games {}, gos {} (ponderhit {}, ponder miss {}), bestmoves {}\n\
              illegal {} (resign/win on a live position {}), illegal ponder {}, oracle disagreements {}\n\
              missing {}, late {} (> {} ms + {} ms), extra bestmoves {}, latency max {} ms, mean {} ms\n\
+             by kind: {}\n\
              fallbacks {} (no member answered {}, gougi answers by itself {}), faults injected {} ({})\n\
              gougi reports: exited {}, hangs {}, discarded {}, not ready {}, restart failed {}\n\
+             isready: slowest readyok {} ms, later than {} s {}\n\
              members alive at the end {}/{} (readyok {}), orphans after quit {}\n\
              RSS {} ({})\n\
              first problems: {:#?}",
@@ -222,6 +238,7 @@ impl Stats {
             self.extra,
             self.max_latency.as_millis(),
             (self.latency_sum / n).as_millis(),
+            kinds.join("; "),
             self.fallback_total(),
             self.fallbacks,
             self.self_answers,
@@ -232,6 +249,9 @@ impl Stats {
             self.discarded_reports,
             self.left_out_reports,
             self.restart_failed,
+            self.readyok_max.as_millis(),
+            READYOK_WITHIN.as_secs(),
+            self.readyok_slow,
             self.alive_end,
             MEMBERS,
             self.readyok_end,
@@ -269,6 +289,15 @@ impl Stats {
         );
         check(self.late == 0, format!("{} late bestmoves", self.late));
         check(self.extra == 0, format!("{} extra bestmoves", self.extra));
+        check(
+            self.readyok_slow == 0,
+            format!(
+                "{} readyok later than {} s (slowest {} ms)",
+                self.readyok_slow,
+                READYOK_WITHIN.as_secs(),
+                self.readyok_max.as_millis()
+            ),
+        );
         check(
             self.readyok_end && self.alive_end == MEMBERS,
             format!(
@@ -436,6 +465,9 @@ struct Plan {
     min_gos: u32,
     max_plies: usize,
     seed: u64,
+    /// How long to wait for a `readyok` before the run ends: [`READYOK_WITHIN`] keeps a short
+    /// run short; a long run waits longer to measure what comes after.
+    readyok_patience: Duration,
 }
 
 /// The GUI side of one run.
@@ -444,6 +476,7 @@ struct Soak {
     stats: Stats,
     rng: Rng,
     moves_file: PathBuf,
+    readyok_patience: Duration,
 }
 
 impl Soak {
@@ -494,7 +527,7 @@ impl Soak {
 
     /// Waits for the answer to a search whose clock started at `clock`; judges it in `game`.
     /// `None` when it is missing (after a resynchronisation attempt).
-    fn answer(&mut self, clock: Instant, game: &Game, what: &str) -> Option<String> {
+    fn answer(&mut self, clock: Instant, game: &Game, what: &'static str) -> Option<String> {
         let got = self.bestmove(clock + MISSING_AFTER);
         let (at, line) = match got {
             Some(x) => x,
@@ -515,7 +548,11 @@ impl Soak {
         let latency = at.duration_since(clock);
         self.stats.max_latency = self.stats.max_latency.max(latency);
         self.stats.latency_sum += latency;
-        if latency > Duration::from_millis(BYOYOMI_MS) + SLACK {
+        let late = latency > Duration::from_millis(BYOYOMI_MS) + SLACK;
+        let kind = self.stats.by_kind.entry(what).or_default();
+        kind.0 = kind.0.max(latency);
+        kind.1 += u32::from(late);
+        if late {
             self.stats.late += 1;
             self.stats
                 .sample(format!("late {} ms ({what})", latency.as_millis()));
@@ -576,7 +613,7 @@ impl Soak {
     }
 
     /// One `go` in `game`; the clock starts at `clock` (the `go` itself unless given).
-    fn go(&mut self, game: &Game, clock: Option<Instant>, what: &str) -> Option<String> {
+    fn go(&mut self, game: &Game, clock: Option<Instant>, what: &'static str) -> Option<String> {
         write_moves(&self.moves_file, &[game]);
         self.drain();
         self.engine.send(&game.command());
@@ -683,8 +720,11 @@ impl Soak {
     /// is timed from the `stop`), but it must come and be legal.
     fn answer_stopped(&mut self, at: Instant, pondered: &Game) -> Option<()> {
         match self.bestmove(at + MISSING_AFTER) {
-            Some((_, line)) => {
+            Some((answered, line)) => {
                 self.stats.bestmoves += 1;
+                // Not judged late by itself; shown for the report.
+                let kind = self.stats.by_kind.entry("stopped ponder").or_default();
+                kind.0 = kind.0.max(answered.duration_since(at));
                 self.judge(&line, pondered);
                 Some(())
             }
@@ -696,20 +736,38 @@ impl Soak {
         }
     }
 
-    /// `isready` … `readyok`; false when it does not come within 20 s.
-    fn ready(&mut self) -> bool {
-        self.engine.send("isready");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while let Some((_, line)) = self.engine.next(deadline) {
+    /// `isready` … `readyok`: how long it took, `None` when it did not come within
+    /// `readyok_patience`. A `readyok` later than [`READYOK_WITHIN`] (or none) is counted: a
+    /// GUI would have given up.
+    fn ready(&mut self) -> Option<Duration> {
+        let sent = self.engine.send("isready");
+        let mut took = None;
+        while let Some((at, line)) = self.engine.next(sent + self.readyok_patience) {
             self.note(&line);
             if line == "readyok" {
-                return true;
+                took = Some(at.duration_since(sent));
+                break;
             }
             if line.starts_with("bestmove") {
                 self.stats.extra += 1;
             }
         }
-        false
+        match took {
+            Some(t) if t <= READYOK_WITHIN => {}
+            Some(t) => {
+                self.stats.readyok_slow += 1;
+                self.stats
+                    .sample(format!("readyok after {} ms", t.as_millis()));
+            }
+            None => {
+                self.stats.readyok_slow += 1;
+                self.stats.sample("no readyok".into());
+            }
+        }
+        if let Some(t) = took {
+            self.stats.readyok_max = self.stats.readyok_max.max(t);
+        }
+        took
     }
 }
 
@@ -739,6 +797,7 @@ fn run(plan: &Plan) -> Stats {
         },
         rng: Rng(plan.seed | 1),
         moves_file,
+        readyok_patience: plan.readyok_patience,
     };
     soak.engine.send("usi");
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -747,13 +806,14 @@ fn run(plan: &Plan) -> Stats {
             break;
         }
     }
-    assert!(soak.ready(), "gougi did not start");
+    assert!(soak.ready().is_some(), "gougi did not start");
     soak.stats.rss_kb.push(("start".into(), vm_rss_kb(pid)));
     let mut middle_done = false;
+    let mut unready = false;
     while soak.stats.gos < plan.min_gos {
-        if soak.stats.games > 0 && !soak.ready() {
-            soak.stats.sample("no readyok between games".into());
-            break;
+        if soak.stats.games > 0 && soak.ready().is_none() {
+            unready = true;
+            break; // gougi no longer answers: the run ends with what it measured
         }
         soak.engine.send("usinewgame");
         let black = soak.stats.games % 2 == 0;
@@ -773,7 +833,8 @@ fn run(plan: &Plan) -> Stats {
     // A member hung in the last `go` is killed 3 s after its `stop`; let that happen, then
     // `isready` restarts whoever is dead, as before any game.
     std::thread::sleep(Duration::from_millis(3500));
-    soak.stats.readyok_end = soak.ready();
+    // After an unanswered `isready` a second one would only wait again.
+    soak.stats.readyok_end = !unready && soak.ready().is_some_and(|t| t <= READYOK_WITHIN);
     std::thread::sleep(Duration::from_millis(300));
     soak.drain();
     soak.stats.rss_kb.push(("end".into(), vm_rss_kb(pid)));
@@ -794,10 +855,17 @@ fn run(plan: &Plan) -> Stats {
     soak.stats
 }
 
+/// Runs the plans side by side (each is its own gougi with its own members), prints each
+/// summary, then asserts the acceptance criteria of all of them.
 fn soak(plans: &[Plan]) {
+    let all: Vec<Stats> = std::thread::scope(|s| {
+        let runs: Vec<_> = plans.iter().map(|p| s.spawn(move || run(p))).collect();
+        runs.into_iter()
+            .map(|r| r.join().expect("soak run"))
+            .collect()
+    });
     let mut failures = Vec::new();
-    for plan in plans {
-        let stats = run(plan);
+    for (plan, stats) in plans.iter().zip(&all) {
         println!("{}", stats.summary());
         failures.extend(stats.failures(plan.min_gos));
     }
@@ -818,6 +886,7 @@ fn soak_short() {
             min_gos: 40,
             max_plies: 30,
             seed: 17,
+            readyok_patience: READYOK_WITHIN,
         },
         Plan {
             label: "short/optimistic",
@@ -825,6 +894,7 @@ fn soak_short() {
             min_gos: 20,
             max_plies: 30,
             seed: 18,
+            readyok_patience: READYOK_WITHIN,
         },
     ]);
 }
@@ -840,6 +910,7 @@ fn soak_long() {
             min_gos: 700,
             max_plies: 80,
             seed: 1017,
+            readyok_patience: Duration::from_secs(90),
         },
         Plan {
             label: "long/optimistic",
@@ -847,6 +918,7 @@ fn soak_long() {
             min_gos: 400,
             max_plies: 80,
             seed: 1018,
+            readyok_patience: Duration::from_secs(90),
         },
     ]);
 }

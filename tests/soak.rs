@@ -149,6 +149,11 @@ struct Stats {
     /// Per kind of answer (`go`, `ponderhit`, `go after ponder miss` — timed from the `stop` —
     /// and `stopped ponder`): the slowest, and how many were late.
     by_kind: BTreeMap<&'static str, (Duration, u32)>,
+    /// `bestmove`s preceded (since the previous one) by a fallback line: the fallback moves.
+    fallback_moves: u32,
+    /// A fallback line was read and its `bestmove` has not come yet.
+    fallback_pending: bool,
+    /// The fallback lines themselves, by wording.
     fallbacks: u32,
     self_answers: u32,
     faults: BTreeMap<String, u32>,
@@ -180,7 +185,7 @@ impl Stats {
     }
 
     fn fallback_total(&self) -> u32 {
-        self.fallbacks + self.self_answers
+        self.fallback_moves
     }
 
     /// RSS is flat when the end is within 10 % (at least 4 MiB) of the first sample after
@@ -215,7 +220,7 @@ impl Stats {
              illegal {} (resign/win on a live position {}), illegal ponder {}, oracle disagreements {}\n\
              missing {}, late {} (> {} ms + {} ms), extra bestmoves {}, latency max {} ms, mean {} ms\n\
              by kind: {}\n\
-             fallbacks {} (no member answered {}, gougi answers by itself {}), faults injected {} ({})\n\
+             fallback moves {} (lines: no member answered {}, gougi answers by itself {}), faults injected {} ({})\n\
              gougi reports: exited {}, hangs {}, discarded {}, not ready {}, restart failed {}\n\
              isready: slowest readyok {} ms, later than {} s {}\n\
              members alive at the end {}/{} (readyok {}), orphans after quit {}\n\
@@ -493,14 +498,20 @@ impl Soak {
     }
 
     fn note(&mut self, line: &str) {
+        if line.starts_with("bestmove") {
+            self.stats.fallback_moves += u32::from(self.stats.fallback_pending);
+            self.stats.fallback_pending = false;
+        }
         if !line.starts_with("info string [") {
             return;
         }
         let s = &mut self.stats;
         if line.contains("no member answered in time") {
             s.fallbacks += 1;
+            s.fallback_pending = true;
         } else if line.contains("gougi answers by itself") {
             s.self_answers += 1;
+            s.fallback_pending = true;
         } else if line.contains(" exited with ") {
             s.exited_reports += 1;
         } else if line.contains(") hangs; restarting") {

@@ -24,6 +24,9 @@
 //! go: info depth 1 score cp 10 pv 7g7f ; sleep 50 ; bestmove 7g7f ponder 3c3d
 //! go: hang                          # the second `go`
 //! mate: sleep 100 ; checkmate G*5b  # one entry per `go mate …`
+//! moves_file: /tmp/moves.tsv        # legal moves per position, for the `play` action
+//! faults: 5 seed 42                 # replace 5 % of the `go` answers by a random fault
+//! faults_log: /tmp/faults.log       # append one line per injected fault
 //! ```
 //!
 //! `go:` entries answer the `go` commands that are not `go mate`, in order; when they run out
@@ -42,11 +45,49 @@
 //! | `wait stop` | hold until `stop` (or `gameover`) arrives; at once if it already did |
 //! | `hang` | never print again and ignore everything (including `quit`); the transcript is still written; exits at stdin EOF so no process is left behind |
 //! | `exit <code>` | exit at once with that status (a crash) |
+//! | `play` | print `info depth 1 score cp <s> pv <m>` and `bestmove <m>`: `<m>` is a legal move of the current position drawn from the moves file, `<s>` a score in −300…300 (both from the seeded stream); `bestmove resign` when the file has no line for the position |
 //!
 //! So "answer only on stop" is `go: wait stop ; bestmove 7g7f`, "answer twice" is
 //! `go: bestmove 7g7f ; bestmove 2g2f`, an illegal or unparsable move is
 //! `go: bestmove 5e5d` / `go: bestmove xyz`, "crash after the info line" is
 //! `go: info score cp 5 pv 7g7f ; exit 3`, "never answer usiok" is `usi: say nothing here`.
+//!
+//! # Legal moves without a board
+//!
+//! The mock knows no rules (it must answer even what gougi's parser rejects, so it cannot use
+//! gougi's rules core either). A test that wants legal play, e.g. a soak test, computes the
+//! moves itself and writes them to the `moves_file`, one line per position:
+//!
+//! ```text
+//! <position line>\t<legal move> [<legal move> …][\t<illegal move>]
+//! ```
+//!
+//! `<position line>` is the `position …` command as the member receives it (compared with runs
+//! of whitespace collapsed). The file is read again at every `go` (so the test may rewrite it —
+//! atomically, by rename — between positions), and the line of the last `position` received is
+//! used. The optional third column is a well-formed but illegal move (e.g. moving the enemy
+//! king) for the `illegal` fault; without it the fault answers `bestmove 5e5e`.
+//!
+//! # Fault injection
+//!
+//! `faults: <percent> seed <n> [kinds <kind>,<kind>…]`: for each `go` that is not `go mate`,
+//! with probability `<percent>` (a decimal number, 0…100) the scripted entry is replaced by one
+//! fault drawn uniformly from the kinds (default: all of them). The stream is seeded by `<n>`
+//! mixed with the process id, so a member restarted by the proxy does not replay its faults.
+//!
+//! | kind | what the member does instead of its entry |
+//! |---|---|
+//! | `crash` | exit with status 3 |
+//! | `hang` | ignore everything (including `stop` and `quit`) until stdin EOF |
+//! | `garbage` | print a garbage line, then no `bestmove` until `stop`, then `play` |
+//! | `illegal` | `bestmove <illegal move>` (third column of the moves file) |
+//! | `unparsable` | `bestmove xyz` |
+//! | `stale` | `play` twice: two `bestmove`s, the second one stale for the proxy |
+//! | `slow` | `busy` (ignoring `stop`) for the `go`'s `byoyomi` + 400 ms (500 ms without one), then `play` |
+//!
+//! With `faults_log: PATH` each injected fault appends one line `<kind> pid <pid> go <n>` (`<n>`
+//! counts this process's `go`s from 1), so a test can compare the proxy's fallbacks with the
+//! faults it was dealt. For a `go ponder`, the fault runs after `ponderhit`/`stop`, like an entry.
 //!
 //! Command handling:
 //! - `go ponder …`: the engine first waits for `ponderhit` or `stop` (or `gameover`). After
@@ -56,8 +97,9 @@
 //!   `checkmate` line the engine waits for `stop` (USI: no answer before `stop`).
 //! - `quit` exits with status 0 (also mid-search, unless hanging); stdin EOF exits with 0.
 //! - Commands that arrive during a search (`isready`, `position`, …) are handled after it.
-//! - Everything else (`setoption`, `position`, `usinewgame`, `gameover` when idle, unknown
-//!   lines) is only recorded in the transcript.
+//! - `position …` is remembered for `play` (and recorded in the transcript).
+//! - Everything else (`setoption`, `usinewgame`, `gameover` when idle, unknown lines) is only
+//!   recorded in the transcript.
 
 use std::collections::VecDeque;
 use std::fs::OpenOptions;
@@ -79,6 +121,59 @@ enum Action {
     WaitStop,
     Hang,
     Exit(i32),
+    /// Print a legal move of the current position from the moves file (with an info line).
+    Play,
+}
+
+/// The faults `faults:` can inject, by name.
+const FAULT_KINDS: [&str; 7] = [
+    "crash",
+    "hang",
+    "garbage",
+    "illegal",
+    "unparsable",
+    "stale",
+    "slow",
+];
+
+/// A `faults:` directive.
+#[derive(Clone, Debug)]
+struct FaultPlan {
+    /// Probability per `go`, in percent.
+    percent: f64,
+    seed: u64,
+    /// Indices into [`FAULT_KINDS`].
+    kinds: Vec<usize>,
+}
+
+/// The moves file's line for one position.
+#[derive(Clone, Debug, Default)]
+struct Entry {
+    legal: Vec<String>,
+    illegal: Option<String>,
+}
+
+/// xorshift64*: a tiny deterministic stream, enough to draw faults and moves.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        // Zero is xorshift's fixed point; any other value works.
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
 }
 
 #[derive(Debug, Default)]
@@ -91,6 +186,9 @@ struct Script {
     go: Vec<Vec<Action>>,
     mate: Vec<Vec<Action>>,
     transcript: Option<String>,
+    moves_file: Option<String>,
+    faults: Option<FaultPlan>,
+    faults_log: Option<String>,
 }
 
 fn parse_actions(text: &str, line_no: usize) -> Result<Vec<Action>, String> {
@@ -119,6 +217,7 @@ fn parse_actions(text: &str, line_no: usize) -> Result<Vec<Action>, String> {
             "busy" => Action::Busy(ms()?),
             "wait" if arg == "stop" => Action::WaitStop,
             "hang" => Action::Hang,
+            "play" if arg.is_empty() => Action::Play,
             "exit" => Action::Exit(
                 arg.parse()
                     .map_err(|_| format!("line {line_no}: `exit` needs a status, got `{arg}`"))?,
@@ -153,10 +252,111 @@ fn parse_script(text: &str) -> Result<Script, String> {
             "isready" => script.isready = Some(parse_actions(rest, line_no)?),
             "go" => script.go.push(parse_actions(rest, line_no)?),
             "mate" => script.mate.push(parse_actions(rest, line_no)?),
+            "moves_file" => script.moves_file = Some(rest.to_owned()),
+            "faults_log" => script.faults_log = Some(rest.to_owned()),
+            "faults" => script.faults = Some(parse_faults(rest, line_no)?),
             other => return Err(format!("line {line_no}: unknown directive `{other}`")),
         }
     }
     Ok(script)
+}
+
+/// `<percent> seed <n> [kinds <kind>,<kind>…]`.
+fn parse_faults(text: &str, line_no: usize) -> Result<FaultPlan, String> {
+    let usage = || {
+        format!(
+            "line {line_no}: expected `faults: <percent> seed <n> [kinds <kind>,…]`, got `{text}`"
+        )
+    };
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let percent: f64 = words
+        .first()
+        .and_then(|w| w.parse().ok())
+        .filter(|p: &f64| (0.0..=100.0).contains(p))
+        .ok_or_else(usage)?;
+    let seed = match words.get(1..3) {
+        Some(["seed", n]) => n.parse().map_err(|_| usage())?,
+        _ => return Err(usage()),
+    };
+    let kinds = match words.get(3..) {
+        None | Some([]) => (0..FAULT_KINDS.len()).collect(),
+        Some(["kinds", list]) => list
+            .split(',')
+            .map(|k| {
+                FAULT_KINDS
+                    .iter()
+                    .position(|&name| name == k)
+                    .ok_or_else(|| format!("line {line_no}: unknown fault kind `{k}`"))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err(usage()),
+    };
+    Ok(FaultPlan {
+        percent,
+        seed,
+        kinds,
+    })
+}
+
+/// Collapses runs of whitespace, so a position line matches however it was spaced.
+fn normalize(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The moves file's entry for `position` (`None` when the file or the line is missing).
+fn lookup_moves(path: &str, position: &str) -> Option<Entry> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().find_map(|line| {
+        let mut columns = line.split('\t');
+        if normalize(columns.next()?) != position {
+            return None;
+        }
+        let legal: Vec<String> = columns
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        let illegal = columns
+            .next()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(str::to_owned);
+        Some(Entry { legal, illegal })
+    })
+}
+
+/// The actions that replace a `go`'s entry for fault `kind` (an index into [`FAULT_KINDS`]).
+fn fault_actions(kind: usize, entry: &Entry, go_line: &str) -> Vec<Action> {
+    match FAULT_KINDS[kind] {
+        "crash" => vec![Action::Exit(3)],
+        "hang" => vec![Action::Hang],
+        "garbage" => vec![
+            Action::Print("ｺﾞﾐ garbage bestmov 7g7f info score cp ?? \u{7f}".into()),
+            Action::WaitStop,
+            Action::Play,
+        ],
+        "illegal" => {
+            let mv = entry.illegal.clone().unwrap_or_else(|| "5e5e".into());
+            vec![Action::Print(format!("bestmove {mv}"))]
+        }
+        "unparsable" => vec![Action::Print("bestmove xyz".into())],
+        "stale" => vec![Action::Play, Action::Play],
+        _ => {
+            // slow: past any deadline the proxy can have derived from this `go`.
+            let words: Vec<&str> = go_line.split_whitespace().collect();
+            let byoyomi = words
+                .iter()
+                .position(|&w| w == "byoyomi")
+                .and_then(|k| words.get(k + 1))
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(100);
+            vec![
+                Action::Busy(Duration::from_millis(byoyomi.saturating_add(400))),
+                Action::Play,
+            ]
+        }
+    }
 }
 
 /// What the stdin reader thread delivers.
@@ -183,6 +383,11 @@ struct Engine {
     pending: VecDeque<String>,
     go_count: usize,
     mate_count: usize,
+    /// The last `position` line received, whitespace collapsed.
+    position: String,
+    /// The moves-file entry for the current `go`'s position.
+    entry: Entry,
+    rng: Rng,
 }
 
 fn print_line(text: &str) {
@@ -284,6 +489,19 @@ impl Engine {
                 }
                 Action::Hang => self.hang(),
                 Action::Exit(code) => process::exit(*code),
+                Action::Play => {
+                    if mode == Mode::Infinite && !stopped {
+                        stopped = self.wait(None, true);
+                    }
+                    if self.entry.legal.is_empty() {
+                        print_line("bestmove resign");
+                    } else {
+                        let mv = self.entry.legal[self.rng.below(self.entry.legal.len())].clone();
+                        let score = self.rng.below(601) as i64 - 300;
+                        print_line(&format!("info depth 1 score cp {score} pv {mv}"));
+                        print_line(&format!("bestmove {mv}"));
+                    }
+                }
             }
             if stopped && mode == Mode::Infinite {
                 mode = Mode::Normal;
@@ -299,12 +517,27 @@ impl Engine {
         } else {
             (&self.script.go, &mut self.go_count)
         };
-        let entry = match list.get(*count).or(list.last()) {
+        let mut entry = match list.get(*count).or(list.last()) {
             Some(actions) => actions.clone(),
             None if is_mate => vec![Action::Print("checkmate notimplemented".into())],
             None => vec![Action::Print("bestmove resign".into())],
         };
         *count += 1;
+        self.entry = match &self.script.moves_file {
+            Some(path) => lookup_moves(path, &self.position).unwrap_or_default(),
+            None => Entry::default(),
+        };
+        if !is_mate {
+            if let Some(plan) = &self.script.faults {
+                if self.rng.unit() * 100.0 < plan.percent {
+                    let kind = plan.kinds[self.rng.below(plan.kinds.len())];
+                    if let Some(path) = &self.script.faults_log {
+                        log_fault(path, FAULT_KINDS[kind], self.go_count);
+                    }
+                    entry = fault_actions(kind, &self.entry, line);
+                }
+            }
+        }
         let mode = if words.contains(&"ponder") {
             // Think on the opponent's time until the GUI says how the prediction went.
             let mut mode = None;
@@ -348,6 +581,7 @@ impl Engine {
                 self.run(&actions, Mode::Normal);
             }
             "go" => self.go(&line),
+            "position" => self.position = normalize(&line),
             "quit" => process::exit(0),
             // setoption, position, usinewgame, stop/ponderhit/gameover when idle, unknown lines:
             // recorded in the transcript by the reader, nothing to answer.
@@ -365,6 +599,20 @@ impl Engine {
             };
             self.handle(line);
         }
+    }
+}
+
+/// Appends one fault line; one write per line so members sharing the log do not interleave.
+fn log_fault(path: &str, kind: &str, go: usize) {
+    let line = format!("{kind} pid {} go {go}\n", process::id());
+    let written = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
+    if let Err(e) = written {
+        // The test counts faults from this file: a fault it cannot see must not go unnoticed.
+        fail(&format!("cannot write faults log {path}: {e}"));
     }
 }
 
@@ -414,12 +662,17 @@ fn main() {
     };
     let script = parse_script(&text).unwrap_or_else(|e| fail(&e));
     let input = spawn_reader(script.transcript.clone()).unwrap_or_else(|e| fail(&e));
+    // Mixed with the process id so that a restarted member draws new faults.
+    let seed = script.faults.as_ref().map_or(0, |p| p.seed) ^ (u64::from(process::id()) << 32);
     let mut engine = Engine {
         script,
         input,
         pending: VecDeque::new(),
         go_count: 0,
         mate_count: 0,
+        position: String::new(),
+        entry: Entry::default(),
+        rng: Rng::new(seed),
     };
     engine.main_loop();
 }

@@ -449,3 +449,155 @@ fn stdin_eof_exits_cleanly_and_a_bad_script_exits_with_2() {
     let mut m = Mock::start("go: sleep soon\n");
     assert_eq!(m.wait_exit().code(), Some(2));
 }
+
+/// A moves file with one line for `position startpos` (two legal moves and an illegal one).
+fn moves_file(tag: &str) -> PathBuf {
+    let path = temp_path(tag);
+    std::fs::write(
+        &path,
+        "position startpos moves 7g7f\t3c3d 8c8d\t5a4a\nposition   startpos\t7g7f 2g2f\t5a4b\n",
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn play_answers_a_move_of_the_current_position_from_the_moves_file() {
+    let file = moves_file("moves-play.tsv");
+    let mut m = Mock::start(&format!("moves_file: {}\ngo: play\n", file.display()));
+    m.send("position  startpos ");
+    m.send("go byoyomi 100");
+    let info = m.next_line(PATIENCE).expect("info");
+    let best = m.next_line(PATIENCE).expect("bestmove");
+    let mv = best.strip_prefix("bestmove ").expect("a bestmove");
+    assert!(["7g7f", "2g2f"].contains(&mv), "{best}");
+    assert!(info.starts_with("info depth 1 score cp ") && info.ends_with(&format!(" pv {mv}")));
+    m.send("position startpos moves 7g7f");
+    m.send("go byoyomi 100");
+    m.next_line(PATIENCE).expect("info");
+    let best = m.next_line(PATIENCE).expect("bestmove");
+    assert!(
+        ["bestmove 3c3d", "bestmove 8c8d"].contains(&best.as_str()),
+        "{best}"
+    );
+    // A position the file does not list: resign.
+    m.send("position startpos moves 2g2f");
+    m.send("go byoyomi 100");
+    m.expect("bestmove resign");
+    let _ = std::fs::remove_file(&file);
+}
+
+/// A mock whose every `go` is the fault `kind`, with its faults log.
+fn faulty(kind: &str) -> (Mock, PathBuf, PathBuf) {
+    let file = moves_file(&format!("moves-{kind}.tsv"));
+    let log = temp_path(&format!("faults-{kind}.log"));
+    let mut m = Mock::start(&format!(
+        "moves_file: {}\nfaults: 100 seed 7 kinds {kind}\nfaults_log: {}\ngo: bestmove 9g9f\n",
+        file.display(),
+        log.display()
+    ));
+    m.send("position startpos");
+    (m, file, log)
+}
+
+fn logged(log: &PathBuf) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.split(" pid ").next().unwrap_or("").to_owned())
+        .collect()
+}
+
+#[test]
+fn faults_replace_the_entry_and_are_logged() {
+    let (mut m, file, log) = faulty("crash");
+    m.send("go byoyomi 100");
+    assert_eq!(m.wait_exit().code(), Some(3));
+    assert_eq!(logged(&log), ["crash"]);
+
+    let (mut m, _, log) = faulty("illegal");
+    m.send("go byoyomi 100");
+    m.expect("bestmove 5a4b");
+    m.send("go byoyomi 100");
+    m.expect("bestmove 5a4b");
+    assert_eq!(logged(&log), ["illegal", "illegal"]);
+
+    let (mut m, _, log) = faulty("unparsable");
+    m.send("go byoyomi 100");
+    m.expect("bestmove xyz");
+    assert_eq!(logged(&log), ["unparsable"]);
+
+    let (mut m, _, _) = faulty("stale");
+    m.send("go byoyomi 100");
+    for _ in 0..2 {
+        assert!(m.next_line(PATIENCE).unwrap().starts_with("info depth 1"));
+        assert!(m.next_line(PATIENCE).unwrap().starts_with("bestmove "));
+    }
+
+    let (mut m, _, _) = faulty("garbage");
+    m.send("go byoyomi 100");
+    assert!(m.next_line(PATIENCE).unwrap().contains("garbage"));
+    m.expect_silence();
+    m.send("stop");
+    assert!(m.next_line(PATIENCE).unwrap().starts_with("info depth 1"));
+    assert!(m.next_line(PATIENCE).unwrap().starts_with("bestmove "));
+
+    let (mut m, _, _) = faulty("slow");
+    let start = Instant::now();
+    m.send("go byoyomi 100");
+    m.send("stop");
+    assert!(m.next_line(PATIENCE).unwrap().starts_with("info depth 1"));
+    assert!(
+        start.elapsed() >= Duration::from_millis(500),
+        "stop ignored"
+    );
+
+    let (mut m, _, log) = faulty("hang");
+    m.send("go byoyomi 100");
+    m.send("stop");
+    m.send("quit");
+    m.expect_silence();
+    m.close_stdin();
+    assert_eq!(m.wait_exit().code(), Some(0));
+    assert_eq!(logged(&log), ["hang"]);
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn fault_rate_zero_keeps_the_script_and_a_bad_directive_exits_with_2() {
+    let mut m = Mock::start("faults: 0 seed 1\ngo: bestmove 1g1f\n");
+    for _ in 0..20 {
+        m.send("go byoyomi 100");
+        m.expect("bestmove 1g1f");
+    }
+    for bad in [
+        "faults: 120 seed 1\n",
+        "faults: 5\n",
+        "faults: 5 seed 1 kinds crash,explode\n",
+    ] {
+        let mut m = Mock::start(bad);
+        assert_eq!(m.wait_exit().code(), Some(2), "{bad}");
+    }
+}
+
+#[test]
+fn fault_rate_is_roughly_the_percentage() {
+    // 400 draws at 25 %: a binomial with σ ≈ 8.7; 50…150 is more than 5σ either side.
+    let log = temp_path("faults-rate.log");
+    let mut m = Mock::start(&format!(
+        "faults: 25 seed 3 kinds unparsable\nfaults_log: {}\ngo: bestmove 1g1f\n",
+        log.display()
+    ));
+    let mut faults = 0;
+    for _ in 0..400 {
+        m.send("go byoyomi 100");
+        match m.next_line(PATIENCE).as_deref() {
+            Some("bestmove xyz") => faults += 1,
+            Some("bestmove 1g1f") => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!((50..=150).contains(&faults), "{faults} faults in 400");
+    assert_eq!(logged(&log).len(), faults);
+    let _ = std::fs::remove_file(&log);
+}

@@ -372,6 +372,11 @@ impl Harness {
     /// Lets every task run and `d` of virtual time pass, then checks what gougi wrote.
     async fn settle(&mut self, d: Duration) {
         sleep(d.max(Duration::from_millis(1))).await;
+        // Tasks woken at this same instant (gougi's own timers) run before we look: a yield
+        // lets every ready task run first without moving the clock.
+        for _ in 0..32 {
+            tokio::task::yield_now().await;
+        }
         if self.run.as_ref().is_some_and(JoinHandle::is_finished) {
             if let Some(run) = self.run.take() {
                 join(run).await;

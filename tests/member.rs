@@ -139,6 +139,7 @@ async fn handshake_ready_and_a_search() {
         next(&mut events).await,
         MemberEvent::Exited {
             member: 1,
+            instance: members[0].instance(),
             code: Some(0)
         }
     );
@@ -229,6 +230,7 @@ async fn exit_code_is_reported() {
         next(&mut events).await,
         MemberEvent::Message {
             member: 4,
+            instance: members[0].instance(),
             message: EngineMessage::Unknown("hello".into())
         }
     );
@@ -236,6 +238,7 @@ async fn exit_code_is_reported() {
         next(&mut events).await,
         MemberEvent::Exited {
             member: 4,
+            instance: members[0].instance(),
             code: Some(3)
         }
     );
@@ -273,11 +276,12 @@ async fn garbage_lines_never_panic() {
     assert_eq!(got[4], "bestmove 2g2f".parse::<EngineMessage>().unwrap());
 
     // Invalid UTF-8 and an unterminated last line.
-    let (_m, mut events) = start(&[sh(3, r"printf 'a\377b\nusiok'")]);
+    let (m, mut events) = start(&[sh(3, r"printf 'a\377b\nusiok'")]);
     assert_eq!(
         next(&mut events).await,
         MemberEvent::Message {
             member: 3,
+            instance: m[0].instance(),
             message: EngineMessage::Unknown("a\u{fffd}b".into())
         }
     );
@@ -285,6 +289,7 @@ async fn garbage_lines_never_panic() {
         next(&mut events).await,
         MemberEvent::Message {
             member: 3,
+            instance: m[0].instance(),
             message: EngineMessage::UsiOk
         }
     );
@@ -353,6 +358,7 @@ async fn kill_reports_exit_and_reaps() {
         next(&mut events).await,
         MemberEvent::Exited {
             member: 1,
+            instance: members[0].instance(),
             code: None
         }
     );
@@ -387,6 +393,7 @@ async fn a_member_that_closes_stdout_but_lingers_is_killed() {
         next(&mut events).await,
         MemberEvent::Exited {
             member: 8,
+            instance: members[0].instance(),
             code: None
         }
     );

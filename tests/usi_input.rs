@@ -25,13 +25,21 @@ fn proxy_with_transcript(tag: &str, answer: &str) -> (Gougi, std::path::PathBuf)
 }
 
 /// The `go` lines a member received.
-fn member_gos(transcript: &std::path::Path) -> Vec<String> {
-    std::fs::read_to_string(transcript)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| l.starts_with("go"))
-        .map(str::to_owned)
-        .collect()
+fn member_gos(transcript: &std::path::Path, want: usize) -> Vec<String> {
+    // gougi may answer (an exhausted clock) before the member has written its transcript.
+    let t0 = std::time::Instant::now();
+    loop {
+        let gos: Vec<String> = std::fs::read_to_string(transcript)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("go"))
+            .map(str::to_owned)
+            .collect();
+        if gos.len() >= want || t0.elapsed() > Duration::from_secs(5) {
+            return gos;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Keywords of `go` that take one number.
@@ -78,7 +86,7 @@ fn proxy_answers_a_go_with_a_u64_max_clock() {
     let lines = g.until(Duration::from_secs(15), |l| l.starts_with("bestmove"));
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
     // Members get our clock minus the margin, capped where 32-bit engines can read it.
-    let gos = member_gos(&transcript);
+    let gos = member_gos(&transcript, 1);
     assert_eq!(gos.len(), 1, "{gos:?}");
     let btime: u64 = gos[0]
         .split(' ')
@@ -183,7 +191,7 @@ fn negative_clock_fields_reach_members_as_zero() {
     g.send("go ponder btime -5 wtime -5 byoyomi -1000");
     g.send("stop");
     g.until(Duration::from_secs(15), |l| l.starts_with("bestmove"));
-    let gos = member_gos(&transcript);
+    let gos = member_gos(&transcript, 2);
     assert!(!gos.is_empty());
     for go in &gos {
         assert_clean_go(go);

@@ -46,6 +46,8 @@ use crate::gougi::resign::{self, ResignRule};
 use crate::gougi::verify;
 use crate::mate::{BackgroundSolve, MateTable};
 use crate::member::lines::LineReader;
+/// How the coordinator starts members (a process each, or in-process scripted members in tests).
+pub use crate::member::Launcher;
 use crate::member::{MemberEvent, MemberHandle, MemberSpec, NodesRule, Role};
 use crate::usi::{
     BestMove, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
@@ -265,6 +267,8 @@ pub struct Coordinator<W> {
     slots: Vec<Slot>,
     events: mpsc::UnboundedReceiver<MemberEvent>,
     events_tx: mpsc::UnboundedSender<MemberEvent>,
+    /// Starts (and restarts) members.
+    launcher: Launcher,
     options: Values,
     game: Game,
     in_game: bool,
@@ -299,6 +303,12 @@ pub struct Coordinator<W> {
 impl<W: std::io::Write> Coordinator<W> {
     /// Start every member (handshakes run in parallel from here on) and build the coordinator.
     pub fn start(config: Config, out: W) -> Self {
+        Self::start_with(config, out, crate::member::process_launcher())
+    }
+
+    /// [`Coordinator::start`] with members started by `launcher` (in-process scripted members
+    /// for tests under paused time); it is called again for every restart.
+    pub fn start_with(config: Config, out: W, mut launcher: Launcher) -> Self {
         let (events_tx, events) = mpsc::unbounded_channel();
         let (solver_tx, solver_rx) = mpsc::unbounded_channel();
         let now = Instant::now();
@@ -332,7 +342,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 prev: None,
                 handshake_deadline: now + HANDSHAKE_LIMIT,
             };
-            if let Err(e) = launch(&mut slot, &events_tx) {
+            if let Err(e) = launch(&mut slot, &events_tx, &mut launcher) {
                 buffer.push(format!(
                     "info string [Error] E{} ({}): {e}",
                     slot.number(),
@@ -348,6 +358,7 @@ impl<W: std::io::Write> Coordinator<W> {
             slots,
             events,
             events_tx,
+            launcher,
             options: Values::default(),
             game: Game::default(),
             in_game: false,
@@ -1001,6 +1012,19 @@ impl<W: std::io::Write> Coordinator<W> {
         let Some(i) = self.slot_index(event.member()) else {
             return;
         };
+        // A killed or replaced instance may still be heard from (its `Exited` comes after its
+        // replacement was launched): that news is not about the slot's current member.
+        let current = self.slots[i].handle.as_ref().map(MemberHandle::instance);
+        if current != Some(event.instance()) {
+            debug!(
+                member = event.member(),
+                instance = event.instance(),
+                ?current,
+                "event of a replaced member instance dropped"
+            );
+            // Whoever killed it (`supervise`) already cleared what it was doing.
+            return;
+        }
         match event {
             MemberEvent::Exited { code, .. } => self.on_exit(i, code),
             MemberEvent::Message { message, .. } => self.on_message(i, message),
@@ -2475,7 +2499,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 failures = slot.failures,
                 "restarting member"
             );
-            if let Err(e) = launch(slot, &self.events_tx) {
+            if let Err(e) = launch(slot, &self.events_tx, &mut self.launcher) {
                 let what = schedule_restart(slot);
                 self.buffer.push(format!(
                     "info string [Error] E{} restart failed: {e}; {what}",
@@ -2562,10 +2586,11 @@ fn family(policy: PolicyKind) -> Family {
 fn launch(
     slot: &mut Slot,
     events: &mpsc::UnboundedSender<MemberEvent>,
+    launcher: &mut Launcher,
 ) -> Result<(), crate::member::MemberError> {
     slot.pending.clear();
     slot.stopped_at = None;
-    match MemberHandle::spawn(&slot.spec, events.clone()) {
+    match launcher(&slot.spec, events.clone()) {
         Ok(h) => {
             let _ = h.send(&GuiCommand::Usi);
             slot.handle = Some(h);

@@ -6,6 +6,11 @@
 //! shared event channel, tagged with the member number. When stdout ends, the task reaps the
 //! process and sends [`MemberEvent::Exited`] with its status, then ends.
 //!
+//! Instances: every handle made (a process spawned, or an in-process scripted member) gets a
+//! process-wide unique instance id, and every event carries it. A restarted member keeps its
+//! number, so the number alone cannot tell the killed process's late `Exited` from news about
+//! its replacement; the instance can (the coordinator drops events of instances it replaced).
+//!
 //! Why unbounded channels: commands are a handful per move, and the coordinator drains events as
 //! they come; a bounded event channel would make a slow coordinator stall the actor, which must
 //! stay free to obey `kill`.
@@ -14,6 +19,7 @@
 //! and reap the child (no zombie, no orphan). `kill_on_drop` covers the task itself being
 //! dropped by a runtime shutdown.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -36,14 +42,23 @@ pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// while we fill the pipe). After that the member is killed: it is hung.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// What a member did, tagged with its number.
+/// What a member did, tagged with its number and the instance (see [`MemberHandle::instance`])
+/// that did it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MemberEvent {
     /// One stdout line, parsed leniently; a line that does not parse is `Unknown` (verbatim).
-    Message { member: u32, message: EngineMessage },
+    Message {
+        member: u32,
+        instance: u64,
+        message: EngineMessage,
+    },
     /// The process ended (stdout closed, then reaped). `code` is `None` after a signal or a kill.
-    /// This is the member's last event.
-    Exited { member: u32, code: Option<i32> },
+    /// This is the instance's last event.
+    Exited {
+        member: u32,
+        instance: u64,
+        code: Option<i32>,
+    },
 }
 
 impl MemberEvent {
@@ -53,27 +68,83 @@ impl MemberEvent {
             MemberEvent::Message { member, .. } | MemberEvent::Exited { member, .. } => *member,
         }
     }
+
+    /// The instance (one launch of the member) the event comes from.
+    pub fn instance(&self) -> u64 {
+        match self {
+            MemberEvent::Message { instance, .. } | MemberEvent::Exited { instance, .. } => {
+                *instance
+            }
+        }
+    }
 }
 
+/// What a handle asks of its member's task.
 #[derive(Debug)]
-enum Command {
+pub(super) enum Command {
     Line(String),
     Kill,
 }
 
 /// The exit status, once known: set by the actor before it sends `Exited`.
-type ExitSlot = Arc<OnceLock<Option<i32>>>;
+pub(super) type ExitSlot = Arc<OnceLock<Option<i32>>>;
+
+/// Instance ids are never reused within a process (0 is never handed out).
+static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(1);
+
+/// Starts a member for the coordinator: the real one spawns a process
+/// ([`process_launcher`]); tests and the fuzz target pass in-process scripted members
+/// (`member::scripted`). Events go to the sender given.
+pub type Launcher = Box<
+    dyn FnMut(&MemberSpec, mpsc::UnboundedSender<MemberEvent>) -> Result<MemberHandle, MemberError>
+        + Send,
+>;
+
+/// The launcher that runs each member as its own process ([`MemberHandle::spawn`]).
+pub fn process_launcher() -> Launcher {
+    Box::new(MemberHandle::spawn)
+}
+
+/// The other end of a handle made by [`MemberHandle::detached`]: what an in-process member task
+/// reads its commands from, and where it records its exit status (before sending `Exited`).
+pub(super) struct Detached {
+    pub(super) instance: u64,
+    pub(super) commands: mpsc::UnboundedReceiver<Command>,
+    pub(super) exit: ExitSlot,
+}
 
 /// Talks to one running member. Cloneable; the member is killed when the last clone is dropped.
 #[derive(Clone, Debug)]
 pub struct MemberHandle {
     number: u32,
+    instance: u64,
     pid: Option<u32>,
     commands: mpsc::UnboundedSender<Command>,
     exit: ExitSlot,
 }
 
 impl MemberHandle {
+    /// A handle with no process behind it: the caller runs the member's task on the returned
+    /// [`Detached`] end (the in-process scripted members).
+    pub(super) fn detached(number: u32) -> (MemberHandle, Detached) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let exit: ExitSlot = Arc::new(OnceLock::new());
+        let instance = NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed);
+        let handle = MemberHandle {
+            number,
+            instance,
+            pid: None,
+            commands: tx,
+            exit: exit.clone(),
+        };
+        let end = Detached {
+            instance,
+            commands: rx,
+            exit,
+        };
+        (handle, end)
+    }
+
     /// Starts the member's process and its task; its events go to `events`. Must run inside a
     /// tokio runtime.
     pub fn spawn(
@@ -81,17 +152,11 @@ impl MemberHandle {
         events: mpsc::UnboundedSender<MemberEvent>,
     ) -> Result<MemberHandle, MemberError> {
         let spawned = process::spawn(spec)?;
-        let pid = spawned.child.id();
-        let (tx, rx) = mpsc::unbounded_channel();
-        let exit: ExitSlot = Arc::new(OnceLock::new());
-        let span = tracing::info_span!("member", member = spec.number);
-        tokio::spawn(run(spec.number, spawned, rx, events, exit.clone()).instrument(span));
-        Ok(MemberHandle {
-            number: spec.number,
-            pid,
-            commands: tx,
-            exit,
-        })
+        let (mut handle, end) = MemberHandle::detached(spec.number);
+        handle.pid = spawned.child.id();
+        let span = tracing::info_span!("member", member = spec.number, instance = end.instance);
+        tokio::spawn(run(spec.number, spawned, end, events).instrument(span));
+        Ok(handle)
     }
 
     /// Starts every member; one result per spec, in order (a member that cannot start does not
@@ -111,7 +176,12 @@ impl MemberHandle {
         self.number
     }
 
-    /// The OS process id, if the process had one at spawn.
+    /// This launch's instance id, unique in the process: the `instance` of its events.
+    pub fn instance(&self) -> u64 {
+        self.instance
+    }
+
+    /// The OS process id, if the process had one at spawn (`None` in-process).
     pub fn pid(&self) -> Option<u32> {
         self.pid
     }
@@ -154,10 +224,14 @@ impl MemberHandle {
 async fn run(
     member: u32,
     spawned: Spawned,
-    mut commands: mpsc::UnboundedReceiver<Command>,
+    end: Detached,
     events: mpsc::UnboundedSender<MemberEvent>,
-    exit: ExitSlot,
 ) {
+    let Detached {
+        instance,
+        mut commands,
+        exit,
+    } = end;
     let Spawned {
         mut child,
         stdin,
@@ -195,7 +269,8 @@ async fn run(
             line = reader.next_line() => match line {
                 Ok(Some(line)) => {
                     let message = parse_line(line);
-                    if events.send(MemberEvent::Message { member, message }).is_err() {
+                    let event = MemberEvent::Message { member, instance, message };
+                    if events.send(event).is_err() {
                         tracing::debug!("event receiver gone; killing member");
                         break kill(&mut child).await;
                     }
@@ -210,7 +285,11 @@ async fn run(
     };
     tracing::info!(code = ?code, "member exited");
     let _ = exit.set(code);
-    let _ = events.send(MemberEvent::Exited { member, code });
+    let _ = events.send(MemberEvent::Exited {
+        member,
+        instance,
+        code,
+    });
 }
 
 async fn write_line(writer: &mut BufWriter<ChildStdin>, line: &str) -> std::io::Result<()> {
@@ -220,7 +299,7 @@ async fn write_line(writer: &mut BufWriter<ChildStdin>, line: &str) -> std::io::
 }
 
 /// Lenient parse; what does not parse is kept verbatim as `Unknown` and logged, never fatal.
-fn parse_line(line: String) -> EngineMessage {
+pub(super) fn parse_line(line: String) -> EngineMessage {
     match line.parse::<EngineMessage>() {
         Ok(EngineMessage::Unknown(text)) => {
             if !text.is_empty() {

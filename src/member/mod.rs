@@ -14,6 +14,8 @@
 //! - [`handshake`]: `usi` → `usiok` and `isready` → `readyok` for many members at once, with
 //!   timeouts and a keep-alive hook.
 //! - [`error`]: the error type, [`MemberError`].
+//! - [`scripted`]: in-process scripted members (tokio tasks, no process) behind the same
+//!   [`MemberHandle`], for the coordinator's tests and fuzz target under paused time.
 //!
 //! Invariants: a member's output never panics gougi (unparsable lines become
 //! `EngineMessage::Unknown`); a member process never outlives its handle (the actor kills and
@@ -25,9 +27,10 @@ pub mod error;
 pub mod handshake;
 pub mod lines;
 pub mod process;
+pub mod scripted;
 pub mod spec;
 
-pub use actor::{MemberEvent, MemberHandle};
+pub use actor::{process_launcher, Launcher, MemberEvent, MemberHandle};
 pub use error::{MemberError, Phase};
 pub use handshake::{
     handshake_all, ready_all, Handshake, DEFAULT_READY_TIMEOUT, DEFAULT_USI_TIMEOUT,

@@ -14,11 +14,11 @@
 //! Dependency arrows (a module may use only what it points to):
 //!
 //! ```text
-//! gougi ──> member, usi, shogi, config
-//! arena ──> member, usi, shogi, config
-//! member ──> usi, config
+//! gougi ──> member, mate, usi, shogi, config
+//! arena ──> gougi, member, usi, shogi, config
+//! member ──> usi, shogi, config     (shogi: the in-process scripted members for tests)
 //! mate ──> shogi, usi
-//! search ──> shogi
+//! search ──> shogi, usi
 //! usi, shogi, config: leaves
 //! ```
 

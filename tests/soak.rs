@@ -514,7 +514,7 @@ impl Soak {
             s.fallback_pending = true;
         } else if line.contains(" exited with ") {
             s.exited_reports += 1;
-        } else if line.contains(") hangs; restarting") {
+        } else if line.contains(") hangs (") {
             s.hang_reports += 1;
         } else if line.contains(" discarded") {
             s.discarded_reports += 1;

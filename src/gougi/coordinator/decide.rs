@@ -1,0 +1,390 @@
+//! Deciding an all-members or change-player round: the policy's choice, `G_Resign`, the vote,
+//! and the lines sent at a decision.
+
+use super::*;
+
+impl<W: std::io::Write> Coordinator<W> {
+    pub(super) fn decide_all(&self, answers: &[Answer]) -> Decision {
+        match self.config.policy {
+            PolicyKind::Majority => vote::majority(answers),
+            PolicyKind::Optimistic => optimism::by_score(answers, optimism::Extreme::Highest),
+            PolicyKind::Pessimistic => optimism::by_score(answers, optimism::Extreme::Lowest),
+            PolicyKind::Alternate => {
+                optimism::by_score(answers, self.per_game.alternation.current())
+            }
+            PolicyKind::RiseOptimistic => optimism::by_rise(answers, optimism::Extreme::Highest),
+            PolicyKind::RisePessimistic => optimism::by_rise(answers, optimism::Extreme::Lowest),
+            PolicyKind::WeightedOptimistic => optimism::by_weighted_score(answers),
+            // The vote itself needs the candidate lists (`finish_all`); over `bestmove`s alone
+            // (the provisional leader, `G_Resign=all`) it is a weighted plurality.
+            PolicyKind::MultipvVote => vote::majority(answers),
+            // Other families decide elsewhere; over several answers they fall back to optimism.
+            _ => optimism::by_score(answers, optimism::Extreme::Highest),
+        }
+    }
+
+    /// Answers of a round in member order, with their slots.
+    pub(super) fn collect(&self, round: &Round) -> (Vec<usize>, Vec<Answer>) {
+        let mut slots: Vec<usize> = round.answers.keys().copied().collect();
+        slots.sort_by_key(|&i| self.slots[i].spec.number);
+        let answers = slots
+            .iter()
+            .map(|&i| self.answer_from_got(i, &round.answers[&i]))
+            .collect();
+        (slots, answers)
+    }
+
+    pub(super) fn answer_from_got(&self, i: usize, g: &Got) -> Answer {
+        self.answer_of(
+            i,
+            best_text(&g.best),
+            g.best.ponder().map(|p| p.to_string()),
+            g.score,
+        )
+    }
+
+    pub(super) fn finish_all(&mut self, round: Round) {
+        let (slots, answers) = self.collect(&round);
+        if answers.is_empty() {
+            self.fallback(&round);
+            return;
+        }
+        let (chosen, voted, vote_line) = match self.multipv_vote(&round, &slots, &answers) {
+            Some((chosen, got, reason)) => (chosen, got, Some(format!("[vote] {reason}"))),
+            None => {
+                let (k, why) = self.choose(&answers, |c| c.decide_all(&answers));
+                (k, None, why)
+            }
+        };
+        let winner = slots[chosen];
+        let chosen_mv = voted
+            .as_ref()
+            .map_or_else(|| answers[chosen].mv.clone(), |g| best_text(&g.best));
+        info!(round = round.id, member = self.slots[winner].spec.number, mv = %chosen_mv, "decided");
+        // [O]/[X] lines, last member first, as the reference printed them.
+        for k in (0..slots.len()).rev() {
+            let verdict = Verdict::of(answers[k].mv == chosen_mv);
+            let line = self.member_line(slots[k], &round.answers[&slots[k]], verdict);
+            self.say(line);
+        }
+        if let Some(reason) = vote_line {
+            // The vote's tally (its winner may be no member's first choice), or why a
+            // resignation was overruled.
+            match reason.strip_prefix("[vote] ") {
+                Some(tally) => self.say(format!("info string [vote] {chosen_mv}: {tally}")),
+                None => self.say(format!("info string {reason}")),
+            }
+        }
+        for &i in &slots {
+            self.slots[i].prev = round.answers[&i].score;
+        }
+        if self.config.policy == PolicyKind::Alternate {
+            self.per_game.alternation.advance();
+        }
+        if family(self.config.policy) == Family::ChangePlayer {
+            let rule = rotation_rule(self.config.policy, &self.options);
+            let members = self
+                .slots
+                .iter()
+                .filter(|s| s.spec.role == Role::Normal)
+                .count();
+            if self
+                .per_game
+                .rotation
+                .after_move(rule, members, &answers[chosen])
+            {
+                // The new player starts without a score history.
+                for s in &mut self.slots {
+                    s.prev = None;
+                }
+            }
+        }
+        let got = match voted {
+            Some(g) => g,
+            None => self.overrule_resign(winner, &round, round.answers[&winner].clone()),
+        };
+        self.emit_decision(&round, &got);
+    }
+
+    /// `multipv-vote`: the vote over the members' candidate lists. Returns the answer index of
+    /// the member that placed the winner highest and, when the winner is not that member's
+    /// `bestmove` but one of its other lines, the answer to play, made from that line (its PV,
+    /// score and ponder move), with the tally for the GUI. `None` for other types, for a
+    /// declaration (which `choose` plays) and when every member resigned.
+    pub(super) fn multipv_vote(
+        &self,
+        round: &Round,
+        slots: &[usize],
+        answers: &[Answer],
+    ) -> Option<(usize, Option<Got>, String)> {
+        if answers.iter().any(|a| a.mv == "win") {
+            return None;
+        }
+        let (ballots, sources) = self.ballots(round, slots, answers);
+        let (winner, _) = self.vote_tally(&ballots)?;
+        info!(round = round.id, reason = %winner.reason, "multipv vote");
+        let Some(line) = sources[winner.ballot][winner.rank] else {
+            return Some((winner.ballot, None, winner.reason));
+        };
+        let pv = line.pv_moves();
+        let mv = pv[0];
+        let game = round.game_of(slots[winner.ballot]);
+        let ponder = pv
+            .get(1)
+            .copied()
+            .filter(|p| game.after(&[mv]).check(p).is_ok());
+        let got = Got {
+            best: BestMove::Move { mv, ponder },
+            score: line.score.map(|s| s.score),
+            info: Some(line.clone()),
+            pv,
+            lines: Vec::new(),
+        };
+        Some((winner.ballot, Some(got), winner.reason))
+    }
+
+    /// The `multipv-vote` tally of `ballots` with the scoring in force (`None` for other types
+    /// or when no ballot has a candidate).
+    pub(super) fn vote_tally(
+        &self,
+        ballots: &[vote::Ballot],
+    ) -> Option<(vote::VoteWinner, vote::Scoring)> {
+        if self.config.policy != PolicyKind::MultipvVote {
+            return None;
+        }
+        let scoring = match self.options.text("G_VoteScoring") {
+            "borda" => vote::Scoring::Borda {
+                k: self.options.int("G_MultiPV").max(1) as usize,
+            },
+            _ => vote::Scoring::WinRate,
+        };
+        Some((vote::multipv_vote(ballots, scoring)?, scoring))
+    }
+
+    /// Every member's ballot: its `bestmove` (unless it resigned), then the heads of its other
+    /// MultiPV lines that are legal here, with calibrated scores; beside it, the info line
+    /// behind each candidate (`None` for the `bestmove` itself).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn ballots<'r>(
+        &self,
+        round: &'r Round,
+        slots: &[usize],
+        answers: &[Answer],
+    ) -> (Vec<vote::Ballot>, Vec<Vec<Option<&'r Info>>>) {
+        let mut ballots = Vec::with_capacity(slots.len());
+        let mut sources = Vec::with_capacity(slots.len());
+        for (k, &i) in slots.iter().enumerate() {
+            let a = &answers[k];
+            let mut ballot = vote::Ballot {
+                weight: a.weight,
+                candidates: Vec::new(),
+            };
+            let mut from = Vec::new();
+            if !a.is_resign() {
+                ballot.candidates.push((a.mv.clone(), a.score));
+                from.push(None);
+                let game = round.game_of(i);
+                for line in &round.answers[&i].lines {
+                    let (Some(mv), Some(s)) = (line.pv_moves().first().copied(), &line.score)
+                    else {
+                        continue;
+                    };
+                    // Lines are for this position, but a member's PV is not checked elsewhere.
+                    if game.check(&mv).is_err() {
+                        continue;
+                    }
+                    let score = Eval::from_score(&s.score).calibrated(self.slots[i].spec.scale);
+                    ballot.candidates.push((mv.to_string(), Some(score)));
+                    from.push(Some(line));
+                }
+            }
+            ballots.push(ballot);
+            sources.push(from);
+        }
+        (ballots, sources)
+    }
+
+    pub(super) fn resign_rule(&self) -> ResignRule {
+        ResignRule::from_option(self.options.text("G_Resign"))
+    }
+
+    /// Apply declarations and `G_Resign` around a policy's choice: the index of the answer to
+    /// play and, when a resignation was overruled, the reason for the GUI.
+    pub(super) fn choose(
+        &self,
+        answers: &[Answer],
+        decide: impl Fn(&Self) -> Decision,
+    ) -> (usize, Option<String>) {
+        // A legal declaration wins the game at once, whoever made it.
+        if let Some(k) = answers.iter().position(|a| a.mv == "win") {
+            return (k, None);
+        }
+        let chosen = decide(self).chosen;
+        if !answers[chosen].is_resign() {
+            return (chosen, None);
+        }
+        let rule = self.resign_rule();
+        let playable = resign::playable(answers, rule);
+        if playable.is_empty() {
+            return (chosen, None);
+        }
+        // The same policy, over the answers that play.
+        let sub: Vec<Answer> = playable.iter().map(|&k| answers[k].clone()).collect();
+        let k = playable[self.decide_all(&sub).chosen];
+        let (who, mv) = (&answers[chosen], &answers[k]);
+        let why = match rule {
+            ResignRule::Chosen => "a legal move whose score is not lost is on the table",
+            ResignRule::All => "not every member resigned (G_Resign=all)",
+        };
+        let reason = format!(
+            "[resign] E{} ({}) resigned; E{}'s {} is played: {why}",
+            who.number, who.name, mv.number, mv.mv
+        );
+        (k, Some(reason))
+    }
+
+    /// A resignation whose member's own last line plays a legal move with a score that is not
+    /// lost: that move is played instead (`G_Resign=chosen`; under `all` the member's
+    /// resignation counts as its vote). Anything else is returned as it is.
+    pub(super) fn overrule_resign(&mut self, i: usize, round: &Round, got: Got) -> Got {
+        if got.best != BestMove::Resign || self.resign_rule() == ResignRule::All {
+            return got;
+        }
+        let game = round.game_of(i);
+        let Some(&mv) = got.pv.first().filter(|m| game.check(m).is_ok()) else {
+            return got;
+        };
+        let score = got.score.as_ref().map(Eval::from_score);
+        if resign::is_lost(score) {
+            return got;
+        }
+        let ponder = got
+            .pv
+            .get(1)
+            .copied()
+            .filter(|p| game.after(&[mv]).check(p).is_ok());
+        let slot = &self.slots[i];
+        let said = got.score.map_or("no score".to_string(), |s| {
+            format!("score {}", score_text(&s))
+        });
+        let line = format!(
+            "info string [resign] E{} ({}) resigned; its own line's {mv} is played: a legal move whose score is not lost ({said}) is on the table",
+            slot.spec.number, slot.name
+        );
+        self.say(line);
+        Got {
+            best: BestMove::Move { mv, ponder },
+            ..got
+        }
+    }
+
+    pub(super) fn emit_decision(&mut self, round: &Round, got: &Got) {
+        self.say(final_info(round, got, &self.slots));
+        self.say(got.best.to_string());
+        self.after_decision();
+    }
+
+    pub(super) fn after_decision(&mut self) {
+        self.stop_all_searching();
+        for s in &mut self.slots {
+            s.clear_round();
+        }
+    }
+
+    pub(super) fn fallback(&mut self, round: &Round) {
+        // The leader's current line is the best we know; else any legal move; else resign.
+        let from_pv = round
+            .leader
+            .and_then(|l| self.slots[l].last_pv.first().copied())
+            .filter(|m| round.game.check(m).is_ok());
+        let best = match from_pv.or_else(|| round.game.fallback()) {
+            Some(mv) => BestMove::Move { mv, ponder: None },
+            None => BestMove::Resign,
+        };
+        if round.game.board.is_none() {
+            // Not an answer to the GUI's position: there is none gougi could check.
+            warn!(
+                round = round.id,
+                "go for a refused position answered with resign"
+            );
+            let why = self.position_refused.clone().unwrap_or_default();
+            self.say(format!(
+                "info string [Error] position refused ({why}): no move can be checked, gougi resigns"
+            ));
+            let got = Got {
+                best: BestMove::Resign,
+                score: None,
+                info: None,
+                pv: Vec::new(),
+                lines: Vec::new(),
+            };
+            self.emit_decision(round, &got);
+            return;
+        }
+        if round.missed_ponder {
+            // The GUI discards this bestmove (it stopped a ponder on the wrong move).
+            debug!(round = round.id, %best, "ponder stopped before any answer");
+        } else {
+            warn!(round = round.id, %best, "no member answered; fallback move");
+            self.say(format!(
+                "info string [Error] no member answered in time; gougi plays {best}"
+            ));
+        }
+        let got = Got {
+            best,
+            score: None,
+            info: None,
+            pv: Vec::new(),
+            lines: Vec::new(),
+        };
+        self.emit_decision(round, &got);
+    }
+}
+
+/// The consultation families: which round shape a type uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Family {
+    All,
+    Exchange,
+    ChangePlayer,
+    Mate,
+}
+
+/// The rotation rule of a change-player type, from the current `G_` options.
+pub(super) fn rotation_rule(policy: PolicyKind, o: &Values) -> change_player::Rule {
+    use change_player::Rule;
+    match policy {
+        PolicyKind::ByPhase => Rule::ByPhase {
+            middle_from: o.int("G_ChuubanStartPlys") as u32,
+            end_from: o.int("G_ShuubanStartPlys") as u32,
+        },
+        PolicyKind::ChangeOnDrop => Rule::OnDrop {
+            diff: o.int("G_ChangePlayerScoreDiff"),
+        },
+        PolicyKind::ChangeOnRise => Rule::OnRise {
+            diff: o.int("G_ChangePlayerScoreDiff"),
+        },
+        _ => Rule::Every {
+            plys: o.int("G_ChangePlayerPlys") as u32,
+        },
+    }
+}
+
+pub(super) fn family(policy: PolicyKind) -> Family {
+    match policy {
+        PolicyKind::Majority
+        | PolicyKind::Optimistic
+        | PolicyKind::Pessimistic
+        | PolicyKind::Alternate
+        | PolicyKind::RiseOptimistic
+        | PolicyKind::RisePessimistic
+        | PolicyKind::WeightedOptimistic
+        | PolicyKind::MultipvVote => Family::All,
+        PolicyKind::Exchange => Family::Exchange,
+        PolicyKind::ChangeEvery
+        | PolicyKind::ByPhase
+        | PolicyKind::ChangeOnDrop
+        | PolicyKind::ChangeOnRise => Family::ChangePlayer,
+        PolicyKind::Mate | PolicyKind::MateSfen | PolicyKind::MatePv => Family::Mate,
+    }
+}

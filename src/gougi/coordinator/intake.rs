@@ -1,0 +1,348 @@
+//! What members say: `info` (scores, PVs, the relay to the GUI), `bestmove` checked by the
+//! rules core, broken answers, and mate claims verified before they count.
+
+use super::*;
+
+impl<W: std::io::Write> Coordinator<W> {
+    pub(super) fn on_message(&mut self, i: usize, message: EngineMessage) {
+        let state = self.slots[i].state;
+        match message {
+            EngineMessage::IdName(name) if state == SlotState::Handshaking => {
+                if self.slots[i].spec.display_name.is_none() {
+                    self.slots[i].name = name;
+                }
+            }
+            EngineMessage::Option(decl) if state == SlotState::Handshaking => {
+                self.slots[i].options.push(decl)
+            }
+            EngineMessage::UsiOk if state == SlotState::Handshaking => self.on_usiok(i),
+            EngineMessage::ReadyOk => {
+                let slot = &mut self.slots[i];
+                if slot.state == SlotState::Readying {
+                    slot.state = SlotState::Ready;
+                    if self.in_game {
+                        send(slot, &GuiCommand::UsiNewGame);
+                    }
+                    info!(member = slot.spec.number, "restarted member is ready");
+                }
+                slot.awaiting_ready = false;
+                slot.ready_since = None;
+                self.try_answer_ready();
+            }
+            EngineMessage::Info(info) => self.on_info(i, info),
+            EngineMessage::BestMove(best) => self.on_bestmove(i, best),
+            EngineMessage::Checkmate(cm) => self.on_checkmate(i, cm),
+            EngineMessage::Unknown(line) => {
+                if line.trim_start().starts_with("bestmove") {
+                    // An unparsable bestmove still answers a request: count it, use nothing.
+                    self.on_unusable_answer(i, &line);
+                } else if !line.trim().is_empty() {
+                    debug!(
+                        member = self.slots[i].spec.number,
+                        line, "ignored member line"
+                    );
+                }
+            }
+            other => {
+                debug!(member = self.slots[i].spec.number, line = %other, "ignored member line")
+            }
+        }
+    }
+
+    pub(super) fn on_info(&mut self, i: usize, mut info: Info) {
+        // Members that score from Black's side (gpsusi does) are turned to the side to move
+        // here, once, so policies, history, annotated lines and the relay all agree.
+        if self.slots[i].spec.black_view_scores {
+            let white_to_move = self
+                .round
+                .as_ref()
+                .is_some_and(|r| !r.game_of(i).black_to_move());
+            if white_to_move {
+                if let Some(s) = &mut info.score {
+                    s.score = s.score.negate();
+                }
+            }
+        }
+        if !self.owes_current(i) {
+            // A late line, or a mate member's progress on its own position. The reference
+            // wrapped the mate member's lines as `info string info …`: noise in the GUI's
+            // thinking pane, and not about the position it shows. Their results (`checkmate`)
+            // are reported when they come.
+            debug!(member = self.slots[i].spec.number, line = %info, "info not relayed");
+            return;
+        }
+        let slot = &mut self.slots[i];
+        if self.config.policy == PolicyKind::MultipvVote {
+            if let (
+                Some(InfoScore {
+                    bound: crate::usi::Bound::Exact,
+                    ..
+                }),
+                Some(_),
+            ) = (&info.score, info.pv_moves().first())
+            {
+                // Ranks beyond 64 are nobody's candidates; they would only grow the list.
+                let k = info.multipv.unwrap_or(1) as usize;
+                if (1..=64).contains(&k) {
+                    if slot.lines.len() < k {
+                        slot.lines.resize(k, None);
+                    }
+                    slot.lines[k - 1] = Some(info.clone());
+                }
+            }
+        }
+        if info.is_main_line() {
+            if let Some(InfoScore {
+                score,
+                bound: crate::usi::Bound::Exact,
+            }) = info.score
+            {
+                slot.last_score = Some(score);
+                slot.last_info = Some(info.clone());
+            }
+            let pv = info.pv_moves();
+            if !pv.is_empty() {
+                slot.last_pv = pv;
+                if self.config.policy == PolicyKind::MatePv && slot.spec.role == Role::Normal {
+                    self.queue_pv_mates(i);
+                }
+            }
+        }
+        self.relay_info(i, info);
+    }
+
+    pub(super) fn relay_info(&mut self, i: usize, mut info: Info) {
+        let mode = self.options.text("G_InfoRelay");
+        let Some(round) = &mut self.round else { return };
+        // Exchange phase 2 searches after the other member's move: its lines are about another
+        // position (the PV is the other side's, the score has the other sign).
+        if round.kind == RoundKind::Tsume || round.elsewhere.contains_key(&i) {
+            return;
+        }
+        match mode {
+            "none" => {}
+            "all" => {
+                let text_only = matches!(info.text, Some(InfoText::String(_)))
+                    && info.score.is_none()
+                    && info.depth.is_none();
+                if text_only {
+                    // A member's message is not a line of thought: it gets no number.
+                    self.say(info.to_string());
+                } else if info.is_main_line()
+                    && (info.score.is_some() || !info.pv_moves().is_empty())
+                {
+                    let ordinal =
+                        round.participants.iter().position(|&p| p == i).unwrap_or(0) as u32 + 1;
+                    info.multipv = Some(ordinal);
+                    self.say(info.to_string());
+                }
+            }
+            _ => {
+                // The leader is the member the policy would choose if it decided now.
+                if round.participants.len() > 1 && family(self.config.policy) == Family::All {
+                    if let Some(leader) = self.provisional_leader() {
+                        if let Some(r) = &mut self.round {
+                            r.leader = Some(leader);
+                        }
+                    }
+                }
+                if self.round.as_ref().and_then(|r| r.leader) == Some(i) {
+                    self.say(info.to_string());
+                }
+            }
+        }
+    }
+
+    /// The policy's choice over the members' current lines (PV head and score).
+    pub(super) fn provisional_leader(&self) -> Option<usize> {
+        let round = self.round.as_ref()?;
+        let mut order = Vec::new();
+        let mut answers = Vec::new();
+        for &p in &round.participants {
+            let slot = &self.slots[p];
+            let mv = match round.answers.get(&p) {
+                Some(g) => best_text(&g.best),
+                None => slot.last_pv.first()?.to_string(),
+            };
+            let score = round.answers.get(&p).map_or(slot.last_score, |g| g.score);
+            order.push(p);
+            answers.push(self.answer_of(p, mv, None, score));
+        }
+        let decision = self.decide_all(&answers);
+        order.get(decision.chosen).copied()
+    }
+
+    pub(super) fn answer_of(
+        &self,
+        i: usize,
+        mv: String,
+        ponder: Option<String>,
+        score: Option<Score>,
+    ) -> Answer {
+        let slot = &self.slots[i];
+        Answer {
+            number: slot.spec.number,
+            name: slot.name.clone(),
+            mv,
+            ponder,
+            // Calibrated members' scores are compared on one win-rate scale; the annotated
+            // lines still print what the member said.
+            score: score
+                .as_ref()
+                .map(|s| Eval::from_score(s).calibrated(slot.spec.scale)),
+            prev: slot
+                .prev
+                .as_ref()
+                .map(|s| Eval::from_score(s).calibrated(slot.spec.scale)),
+            weight: slot.spec.weight,
+        }
+    }
+
+    /// An unparsable `bestmove`. Some engines print a broken line just before the real one, so
+    /// it is not taken as the member's answer at once: a real `bestmove` within
+    /// [`GARBAGE_GRACE`] answers the request instead; otherwise (or at a second broken line)
+    /// the broken one was the answer and the member is left out of the round.
+    pub(super) fn on_unusable_answer(&mut self, i: usize, line: &str) {
+        let (number, name) = (self.slots[i].spec.number, self.slots[i].name.clone());
+        warn!(member = number, raw = line, "discarded unparsable bestmove");
+        let for_current = self.owes_current(i);
+        if for_current {
+            self.say(format!(
+                "info string [Error] E{number} ({name}): unparsable \"{}\" discarded",
+                line.trim()
+            ));
+        }
+        let slot = &mut self.slots[i];
+        if slot.garbage_at.is_none() && !slot.pending.is_empty() {
+            slot.garbage_at = Some(Instant::now());
+            return;
+        }
+        self.take_garbage_answer(i);
+    }
+
+    /// The broken `bestmove` was member `i`'s answer after all: its request is done.
+    pub(super) fn take_garbage_answer(&mut self, i: usize) {
+        self.slots[i].garbage_at = None;
+        if self.take_request(i).is_some() {
+            if let Some(round) = &mut self.round {
+                round.participants.retain(|&p| p != i);
+            }
+        }
+    }
+
+    pub(super) fn on_bestmove(&mut self, i: usize, best: BestMove) {
+        if self.slots[i].spec.role != Role::Normal
+            && self
+                .round
+                .as_ref()
+                .is_none_or(|r| r.kind != RoundKind::Tsume)
+        {
+            // A mate member answering a plain go: take it as its answer to whatever it owed.
+            self.slots[i].pending.pop_front();
+            return;
+        }
+        // A real answer after a broken one: this is the answer.
+        self.slots[i].garbage_at = None;
+        if self.take_request(i).is_none() {
+            return;
+        }
+        let Some(round) = &self.round else { return };
+        // Check the move against the rules before it can win (never relay an illegal move).
+        let game = round.game_of(i);
+        let verdict = match &best {
+            BestMove::Move { mv, .. } => game.check(mv),
+            BestMove::Win if !game.declaration_is_legal() && game.board.is_some() => {
+                Err("declaration (入玉宣言) conditions not met".to_string())
+            }
+            _ => Ok(()),
+        };
+        let (number, name) = (self.slots[i].spec.number, self.slots[i].name.clone());
+        if let Err(reason) = verdict {
+            warn!(member = number, raw = %best, reason = %reason, "discarded bestmove");
+            self.say(format!(
+                "info string [Error] E{number} ({name}): illegal {best} discarded ({reason})"
+            ));
+            if let Some(round) = &mut self.round {
+                round.participants.retain(|&p| p != i);
+            }
+            return;
+        }
+        // Drop a ponder move that is not legal after the move; it would mislead the GUI.
+        let best = match best {
+            BestMove::Move {
+                mv,
+                ponder: Some(p),
+            } if game.after(&[mv]).check(&p).is_err() => BestMove::Move { mv, ponder: None },
+            other => other,
+        };
+        // It answered: whatever failed before, it works now.
+        self.slots[i].failures = 0;
+        let slot = &self.slots[i];
+        let mut got = Got {
+            best,
+            score: slot.last_score,
+            info: slot.last_info.clone(),
+            pv: slot.last_pv.clone(),
+            // The first line's move is the `bestmove`, which stands for it.
+            lines: slot.lines.iter().skip(1).flatten().cloned().collect(),
+        };
+        if let Some(reason) = self.unverified_mate_claim(i, &got) {
+            warn!(member = number, raw = %got.best, reason = %reason, "mate claim not confirmed; score ignored");
+            let claim = got.score.map(|s| score_text(&s)).unwrap_or_default();
+            self.say(format!(
+                "info string [Warning] E{number} ({name}): {claim} for {} not confirmed by the mate solver ({reason}); its score is ignored",
+                best_text(&got.best)
+            ));
+            got.score = None;
+        }
+        let Some(round) = &self.round else { return };
+        if family(self.config.policy) == Family::All
+            && round.kind != RoundKind::Tsume
+            && round.elsewhere.is_empty()
+        {
+            // The reference's per-answer line on arrival.
+            let line = self.member_line(i, &got, Verdict::None);
+            self.say(line);
+        }
+        if let Some(round) = &mut self.round {
+            round.answers.insert(i, got);
+        }
+    }
+
+    /// With `G_MateVerifyMs` > 0: when member `i` answers with a winning `score mate`, the
+    /// built-in solver checks that its move forces mate within the slice (capped by the round's
+    /// deadline). `Some(reason)` when the claim was refuted or could not be confirmed — the
+    /// caller then drops the score (see `verify.rs`).
+    pub(super) fn unverified_mate_claim(&mut self, i: usize, got: &Got) -> Option<String> {
+        let Some(Score::Mate(m)) = got.score else {
+            return None;
+        };
+        let ms = self.options.int("G_MateVerifyMs");
+        let round = self.round.as_ref()?;
+        if !m.winning || ms <= 0 || round.kind == RoundKind::Tsume {
+            return None;
+        }
+        let BestMove::Move { mv, .. } = got.best else {
+            return None;
+        };
+        let pos = round.game_of(i).board.clone()?;
+        let m = pos.parse_usi_move(&mv.to_string()).ok()?;
+        let mut budget = Duration::from_millis(ms as u64);
+        if let Some(limit) = round.soft.or(round.hard) {
+            budget = budget.min(limit.saturating_duration_since(Instant::now()));
+        }
+        if budget.is_zero() {
+            return Some("no time left to verify".into());
+        }
+        let table = self
+            .verify_table
+            .get_or_insert_with(|| MateTable::new(verify::VERIFY_TABLE_MB));
+        match verify::verify_mate_claim(&pos, m, budget, table) {
+            verify::Claim::Confirmed => {
+                debug!(member = self.slots[i].spec.number, mv = %mv, "mate claim confirmed");
+                None
+            }
+            verify::Claim::Refuted(r) | verify::Claim::Unconfirmed(r) => Some(r),
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Mate members (the mate types), `go mate` rounds and the built-in solver.
+
+use super::*;
+
+impl<W: std::io::Write> Coordinator<W> {
+    pub(super) fn on_checkmate(&mut self, i: usize, cm: Checkmate) {
+        // An answer (checked below for what it claims): the member works.
+        self.slots[i].failures = 0;
+        let role = self.slots[i].spec.role;
+        let in_tsume = self
+            .round
+            .as_ref()
+            .is_some_and(|r| r.kind == RoundKind::Tsume);
+        if in_tsume {
+            if self.take_request(i).is_none() {
+                return;
+            }
+            if let Some(round) = &mut self.round {
+                round.checkmates.insert(i, cm);
+            }
+            return;
+        }
+        // A mate member's answer for the mate types.
+        self.slots[i].pending.pop_front();
+        let Some(position) = self.mates.busy.remove(&i) else {
+            return;
+        };
+        if role == Role::Mate {
+            self.say(format!("info string {cm}"));
+        }
+        if let Checkmate::Mate(line) = &cm {
+            let game =
+                Game::new(position.clone()).unwrap_or_else(|_| Game::unchecked(position.clone()));
+            if game.is_mate_line(line) {
+                let key = position.to_string();
+                let shorter = self
+                    .mates
+                    .found
+                    .get(&key)
+                    .is_none_or(|old| line.len() < old.len());
+                if shorter {
+                    self.mates.found.insert(key, line.clone());
+                }
+                if role == Role::PvMate {
+                    self.mates.succeeded += 1;
+                    self.say(format!("info string pvMate : {cm}"));
+                    let sfen = game.sfen_command();
+                    let count = self.options.int("G_MateInfoCount");
+                    self.mates.mateinfo.push((
+                        format!("mateinfo {sfen} {cm}"),
+                        count,
+                        Instant::now(),
+                    ));
+                } else if position == self.game.command {
+                    self.say(format!("info score mate {} pv {}", line.len(), join(line)));
+                }
+            } else {
+                let number = self.slots[i].spec.number;
+                warn!(member = number, line = %cm, "mate line failed verification; ignored");
+                self.say(format!(
+                    "info string [Error] E{number}: {cm} is not a mate; ignored"
+                ));
+            }
+        }
+        if role == Role::Mate && position != self.game.command && self.in_game {
+            // A stale result: search the current position at once (the reference did too).
+            self.start_mate_search();
+        }
+        self.dispatch_pv_mates();
+    }
+
+    /// Start the built-in solver on `game` for round `id`, within `limit` (none: until `stop`).
+    /// Its answer comes back through `solver_tx`.
+    pub(super) fn start_builtin_mate(
+        &mut self,
+        id: u64,
+        game: &Game,
+        limit: Option<Duration>,
+    ) -> Option<BackgroundSolve> {
+        let position = game.board.clone()?;
+        let tx = self.solver_tx.clone();
+        let done = Box::new(move |cm: Checkmate| {
+            // The coordinator may be gone (quit): nobody to tell.
+            let _ = tx.send((id, cm));
+        });
+        match BackgroundSolve::spawn(position, limit, BUILTIN_MATE_HASH_MB, done) {
+            Ok(solve) => Some(solve),
+            Err(e) => {
+                warn!(error = %e, "cannot start the built-in mate solver");
+                None
+            }
+        }
+    }
+
+    pub(super) fn on_builtin_mate(&mut self, id: u64, cm: Checkmate) {
+        let Some(round) = &mut self.round else { return };
+        if round.id != id || round.kind != RoundKind::Tsume {
+            return;
+        }
+        debug!(round = id, answer = %cm, "built-in mate solver answered");
+        round.builtin_mate = None;
+        round.checkmates.insert(BUILTIN_MATE, cm);
+        self.maybe_finish();
+    }
+
+    pub(super) fn start_mate_search(&mut self) {
+        let timeout = self.options.int("G_MateTimeout") as u64;
+        let sfen = matches!(
+            self.config.policy,
+            PolicyKind::MateSfen | PolicyKind::MatePv
+        );
+        for i in 0..self.slots.len() {
+            if self.slots[i].spec.role != Role::Mate
+                || !self.slots[i].usable()
+                || self.mates.busy.contains_key(&i)
+            {
+                continue;
+            }
+            let position = if sfen {
+                self.game.sfen_command()
+            } else {
+                self.game.command.clone()
+            };
+            self.mates.busy.insert(i, self.game.command.clone());
+            let slot = &mut self.slots[i];
+            send(slot, &GuiCommand::Position(position));
+            let limits = GoLimits {
+                mate: Some(MateLimit::Time(timeout)),
+                ..Default::default()
+            };
+            send(slot, &GuiCommand::Go(limits));
+            slot.pending.push_back(Request {
+                round: 0,
+                mate: true,
+            });
+        }
+    }
+
+    pub(super) fn queue_pv_mates(&mut self, i: usize) {
+        let Some(round) = &self.round else { return };
+        let pv = &self.slots[i].last_pv;
+        for len in 1..=pv.len().min(PV_MATE_DEPTH) {
+            let command = round.game.after(&pv[..len]).command;
+            let key = command.to_string();
+            if self.mates.searched_set.contains(&key) {
+                continue;
+            }
+            self.mates.searched_set.insert(key.clone());
+            self.mates.searched.push_back(key);
+            if self.mates.searched.len() > PV_MATE_MEMORY {
+                if let Some(old) = self.mates.searched.pop_front() {
+                    self.mates.searched_set.remove(&old);
+                }
+            }
+            self.mates.queue.push_back(command);
+        }
+        // Newest PV first; keep the queue bounded.
+        while self.mates.queue.len() > 64 {
+            self.mates.queue.pop_front();
+        }
+        self.dispatch_pv_mates();
+    }
+
+    pub(super) fn dispatch_pv_mates(&mut self) {
+        let timeout = self.options.int("G_PvMateTimeout") as u64;
+        for i in 0..self.slots.len() {
+            if self.slots[i].spec.role != Role::PvMate
+                || !self.slots[i].usable()
+                || self.mates.busy.contains_key(&i)
+            {
+                continue;
+            }
+            let Some(command) = self.mates.queue.pop_back() else {
+                return;
+            };
+            let game =
+                Game::new(command.clone()).unwrap_or_else(|_| Game::unchecked(command.clone()));
+            self.mates.busy.insert(i, command);
+            self.mates.tried += 1;
+            if self.mates.tried % 50 == 0 {
+                let (t, s) = (self.mates.tried, self.mates.succeeded);
+                self.say(format!(
+                    "info string pvMateTriedCount={t}, pvMateSuccessCount={s}"
+                ));
+            }
+            let slot = &mut self.slots[i];
+            send(slot, &GuiCommand::Position(game.sfen_command()));
+            send(
+                slot,
+                &GuiCommand::Go(GoLimits {
+                    mate: Some(MateLimit::Time(timeout)),
+                    ..Default::default()
+                }),
+            );
+            slot.pending.push_back(Request {
+                round: 0,
+                mate: true,
+            });
+        }
+    }
+
+    pub(super) fn send_mateinfo(&mut self) {
+        let now = Instant::now();
+        let interval = Duration::from_millis(self.options.int("G_MateInfoInterval") as u64);
+        let Some(normal) = (0..self.slots.len())
+            .find(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
+        else {
+            return;
+        };
+        let mut due = Vec::new();
+        for (text, left, next) in &mut self.mates.mateinfo {
+            if *next <= now && *left > 0 {
+                due.push(text.clone());
+                *left -= 1;
+                *next = now + interval;
+            }
+        }
+        self.mates.mateinfo.retain(|(_, left, _)| *left > 0);
+        for text in due {
+            send_line(&mut self.slots[normal], &text);
+        }
+    }
+
+    pub(super) fn finish_mate(&mut self, round: Round) {
+        if self.config.policy == PolicyKind::MatePv {
+            let (t, s) = (self.mates.tried, self.mates.succeeded);
+            self.say(format!(
+                "info string pvMateTriedCount={t}, pvMateSuccessCount={s}"
+            ));
+        }
+        let (slots, answers) = self.collect(&round);
+        let key = round.game.command.to_string();
+        let mate = self.mates.found.get(&key).cloned();
+        let choice = mate_policy::choose(
+            &mate
+                .iter()
+                .map(|l| l.iter().map(|m| m.to_string()).collect())
+                .collect::<Vec<_>>(),
+        );
+        let mate_name = self
+            .slots
+            .iter()
+            .find(|s| s.spec.role == Role::Mate)
+            .map_or("mate".to_string(), |s| s.name.clone());
+        match (choice, mate) {
+            (MateChoice::Mate(_), Some(line)) => {
+                let first = line[0];
+                self.say(format!("info score mate {} pv {}", line.len(), join(&line)));
+                if let (Some(&i), Some(a)) = (slots.first(), answers.first()) {
+                    let verdict = Verdict::of(a.mv == first.as_str());
+                    let l = self.member_line(i, &round.answers[&i], verdict);
+                    self.say(l);
+                }
+                let ja = round.game.japanese(&line);
+                self.say(annotate::mate_line(Verdict::Chosen, Some(&ja), &mate_name));
+                self.say(format!("bestmove {first}"));
+                if let Some(&i) = slots.first() {
+                    self.slots[i].prev = round.answers[&i].score;
+                }
+                self.after_decision();
+            }
+            _ => {
+                if answers.is_empty() {
+                    self.fallback(&round);
+                    return;
+                }
+                let i = slots[0];
+                self.say(annotate::mate_line(Verdict::NotChosen, None, &mate_name));
+                let l = self.member_line(i, &round.answers[&i], Verdict::Chosen);
+                self.say(l);
+                self.slots[i].prev = round.answers[&i].score;
+                let got = self.overrule_resign(i, &round, round.answers[&i].clone());
+                self.emit_decision(&round, &got);
+            }
+        }
+    }
+
+    pub(super) fn finish_tsume(&mut self, round: Round) {
+        let mut best: Option<Vec<UsiMove>> = None;
+        let mut any_nomate = false;
+        for cm in round.checkmates.values() {
+            match cm {
+                Checkmate::Mate(line) if round.game.is_mate_line(line) => {
+                    best = match best {
+                        Some(b) if b.len() <= line.len() => Some(b),
+                        _ => Some(line.clone()),
+                    };
+                }
+                Checkmate::Mate(line) if !line.is_empty() => {
+                    self.say(format!("info string [Error] {cm} is not a mate; ignored"));
+                }
+                Checkmate::NoMate => any_nomate = true,
+                _ => {}
+            }
+        }
+        let answer = match best {
+            Some(line) => Checkmate::Mate(line),
+            None if any_nomate => Checkmate::NoMate,
+            None if round.game.board.is_some() && !round.game.has_check() => Checkmate::NoMate,
+            None => Checkmate::Timeout,
+        };
+        self.say(answer.to_string());
+        self.after_decision();
+    }
+}

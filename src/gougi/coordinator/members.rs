@@ -1,0 +1,294 @@
+//! Members' lives: requests owed, stop, hang detection, restarts with back-off, and the
+//! `go` each member gets.
+
+use super::*;
+
+impl<W: std::io::Write> Coordinator<W> {
+    pub(super) fn on_exit(&mut self, i: usize, code: Option<i32>) {
+        let slot = &mut self.slots[i];
+        if slot.state == SlotState::Dead {
+            return;
+        }
+        slot.state = SlotState::Dead;
+        slot.handle = None;
+        slot.pending.clear();
+        slot.awaiting_ready = false;
+        slot.ready_since = None;
+        slot.stopped_at = None;
+        slot.garbage_at = None;
+        let code = code.map_or("a signal".to_string(), |c| format!("code {c}"));
+        warn!(member = slot.spec.number, name = %slot.name, %code, "member exited");
+        let what = schedule_restart(slot);
+        let line = format!(
+            "info string [Error] E{} ({}) exited with {code}; {what}",
+            slot.spec.number, slot.name
+        );
+        self.say(line);
+        self.mates.busy.remove(&i);
+        if let Some(round) = &mut self.round {
+            round.participants.retain(|&p| p != i);
+            if round.leader == Some(i) {
+                round.leader = round.participants.first().copied();
+            }
+        }
+        self.try_answer_usi();
+        self.try_answer_ready();
+    }
+
+    pub(super) fn on_usiok(&mut self, i: usize) {
+        // A restarted member, or one whose `usiok` came after the GUI's `isready`, is made
+        // ready by gougi itself before it joins a round.
+        let get_ready = self.slots[i].restarts > 0 || self.isready_seen;
+        let slot = &mut self.slots[i];
+        for o in slot.settings.clone() {
+            send(slot, &GuiCommand::SetOption(o));
+        }
+        if get_ready {
+            slot.state = SlotState::Readying;
+            slot.ready_since = Some(Instant::now());
+            send(slot, &GuiCommand::IsReady);
+        } else {
+            slot.state = SlotState::Ready;
+        }
+        self.try_answer_usi();
+    }
+
+    pub(super) fn owes_current(&self, i: usize) -> bool {
+        let current = self.round.as_ref().map(|r| r.id);
+        self.slots[i]
+            .pending
+            .front()
+            .is_some_and(|r| Some(r.round) == current)
+    }
+
+    /// Pop the member's oldest request; true when it was for the current round.
+    pub(super) fn take_request(&mut self, i: usize) -> Option<Request> {
+        let req = self.slots[i].pending.pop_front();
+        if self.slots[i].pending.is_empty() {
+            self.slots[i].stopped_at = None;
+        }
+        let current = self.round.as_ref().map(|r| r.id);
+        match req {
+            Some(r) if Some(r.round) == current => Some(r),
+            Some(r) => {
+                debug!(
+                    member = self.slots[i].spec.number,
+                    round = r.round,
+                    "late answer dropped"
+                );
+                None
+            }
+            None => {
+                warn!(
+                    member = self.slots[i].spec.number,
+                    "answer without a request dropped"
+                );
+                None
+            }
+        }
+    }
+
+    /// Stop every member that still owes an answer, so none keeps searching a stale position.
+    pub(super) fn stop_all_searching(&mut self) {
+        let now = Instant::now();
+        for slot in &mut self.slots {
+            if !slot.pending.is_empty() && slot.stopped_at.is_none() && slot.usable() {
+                send(slot, &GuiCommand::Stop);
+                slot.stopped_at = Some(now);
+            }
+        }
+        self.mates
+            .busy
+            .retain(|&i, _| !self.slots[i].pending.is_empty());
+    }
+
+    /// Members' health, on every timer and `go`: kill what hangs — no answer [`HUNG_AFTER`]
+    /// after `stop`, no `usiok` by [`HANDSHAKE_LIMIT`], no `readyok` by [`READY_LIMIT`] — and
+    /// start the dead whose back-off has passed.
+    pub(super) fn supervise(&mut self) {
+        let now = Instant::now();
+        for i in 0..self.slots.len() {
+            let slot = &mut self.slots[i];
+            let alive = slot.state != SlotState::Dead;
+            let why = if !alive {
+                None
+            } else if slot.state == SlotState::Handshaking && now >= slot.handshake_deadline {
+                Some("did not answer usi")
+            } else if slot.ready_since.is_some_and(|r| now >= r + READY_LIMIT) {
+                Some("did not answer isready")
+            } else if slot.stopped_at.is_some_and(|t| now >= t + HUNG_AFTER) {
+                Some("does not answer after stop")
+            } else {
+                None
+            };
+            let Some(why) = why else { continue };
+            warn!(member = slot.spec.number, why, "member hangs; killing it");
+            kill(slot);
+            slot.pending.clear();
+            slot.stopped_at = None;
+            slot.awaiting_ready = false;
+            slot.ready_since = None;
+            slot.garbage_at = None;
+            let what = schedule_restart(slot);
+            self.buffer.push(format!(
+                "info string [Error] E{} ({}) hangs ({why}); killed, {what}",
+                slot.spec.number, slot.name
+            ));
+            self.mates.busy.remove(&i);
+            if let Some(round) = &mut self.round {
+                round.participants.retain(|&p| p != i);
+                if round.leader == Some(i) {
+                    round.leader = round.participants.first().copied();
+                }
+            }
+        }
+        self.restart_dead();
+        self.try_answer_usi();
+        self.try_answer_ready();
+    }
+
+    /// Start every dead member whose back-off has passed.
+    pub(super) fn restart_dead(&mut self) {
+        let now = Instant::now();
+        for i in 0..self.slots.len() {
+            let slot = &mut self.slots[i];
+            if slot.state != SlotState::Dead || slot.restart_at.is_none_or(|t| t > now) {
+                continue;
+            }
+            slot.restart_at = None;
+            slot.restarts += 1;
+            slot.options.clear();
+            slot.handshake_deadline = now + HANDSHAKE_LIMIT;
+            info!(
+                member = slot.spec.number,
+                attempt = slot.restarts,
+                failures = slot.failures,
+                "restarting member"
+            );
+            if let Err(e) = launch(slot, &self.events_tx, &mut self.launcher) {
+                let what = schedule_restart(slot);
+                self.buffer.push(format!(
+                    "info string [Error] E{} restart failed: {e}; {what}",
+                    slot.spec.number
+                ));
+            }
+        }
+    }
+}
+
+/// Count a failure of a member that just died or was killed and decide when it starts again:
+/// at once after a first failure, then after a back-off that doubles, and not before the next
+/// game after [`MAX_FAILURES`] in a row. Returns what happens, for the GUI's report.
+pub(super) fn schedule_restart(slot: &mut Slot) -> String {
+    slot.failures = slot.failures.saturating_add(1);
+    if slot.failures >= MAX_FAILURES {
+        slot.restart_at = None;
+        return format!(
+            "{} failures in a row: left out until the next game",
+            slot.failures
+        );
+    }
+    // 0, 1 s, 2 s, 4 s … for the first, second, third, fourth failure in a row.
+    let wait = match slot.failures {
+        0 | 1 => Duration::ZERO,
+        n => Duration::from_secs(1u64 << (n - 2).min(16)).min(BACKOFF_CAP),
+    };
+    slot.restart_at = Some(Instant::now() + wait);
+    if wait.is_zero() {
+        "restarting it".to_string()
+    } else {
+        format!("restarting it in {} s", wait.as_secs())
+    }
+}
+
+pub(super) fn launch(
+    slot: &mut Slot,
+    events: &mpsc::UnboundedSender<MemberEvent>,
+    launcher: &mut Launcher,
+) -> Result<(), crate::member::MemberError> {
+    slot.pending.clear();
+    slot.stopped_at = None;
+    match launcher(&slot.spec, events.clone()) {
+        Ok(h) => {
+            let _ = h.send(&GuiCommand::Usi);
+            slot.handle = Some(h);
+            slot.state = SlotState::Handshaking;
+            Ok(())
+        }
+        Err(e) => {
+            slot.state = SlotState::Dead;
+            Err(e)
+        }
+    }
+}
+
+pub(super) fn kill(slot: &mut Slot) {
+    if let Some(h) = slot.handle.take() {
+        h.kill();
+    }
+    slot.state = SlotState::Dead;
+}
+
+pub(super) fn send(slot: &mut Slot, cmd: &GuiCommand) {
+    if let Some(h) = &slot.handle {
+        if let Err(e) = h.send(cmd) {
+            debug!(member = slot.spec.number, error = %e, "send failed");
+        }
+    }
+}
+
+pub(super) fn send_line(slot: &mut Slot, line: &str) {
+    if let Some(h) = &slot.handle {
+        let _ = h.send_line(line);
+    }
+}
+
+/// Send `position` + `go`, stopping first if the member still owes an earlier answer.
+pub(super) fn start_search(
+    slot: &mut Slot,
+    position: &PositionCommand,
+    limits: &GoLimits,
+    request: Request,
+) {
+    if slot.garbage_at.take().is_some() {
+        // Its broken `bestmove` answered the request it owed.
+        slot.pending.pop_front();
+    }
+    if !slot.pending.is_empty() && slot.stopped_at.is_none() {
+        send(slot, &GuiCommand::Stop);
+        slot.stopped_at = Some(Instant::now());
+    }
+    send(slot, &GuiCommand::Position(position.clone()));
+    send(slot, &GuiCommand::Go(limits.clone()));
+    slot.pending.push_back(request);
+}
+
+/// The `go` limits one member gets, after its `Engine<N>.Nodes` rule.
+pub(super) fn limits_for(spec: &MemberSpec, limits: &GoLimits) -> GoLimits {
+    if limits.mate.is_some() {
+        return limits.clone();
+    }
+    match spec.nodes {
+        NodesRule::Gui => limits.clone(),
+        NodesRule::Fixed(n) => GoLimits {
+            nodes: Some(n),
+            ..limits.clone()
+        },
+        NodesRule::Off => {
+            let mut l = GoLimits {
+                nodes: None,
+                ..limits.clone()
+            };
+            let open_ended =
+                !l.has_clock() && l.movetime.is_none() && !l.infinite && l.depth.is_none();
+            if limits.nodes.is_some() && open_ended {
+                // It cannot take `nodes` and must not search forever: one second, which its
+                // own limits (gpsusi's --node-count-hard-limit) normally end sooner.
+                l.btime = Some(0);
+                l.wtime = Some(0);
+                l.byoyomi = Some(1000);
+            }
+            l
+        }
+    }
+}

@@ -1,0 +1,469 @@
+//! Rounds: planning a `go` (who searches what, with which clock), `stop`, `ponderhit`, the
+//! timers and when a round is ready to decide.
+
+use super::*;
+
+impl<W: std::io::Write> Coordinator<W> {
+    pub(super) fn on_stop(&mut self) {
+        let Some(round) = &mut self.round else {
+            // Nothing of ours is running; members may still be busy with late work.
+            return;
+        };
+        let now = Instant::now();
+        round.soft = Some(now);
+        // A stopped ponder is a ponder miss: the GUI discards this bestmove and sends the real
+        // `go` next, so gougi answers at once with what it has instead of waiting STOP_GRACE
+        // for members (one hung member would otherwise eat a second of the next move's time).
+        round.missed_ponder = round.kind == RoundKind::Ponder;
+        if let Some(solve) = &round.builtin_mate {
+            // Its answer (the best line found so far, or timeout) follows within milliseconds.
+            solve.stop();
+        }
+        round.hard = Some(if round.missed_ponder {
+            now
+        } else {
+            now + STOP_GRACE
+        });
+        if matches!(round.kind, RoundKind::Ponder | RoundKind::Infinite) {
+            round.kind = RoundKind::Play;
+        }
+        self.on_timer();
+        self.maybe_finish();
+    }
+
+    pub(super) fn on_ponderhit(&mut self, limits: GoLimits) {
+        let Some(round) = &mut self.round else { return };
+        if round.kind != RoundKind::Ponder {
+            return;
+        }
+        // ShogiHome's early ponder carries the real clock on `ponderhit`.
+        let clock_limits = if limits.has_clock() {
+            limits.clone()
+        } else {
+            round.limits.clone()
+        };
+        round.kind = RoundKind::Play;
+        round.started = Instant::now();
+        round.limits = GoLimits {
+            ponder: false,
+            ..clock_limits.clone()
+        };
+        let margin = self.options.int("G_Margin") as u64;
+        let black = round.game.black_to_move();
+        let (soft, hard, member_limits) = timing(&round.limits, black, margin);
+        round.soft = soft.map(|d| round.started + d);
+        round.hard = hard.map(|d| round.started + d);
+        let hit = if limits.has_clock() {
+            member_limits.clone()
+        } else {
+            GoLimits::default()
+        };
+        let later = std::mem::take(&mut round.ponder_later);
+        let (id, command) = (round.id, round.game.command.clone());
+        for &i in &round.participants.clone() {
+            let slot = &mut self.slots[i];
+            if later.contains(&i) {
+                // `Engine<N>.Ponder=false`: its search starts now, as a plain `go`.
+                let request = Request {
+                    round: id,
+                    mate: false,
+                };
+                let limits = limits_for(&slot.spec, &member_limits);
+                start_search(slot, &command, &limits, request);
+            } else {
+                send(slot, &GuiCommand::PonderHit(hit.clone()));
+            }
+        }
+    }
+
+    pub(super) fn on_go(&mut self, limits: GoLimits) {
+        if let Some(old) = self.round.take() {
+            warn!(
+                round = old.id,
+                "go while a round was running; the old round is abandoned"
+            );
+        }
+        self.supervise();
+        let id = self.next_round;
+        self.next_round += 1;
+        let kind = if limits.mate.is_some() {
+            RoundKind::Tsume
+        } else if limits.ponder {
+            RoundKind::Ponder
+        } else if limits.infinite {
+            RoundKind::Infinite
+        } else {
+            RoundKind::Play
+        };
+        let game = self.game.clone();
+        let margin = self.options.int("G_Margin") as u64;
+        let started = Instant::now();
+        let black = game.black_to_move();
+        let (soft, hard, member_limits) = match kind {
+            RoundKind::Play => timing(&limits, black, margin),
+            RoundKind::Ponder => {
+                let (_, _, l) = timing(
+                    &GoLimits {
+                        ponder: false,
+                        ..limits.clone()
+                    },
+                    black,
+                    margin,
+                );
+                (None, None, GoLimits { ponder: true, ..l })
+            }
+            RoundKind::Infinite => (None, None, limits.clone()),
+            RoundKind::Tsume => match limits.mate {
+                Some(MateLimit::Time(ms)) => {
+                    // From outside: capped like every clock (about 24.8 days).
+                    let ms = ms.min(crate::usi::MAX_TIME_MS);
+                    let member = ms.saturating_sub(margin).max(ms / 2);
+                    let l = GoLimits {
+                        mate: Some(MateLimit::Time(member)),
+                        ..Default::default()
+                    };
+                    (
+                        Some(Duration::from_millis(member)),
+                        Some(Duration::from_millis(
+                            ms.saturating_sub(margin / 2).max(member),
+                        )),
+                        l,
+                    )
+                }
+                _ => (None, None, limits.clone()),
+            },
+        };
+        for slot in &mut self.slots {
+            slot.clear_round();
+        }
+        let mut round = Round {
+            id,
+            kind,
+            game,
+            limits: limits.clone(),
+            started,
+            soft: soft.map(|d| started + d),
+            hard: hard.map(|d| started + d),
+            participants: Vec::new(),
+            answers: HashMap::new(),
+            checkmates: HashMap::new(),
+            stop_sent: false,
+            exchange: None,
+            leader: None,
+            elsewhere: HashMap::new(),
+            missed_ponder: false,
+            builtin_mate: None,
+            ponder_later: Vec::new(),
+        };
+        let policy = self.config.policy;
+        let normals: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
+            .collect();
+        let mut request = member_limits.clone();
+        round.participants = if kind == RoundKind::Tsume {
+            let mates: Vec<usize> = (0..self.slots.len())
+                .filter(|&i| self.slots[i].spec.role == Role::Mate && self.slots[i].usable())
+                .collect();
+            if mates.is_empty() {
+                // No mate member: the built-in solver works beside the normal members (which
+                // may not solve mates at all); the shortest verified line wins.
+                round.builtin_mate = self.start_builtin_mate(id, &round.game, soft);
+                normals.clone()
+            } else {
+                mates
+            }
+        } else {
+            match family(policy) {
+                Family::All => normals.clone(),
+                Family::Exchange => {
+                    if kind == RoundKind::Play || kind == RoundKind::Ponder {
+                        request = scale_limits(&member_limits, black, 0.45);
+                        if let (Some(s), Some(_)) = (soft, hard) {
+                            round.soft = Some(started + s.mul_f64(0.45));
+                            round.hard = Some(started + s.mul_f64(0.5));
+                        }
+                    }
+                    normals.iter().copied().take(2).collect()
+                }
+                Family::ChangePlayer => {
+                    let rule = rotation_rule(policy, &self.options);
+                    let members = self
+                        .slots
+                        .iter()
+                        .filter(|s| s.spec.role == Role::Normal)
+                        .count();
+                    let want = self
+                        .per_game
+                        .rotation
+                        .player(rule, members, round.game.ply());
+                    // The designated player, or the next usable member if it is down.
+                    let order: Vec<usize> = (0..self.slots.len())
+                        .filter(|&i| self.slots[i].spec.role == Role::Normal)
+                        .collect();
+                    (0..order.len())
+                        .map(|k| order[(want + k) % order.len()])
+                        .find(|&i| self.slots[i].usable())
+                        .into_iter()
+                        .collect()
+                }
+                Family::Mate => normals.iter().copied().take(1).collect(),
+            }
+        };
+        if self.position_refused.is_some() {
+            round.participants.clear();
+        } else if round.participants.is_empty() {
+            self.say("info string [Error] no member is available; gougi answers by itself");
+        }
+        for &i in &round.participants {
+            let slot = &mut self.slots[i];
+            if kind == RoundKind::Ponder && !slot.spec.ponder {
+                // A member that cannot ponder (Debian's gpsusi aborts on `go ponder`) waits
+                // for `ponderhit`; a ponder miss never reaches it.
+                round.ponder_later.push(i);
+                continue;
+            }
+            let position = if kind == RoundKind::Tsume
+                && policy == PolicyKind::MateSfen
+                && slot.spec.role == Role::Mate
+            {
+                round.game.sfen_command()
+            } else {
+                round.game.command.clone()
+            };
+            start_search(
+                slot,
+                &position,
+                &limits_for(&slot.spec, &request),
+                Request {
+                    round: id,
+                    mate: kind == RoundKind::Tsume,
+                },
+            );
+        }
+        round.leader = round.participants.first().copied();
+        self.round = Some(round);
+        if family(policy) == Family::Mate && kind != RoundKind::Tsume {
+            self.start_mate_search();
+        }
+        self.maybe_finish();
+    }
+
+    pub(super) fn next_timer(&self) -> Option<Instant> {
+        let mut t: Vec<Instant> = Vec::new();
+        if self.usi_pending {
+            t.push(self.started_at + USI_WAIT);
+        }
+        for s in &self.slots {
+            match s.state {
+                SlotState::Handshaking => t.push(s.handshake_deadline),
+                SlotState::Dead => t.extend(s.restart_at),
+                SlotState::Ready | SlotState::Readying => {}
+            }
+            t.extend(s.ready_since.map(|r| r + READY_LIMIT));
+            t.extend(s.stopped_at.map(|r| r + HUNG_AFTER));
+            t.extend(s.garbage_at.map(|g| g + GARBAGE_GRACE));
+        }
+        t.extend(self.ready_pending);
+        t.extend(self.next_keepalive);
+        if let Some(r) = &self.round {
+            if !r.stop_sent {
+                t.extend(r.soft);
+            }
+            t.extend(r.hard);
+        }
+        t.extend(self.mates.mateinfo.iter().map(|m| m.2));
+        t.into_iter().min()
+    }
+
+    pub(super) fn on_timer(&mut self) {
+        let now = Instant::now();
+        self.supervise();
+        for i in 0..self.slots.len() {
+            if self.slots[i]
+                .garbage_at
+                .is_some_and(|g| now >= g + GARBAGE_GRACE)
+            {
+                self.take_garbage_answer(i);
+            }
+        }
+        self.try_answer_usi();
+        if self.next_keepalive.is_some_and(|k| k <= now) {
+            self.say("");
+            self.next_keepalive = Some(now + KEEPALIVE);
+        }
+        self.try_answer_ready();
+        if !self.mates.mateinfo.is_empty() {
+            self.send_mateinfo();
+        }
+        let Some(round) = &mut self.round else { return };
+        if !round.stop_sent && round.soft.is_some_and(|s| s <= now) {
+            round.stop_sent = true;
+            let owing: Vec<usize> = round
+                .participants
+                .iter()
+                .copied()
+                .filter(|p| !round.answers.contains_key(p))
+                .collect();
+            for i in owing {
+                let slot = &mut self.slots[i];
+                send(slot, &GuiCommand::Stop);
+                slot.stopped_at.get_or_insert(now);
+            }
+        }
+        self.maybe_finish();
+    }
+
+    pub(super) fn maybe_finish(&mut self) {
+        let Some(round) = &self.round else { return };
+        let all_in = round.participants.iter().all(|p| match round.kind {
+            RoundKind::Tsume => round.checkmates.contains_key(p),
+            _ => round.answers.contains_key(p),
+        }) && round.builtin_mate.is_none();
+        let hard_passed = round.hard.is_some_and(|h| h <= Instant::now());
+        // A verified mate line ends a tsume round at once, and so does the built-in solver's
+        // disproof (no member can mate where df-pn proved there is no mate).
+        let tsume_mate = round.kind == RoundKind::Tsume
+            && round.checkmates.iter().any(|(&k, c)| match c {
+                Checkmate::Mate(l) => round.game.is_mate_line(l),
+                Checkmate::NoMate => k == BUILTIN_MATE,
+                _ => false,
+            });
+        let waiting_by_kind = matches!(round.kind, RoundKind::Ponder | RoundKind::Infinite);
+        if waiting_by_kind && !hard_passed {
+            return; // analysis and ponder end only with stop (or ponderhit)
+        }
+        if !(all_in || hard_passed || tsume_mate || self.settled_early()) {
+            return;
+        }
+        let round = self.round.take().expect("checked above");
+        if round.kind == RoundKind::Tsume {
+            self.finish_tsume(round);
+            return;
+        }
+        match family(self.config.policy) {
+            Family::Exchange
+                if round.exchange.is_none()
+                    && round.participants.len() == 2
+                    && round.answers.len() == 2 =>
+            {
+                self.exchange_phase1(round)
+            }
+            Family::Exchange if round.exchange.is_some() => self.exchange_phase2(round),
+            Family::Mate => self.finish_mate(round),
+            _ => self.finish_all(round),
+        }
+    }
+
+    /// Whether an all-members round can be decided before every member answered: for
+    /// `majority` and `multipv-vote` when the leading move can no longer be caught (exact: the
+    /// result is the one waiting would give), and for every type when answers holding
+    /// `G_EarlyAgreement` percent of the members' weight agree on one move. The members still thinking are then stopped,
+    /// which banks their time in sudden death and Fischer games.
+    pub(super) fn settled_early(&self) -> bool {
+        let Some(round) = &self.round else {
+            return false;
+        };
+        if round.kind != RoundKind::Play
+            || family(self.config.policy) != Family::All
+            || round.answers.is_empty()
+        {
+            return false;
+        }
+        let weight = |i: &usize| self.slots[*i].spec.weight;
+        let total: f64 = round.participants.iter().map(weight).sum();
+        let waiting: f64 = round
+            .participants
+            .iter()
+            .filter(|p| !round.answers.contains_key(p))
+            .map(weight)
+            .sum();
+        let mut by_move: Vec<(String, f64)> = Vec::new();
+        for (i, got) in &round.answers {
+            let mv = best_text(&got.best);
+            match by_move.iter_mut().find(|(m, _)| *m == mv) {
+                Some((_, w)) => *w += weight(i),
+                None => by_move.push((mv, weight(i))),
+            }
+        }
+        by_move.sort_by(|a, b| b.1.total_cmp(&a.1));
+        if by_move[0].0 == "resign" {
+            // A resignation needs every answer: one still coming may play (G_Resign).
+            return false;
+        }
+        let top = by_move[0].1;
+        let second = by_move.get(1).map_or(0.0, |m| m.1);
+        if self.config.policy == PolicyKind::Majority && top > second + waiting + 1e-9 {
+            return true;
+        }
+        if self.config.policy == PolicyKind::MultipvVote {
+            // Exact too: the members still thinking can give any one move at most their weight
+            // times a ballot's maximum, so a lead larger than that is final.
+            let (slots, answers) = self.collect(round);
+            let (ballots, _) = self.ballots(round, &slots, &answers);
+            if let Some((w, scoring)) = self.vote_tally(&ballots) {
+                if w.points - w.runner_up > waiting * scoring.max_points() + 1e-9 {
+                    return true;
+                }
+            }
+        }
+        let share = self.options.int("G_EarlyAgreement") as f64 / 100.0;
+        share > 0.0 && top + 1e-9 >= share * total
+    }
+}
+
+/// Deadlines and the limits members get, for a GUI `go` from the side to move.
+pub(super) fn timing(
+    limits: &GoLimits,
+    black: bool,
+    margin: u64,
+) -> (Option<Duration>, Option<Duration>, GoLimits) {
+    if let Some(movetime) = limits.movetime {
+        let (member, soft, hard) = deadline::plan_movetime(movetime, margin);
+        return (
+            Some(soft),
+            Some(hard),
+            GoLimits {
+                movetime: Some(member),
+                ..limits.clone()
+            },
+        );
+    }
+    if !limits.has_clock() {
+        // `go nodes`, `go depth` or a bare `go`: members end the search themselves.
+        return (None, None, limits.clone());
+    }
+    let (main, inc) = limits.clock_of(black);
+    let (opp, _) = limits.clock_of(!black);
+    let clock = Clock {
+        main: main.unwrap_or(0),
+        opponent_main: opp.unwrap_or(0),
+        byoyomi: limits.byoyomi.unwrap_or(0),
+        inc: inc.unwrap_or(0),
+    };
+    let plan = deadline::plan(clock, margin);
+    let mut member = limits.clone();
+    if black {
+        member.btime = Some(plan.member_main);
+    } else {
+        member.wtime = Some(plan.member_main);
+    }
+    if limits.byoyomi.is_some() {
+        member.byoyomi = Some(plan.member_byoyomi);
+    }
+    (Some(plan.soft), Some(plan.hard), member)
+}
+
+/// The exchange rule's phase-1 clock: our main time, increment and byoyomi scaled by `f`.
+pub(super) fn scale_limits(limits: &GoLimits, black: bool, f: f64) -> GoLimits {
+    let scale = |v: Option<u64>| v.map(|x| (x as f64 * f) as u64);
+    let mut l = limits.clone();
+    if black {
+        l.btime = scale(l.btime);
+        l.binc = scale(l.binc);
+    } else {
+        l.wtime = scale(l.wtime);
+        l.winc = scale(l.winc);
+    }
+    l.byoyomi = scale(l.byoyomi);
+    l
+}

@@ -1,0 +1,222 @@
+//! The coordinator's state: its limits, members' slots, rounds and per-game memory.
+
+use super::*;
+
+/// How long gougi's `usiok` waits for members' `usiok`: a GUI's own limit is short (and a
+/// member that never answers must not hold start-up), so after this gougi answers without the
+/// late member, whose handshake goes on until [`HANDSHAKE_LIMIT`].
+pub(super) const USI_WAIT: Duration = Duration::from_secs(4);
+
+/// A member that has not answered `usi` this long after it was started is killed (and
+/// restarted under the back-off).
+pub(super) const HANDSHAKE_LIMIT: Duration = Duration::from_secs(30);
+
+/// How long gougi's `readyok` waits for members' `readyok`. A member still loading then (a
+/// large hash, an evaluation file) is left out until its own `readyok` arrives, up to
+/// [`READY_LIMIT`]; the GUI gets its answer at once and is told.
+pub(super) const READY_WAIT: Duration = Duration::from_secs(4);
+
+/// A member that has not answered `isready` this long is killed (the reference's 60 s).
+pub(super) const READY_LIMIT: Duration = Duration::from_secs(60);
+
+/// Empty keep-alive lines while waiting for `readyok`, as YaneuraOu does for Shogidokoro.
+pub(super) const KEEPALIVE: Duration = Duration::from_secs(5);
+
+/// After a GUI `stop`, how long members get to send their `bestmove`.
+pub(super) const STOP_GRACE: Duration = Duration::from_millis(1000);
+
+/// A member that owes an answer this long after `stop` is considered hung and killed.
+pub(super) const HUNG_AFTER: Duration = Duration::from_secs(3);
+
+/// Failures in a row (exits, hangs, failed starts with no answered round between them) after
+/// which a member is left out until the next `usinewgame`.
+pub const MAX_FAILURES: u32 = 5;
+
+/// The longest wait before a restart; the first restart is immediate, then 1 s, 2 s, 4 s ….
+pub(super) const BACKOFF_CAP: Duration = Duration::from_secs(16);
+
+/// How long an unparsable `bestmove` waits for a real one from the same member before it
+/// counts as that member's (empty) answer: some engines print a broken line first.
+pub(super) const GARBAGE_GRACE: Duration = Duration::from_millis(50);
+
+/// After the GUI's input ends, the longest a round without a deadline (`go nodes`) may still
+/// take before gougi answers and quits.
+pub(super) const EOF_GRACE: Duration = Duration::from_secs(30);
+
+/// Cap on `USI_Hash` for mate members (the reference's 256 MB), since they are extra processes.
+pub(super) const MATE_HASH_CAP: u64 = 256;
+
+/// Positions remembered as already sent to PV mate members (mate-pv), oldest forgotten first.
+pub(super) const PV_MATE_MEMORY: usize = 4096;
+
+/// The built-in solver's table for `go mate` without a mate member (allocated per `go mate`;
+/// about 13 ms for 64 MiB).
+pub(super) const BUILTIN_MATE_HASH_MB: u64 = 64;
+
+/// The key of the built-in solver's answer among a tsume round's `checkmates` (not a slot).
+pub(super) const BUILTIN_MATE: usize = usize::MAX;
+
+/// The longest PV prefix sent to PV mate members.
+pub(super) const PV_MATE_DEPTH: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SlotState {
+    /// `usi` sent, waiting for `usiok`.
+    Handshaking,
+    /// A restarted member: `isready` sent, waiting for `readyok` before it joins rounds.
+    Readying,
+    /// Usable.
+    Ready,
+    /// The process ended; may be restarted.
+    Dead,
+}
+
+/// What an outstanding request to a member was for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Request {
+    pub(super) round: u64,
+    pub(super) mate: bool,
+}
+
+/// One member as the coordinator tracks it.
+pub(super) struct Slot {
+    pub(super) spec: MemberSpec,
+    pub(super) handle: Option<MemberHandle>,
+    pub(super) state: SlotState,
+    /// `id name`, or the config's `Engine<N>.Name`.
+    pub(super) name: String,
+    pub(super) options: Vec<OptionDecl>,
+    /// The GUI's settings for this member, in order, to replay after a restart.
+    pub(super) settings: Vec<SetOption>,
+    pub(super) pending: VecDeque<Request>,
+    /// When `stop` was sent while answers were still owed.
+    pub(super) stopped_at: Option<Instant>,
+    pub(super) awaiting_ready: bool,
+    /// When `isready` was sent and not yet answered.
+    pub(super) ready_since: Option<Instant>,
+    pub(super) restarts: u32,
+    /// Failures in a row since the member last answered a round (or since `usinewgame`).
+    pub(super) failures: u32,
+    /// A dead member's next start; `None` with `Dead` means left out until the next game.
+    pub(super) restart_at: Option<Instant>,
+    /// An unparsable `bestmove` for the current request arrived at this time (see
+    /// [`GARBAGE_GRACE`]).
+    pub(super) garbage_at: Option<Instant>,
+    /// Last exact main-line score and the info line that carried it, for the current round.
+    pub(super) last_score: Option<Score>,
+    pub(super) last_info: Option<Info>,
+    /// Last main-line PV of the current round.
+    pub(super) last_pv: Vec<UsiMove>,
+    /// `multipv-vote`: the last exact line of each MultiPV rank (index = rank − 1) this round.
+    pub(super) lines: Vec<Option<Info>>,
+    /// Score at gougi's previous decision in this game ("2 plies ago").
+    pub(super) prev: Option<Score>,
+    pub(super) handshake_deadline: Instant,
+}
+
+impl Slot {
+    pub(super) fn number(&self) -> u32 {
+        self.spec.number
+    }
+
+    pub(super) fn usable(&self) -> bool {
+        self.state == SlotState::Ready && !self.awaiting_ready
+    }
+
+    pub(super) fn clear_round(&mut self) {
+        self.last_score = None;
+        self.last_info = None;
+        self.last_pv.clear();
+        self.lines.clear();
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RoundKind {
+    /// A timed or limited search that ends with a decision.
+    Play,
+    /// `go ponder`: no deadline until `ponderhit` (then `Play`) or `stop`.
+    Ponder,
+    /// `go infinite`: until `stop`.
+    Infinite,
+    /// `go mate`: answered with `checkmate`.
+    Tsume,
+}
+
+/// The exchange rule's second phase: both first answers and the replies so far.
+#[derive(Clone, Debug)]
+pub(super) struct ExchangeState {
+    pub(super) first: [Answer; 2],
+    pub(super) first_got: [Got; 2],
+}
+
+/// A member's answer within a round.
+#[derive(Clone, Debug)]
+pub(super) struct Got {
+    pub(super) best: BestMove,
+    pub(super) score: Option<Score>,
+    pub(super) info: Option<Info>,
+    pub(super) pv: Vec<UsiMove>,
+    /// `multipv-vote`: the member's exact MultiPV lines 2, 3, … at its `bestmove`.
+    pub(super) lines: Vec<Info>,
+}
+
+pub(super) struct Round {
+    pub(super) id: u64,
+    pub(super) kind: RoundKind,
+    pub(super) game: Game,
+    pub(super) limits: GoLimits,
+    pub(super) started: Instant,
+    pub(super) soft: Option<Instant>,
+    pub(super) hard: Option<Instant>,
+    /// Slots searching this round (normal members, or mate members for `go mate`).
+    pub(super) participants: Vec<usize>,
+    pub(super) answers: HashMap<usize, Got>,
+    /// Tsume rounds: answers of the mate members.
+    pub(super) checkmates: HashMap<usize, Checkmate>,
+    pub(super) stop_sent: bool,
+    pub(super) exchange: Option<ExchangeState>,
+    /// The member whose info stream the GUI currently sees.
+    pub(super) leader: Option<usize>,
+    /// Members searching another position than the round's (exchange phase 2), by slot.
+    pub(super) elsewhere: HashMap<usize, Game>,
+    /// A `go ponder` ended by `stop`: its bestmove is thrown away by the GUI.
+    pub(super) missed_ponder: bool,
+    /// `go mate` with no mate member: the built-in df-pn solver, in-process on its own thread,
+    /// until its answer is in `checkmates[BUILTIN_MATE]` (dropping it stops it).
+    pub(super) builtin_mate: Option<BackgroundSolve>,
+    /// Ponder rounds: members with `Engine<N>.Ponder=false`, started at `ponderhit`.
+    pub(super) ponder_later: Vec<usize>,
+}
+
+impl Round {
+    /// The position member `i` is searching.
+    pub(super) fn game_of(&self, i: usize) -> &Game {
+        self.elsewhere.get(&i).unwrap_or(&self.game)
+    }
+}
+
+/// The consultation's per-game state (reset at `usinewgame`).
+#[derive(Default)]
+pub(super) struct PerGame {
+    pub(super) alternation: Alternation,
+    pub(super) rotation: Rotation,
+}
+
+/// Mate members' state for the mate types.
+#[derive(Default)]
+pub(super) struct MateState {
+    /// The position each mate slot is searching, by slot.
+    pub(super) busy: HashMap<usize, PositionCommand>,
+    /// Verified mates by position (the GUI's command text), shortest kept.
+    pub(super) found: HashMap<String, Vec<UsiMove>>,
+    /// mate-pv: positions already sent, oldest first.
+    pub(super) searched: VecDeque<String>,
+    pub(super) searched_set: HashSet<String>,
+    /// mate-pv: positions waiting for a free PV mate member, newest last.
+    pub(super) queue: VecDeque<PositionCommand>,
+    pub(super) tried: u64,
+    pub(super) succeeded: u64,
+    /// mate-pv: `mateinfo` lines for the normal member: text, sends left, next send time.
+    pub(super) mateinfo: Vec<(String, i64, Instant)>,
+}

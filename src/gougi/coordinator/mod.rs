@@ -7,12 +7,12 @@
 //! # Layout
 //! This file is the event loop and the dispatch of GUI commands and member events; the rest is
 //! one `impl Coordinator` per concern, in child modules (which see the private state):
-//! [`state`] (limits, slots, rounds, per-game memory), [`session`] (`usi`, `setoption`,
-//! `isready`, `gameover`), [`members`] (requests, stop, hangs, restarts, each member's `go`),
-//! [`rounds`] (planning a `go`, `stop`, `ponderhit`, timers, when to decide), [`intake`]
-//! (`info`, `bestmove`, mate claims, the relay), [`decide`] (policies, `G_Resign`, the vote),
-//! [`exchanges`] (the exchange rule's phases), [`mates`] (mate members, `go mate`, the
-//! built-in solver), [`output`] (annotated lines, the final `info`).
+//! `state` (limits, slots, rounds, per-game memory), `session` (`usi`, `setoption`,
+//! `isready`, `gameover`), `members` (requests, stop, hangs, restarts, each member's `go`),
+//! `rounds` (planning a `go`, `stop`, `ponderhit`, timers, when to decide), `intake`
+//! (`info`, `bestmove`, mate claims, the relay), `decide` (policies, `G_Resign`, the vote),
+//! `exchanges` (the exchange rule's phases), `mates` (mate members, `go mate`, the
+//! built-in solver), `output` (annotated lines, the final `info`).
 //!
 //! # Members and stale answers
 //! Every `go` sent to a member is pushed on that member's queue of outstanding requests, and

@@ -710,6 +710,9 @@ fn usi_reexports_member_options_and_routes_setoption() {
     assert_eq!(
         options,
         [
+            "option name USI_Hash type spin default 256 min 1 max 1048576",
+            "option name USI_Ponder type check default false",
+            "option name Threads type spin default 2 min 1 max 1024",
             "option name E1_OwnBook type check default true",
             "option name E1_USI_Hash type spin default 16 min 1 max 4096",
             "option name E2_Threads type spin default 1 min 1 max 8",
@@ -733,9 +736,10 @@ fn usi_reexports_member_options_and_routes_setoption() {
         log1.contains("setoption name OwnBook value false\n"),
         "{log1}"
     );
-    assert!(log1.contains("setoption name USI_Hash value 512\n"));
+    // USI_Hash is the budget of both members together.
+    assert!(log1.contains("setoption name USI_Hash value 256\n"));
     assert!(!log2.contains("OwnBook"), "{log2}");
-    assert!(log2.contains("setoption name USI_Hash value 512\n"));
+    assert!(log2.contains("setoption name USI_Hash value 256\n"));
     assert!(!log1.contains("G_Margin") && !log2.contains("G_Margin"));
 }
 

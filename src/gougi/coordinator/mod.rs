@@ -149,6 +149,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 name,
                 options: Vec::new(),
                 settings: Vec::new(),
+                explicit: HashSet::new(),
                 pending: VecDeque::new(),
                 stopped_at: None,
                 awaiting_ready: false,

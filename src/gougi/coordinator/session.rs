@@ -22,7 +22,22 @@ impl<W: std::io::Write> Coordinator<W> {
             .unwrap_or_else(|| format!("gougi {}", env!("CARGO_PKG_VERSION")));
         self.say(format!("id name {name}"));
         self.say("id author the gougi developers");
-        let mut lines = Vec::new();
+        // The options every GUI expects of an engine, as budgets for the whole consultation
+        // (see `on_setoption`): ShogiHome and tools that set a hash refuse an engine without
+        // them. Threads defaults to one per normal member.
+        let normals = self
+            .slots
+            .iter()
+            .filter(|s| s.spec.role == Role::Normal)
+            .count()
+            .max(1);
+        let mut lines = vec![
+            format!(
+                "option name USI_Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+            ),
+            "option name USI_Ponder type check default false".to_string(),
+            format!("option name Threads type spin default {normals} min 1 max {MAX_THREADS}"),
+        ];
         for slot in &self.slots {
             if slot.state == SlotState::Handshaking {
                 lines.push(format!(
@@ -63,17 +78,42 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             return;
         }
+        let shared = matches!(opt.name.as_str(), "USI_Hash" | "Threads");
         let broadcast = opt.name.starts_with("USI");
+        // USI_Hash and Threads are the consultation's budget: shared among the normal members
+        // (each gets at least 1), since three members given the whole machine each would swap
+        // or oversubscribe it. A member's own E<N>_ setting of the same option wins.
+        let normals = self
+            .slots
+            .iter()
+            .filter(|s| s.spec.role == Role::Normal)
+            .count()
+            .max(1) as u64;
+        let share = value
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .map(|v| (v / normals).max(1));
         for i in 0..self.slots.len() {
             let slot = &self.slots[i];
-            let forwarded = if broadcast {
-                let mut o = opt.clone();
-                if o.name == "USI_Hash" && slot.spec.role != Role::Normal {
-                    if let Ok(mb) = value.trim().parse::<u64>() {
-                        o.value = Some(mb.min(MATE_HASH_CAP).to_string());
-                    }
-                }
-                Some(o)
+            let forwarded = if shared {
+                let explicit = slot.explicit.contains(&opt.name);
+                let declared =
+                    opt.name == "USI_Hash" || slot.options.iter().any(|d| d.name == opt.name);
+                let v = match (opt.name.as_str(), slot.spec.role, share) {
+                    _ if explicit || !declared => None,
+                    (_, Role::Normal, Some(v)) => Some(v),
+                    // Mate members are extra processes: a small table is enough, and their
+                    // threads are not counted in the budget.
+                    ("USI_Hash", _, Some(v)) => Some(v.min(MATE_HASH_CAP)),
+                    _ => None,
+                };
+                v.map(|v| SetOption {
+                    name: opt.name.clone(),
+                    value: Some(v.to_string()),
+                })
+            } else if broadcast {
+                Some(opt.clone())
             } else {
                 opt.name.strip_prefix(&slot.spec.prefix()).and_then(|rest| {
                     // Only options the member declared: E1_Foo must not reach E1 as `Foo` if
@@ -89,6 +129,10 @@ impl<W: std::io::Write> Coordinator<W> {
             };
             if let Some(o) = forwarded {
                 let slot = &mut self.slots[i];
+                if !shared && !broadcast {
+                    // Set for this member by name: a later shared value leaves it alone.
+                    slot.explicit.insert(o.name.clone());
+                }
                 slot.settings.retain(|s| s.name != o.name);
                 slot.settings.push(o.clone());
                 if matches!(slot.state, SlotState::Ready | SlotState::Readying) {

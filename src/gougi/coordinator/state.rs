@@ -43,6 +43,12 @@ pub(super) const GARBAGE_GRACE: Duration = Duration::from_millis(50);
 /// take before gougi answers and quits.
 pub(super) const EOF_GRACE: Duration = Duration::from_secs(30);
 
+/// `USI_Hash` as gougi declares it (MB for all normal members together).
+pub(super) const DEFAULT_HASH_MB: u64 = 256;
+pub(super) const MAX_HASH_MB: u64 = 1 << 20;
+/// `Threads` as gougi declares it (for all normal members together).
+pub(super) const MAX_THREADS: u64 = 1024;
+
 /// Cap on `USI_Hash` for mate members (the reference's 256 MB), since they are extra processes.
 pub(super) const MATE_HASH_CAP: u64 = 256;
 
@@ -88,6 +94,9 @@ pub(super) struct Slot {
     pub(super) options: Vec<OptionDecl>,
     /// The GUI's settings for this member, in order, to replay after a restart.
     pub(super) settings: Vec<SetOption>,
+    /// Options the GUI set for this member by its own name (`E<N>_Threads`): the shared
+    /// `USI_Hash`/`Threads` budget does not override them.
+    pub(super) explicit: HashSet<String>,
     pub(super) pending: VecDeque<Request>,
     /// When `stop` was sent while answers were still owed.
     pub(super) stopped_at: Option<Instant>,

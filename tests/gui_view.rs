@@ -1,0 +1,69 @@
+//! What the GUI's engine dialog sees (issue 21, part 2): the plain options every GUI expects,
+//! and how they reach the members.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{mock_config, scratch_dir, Gougi};
+
+/// Member `log`'s `setoption` lines for `name`, once at least `want` arrived (or 5 s passed).
+fn settings(log: &Path, name: &str, want: usize) -> Vec<String> {
+    let prefix = format!("setoption name {name} value ");
+    let t0 = Instant::now();
+    loop {
+        let got: Vec<String> = std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.strip_prefix(&prefix).map(str::to_string))
+            .collect();
+        if got.len() >= want || t0.elapsed() > Duration::from_secs(5) {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn usi_hash_ponder_and_threads_are_offered_and_shared_among_the_members() {
+    let dir = scratch_dir("guiview");
+    let logs: Vec<_> = (1..=3).map(|k| dir.join(format!("e{k}.log"))).collect();
+    let threads = "option name Threads type spin default 4 min 1 max 64";
+    let scripts: Vec<String> = logs
+        .iter()
+        .enumerate()
+        .map(|(k, log)| {
+            let decl = if k < 2 { threads } else { "" };
+            format!(
+                "id name e{}\n{decl}\ntranscript: {}\n",
+                k + 1,
+                log.display()
+            )
+        })
+        .collect();
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let mut g = Gougi::with_config(&mock_config(&dir, "majority", &refs, None, ""));
+    g.send("usi");
+    let lines = g.until_prefix("usiok");
+    for want in [
+        "option name USI_Hash type spin default 256 min 1 max 1048576",
+        "option name USI_Ponder type check default false",
+        "option name Threads type spin default 3 min 1 max 1024",
+    ] {
+        assert!(lines.iter().any(|l| l == want), "{want}: {lines:#?}");
+    }
+    // A member's own setting wins over the shared budget, whenever it comes.
+    g.send("setoption name E2_Threads value 7");
+    g.send("setoption name USI_Hash value 1000");
+    g.send("setoption name Threads value 8");
+    g.send("setoption name USI_Ponder value true");
+    g.send("isready");
+    g.until(Duration::from_secs(10), |l| l == "readyok");
+    // Three normal members share 1000 MB and 8 threads; only members that offer Threads get it.
+    assert_eq!(settings(&logs[0], "USI_Hash", 1), ["333"]);
+    assert_eq!(settings(&logs[0], "Threads", 1), ["2"]);
+    assert_eq!(settings(&logs[1], "Threads", 1), ["7"]);
+    assert_eq!(settings(&logs[2], "Threads", 0), Vec::<String>::new());
+    assert_eq!(settings(&logs[2], "USI_Ponder", 1), ["true"]);
+}

@@ -437,8 +437,8 @@ fn d10_exchange_keeps_cross_check_lines_from_the_gui_and_compares_calibrated_sco
     assert_eq!(
         tail,
         [
-            "info string [X] bestmove 2g2f [２六歩(27)] [評価値 -200 （-400, -1）]",
-            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 249 （500, -2）]",
+            "info string [X] bestmove 2g2f [２六歩(27)] [評価値 -200 （-400, -1）] [e2]",
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 249 （500, -2）] [e1]",
         ],
         "{lines:#?}"
     );

@@ -68,16 +68,29 @@ pub struct MemberLine<'a> {
 
 impl MemberLine<'_> {
     pub fn render(&self) -> String {
+        // No score is shown as `-`, not as an empty field.
+        let score = if self.score.is_empty() {
+            "-"
+        } else {
+            self.score
+        };
         let mut s = format!(
-            "info string {}{} [{}] [評価値 {}",
+            "info string {}{} [{}] [評価値 {score}",
             self.verdict.prefix(),
             self.bestmove,
             self.ja,
-            self.score
         );
-        if let Some(h) = &self.history {
-            let delta = h.delta.map_or(" ".to_string(), |d| d.to_string());
-            let _ = write!(s, " （前回{} 差分{}）", h.prev, delta);
+        // The reference printed ` （前回 差分 ）` with both fields empty on a member's first move
+        // and a difference to or from a mate as a number: only what is known is shown.
+        if let Some(h) = self.history.as_ref().filter(|h| !h.prev.is_empty()) {
+            match h.delta {
+                Some(d) => {
+                    let _ = write!(s, " （前回{} 差分{d}）", h.prev);
+                }
+                None => {
+                    let _ = write!(s, " （前回{}）", h.prev);
+                }
+            }
         }
         let _ = write!(s, "] [{}]", self.name);
         s
@@ -104,10 +117,11 @@ pub fn exchange_line(
     ja: &str,
     average: Option<i64>,
     views: [Option<i64>; 2],
+    name: &str,
 ) -> String {
-    let text = |v: Option<i64>| v.map_or(String::new(), |v| v.to_string());
+    let text = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
     format!(
-        "info string {}bestmove {mv} [{ja}] [評価値 {} （{}, {}）]",
+        "info string {}bestmove {mv} [{ja}] [評価値 {} （{}, {}）] [{name}]",
         verdict.prefix(),
         text(average),
         text(views[0]),
@@ -149,7 +163,7 @@ mod tests {
         };
         assert_eq!(
             fresh.render(),
-            "info string bestmove 7g7f ponder 8c8d [７六歩(77) ８四歩(83)] [評価値 50 （前回 差分 ）] [Mock e1]"
+            "info string bestmove 7g7f ponder 8c8d [７六歩(77) ８四歩(83)] [評価値 50] [Mock e1]"
         );
         let bare = MemberLine {
             verdict: Verdict::NotChosen,
@@ -159,7 +173,26 @@ mod tests {
         };
         assert_eq!(
             bare.render(),
-            "info string [X] bestmove 7g7f ponder 8c8d [７六歩(77) ８四歩(83)] [評価値 ] [Mock e1]"
+            "info string [X] bestmove 7g7f ponder 8c8d [７六歩(77) ８四歩(83)] [評価値 -] [Mock e1]"
+        );
+    }
+
+    #[test]
+    fn a_rise_to_or_from_a_mate_shows_the_previous_score_alone() {
+        let line = MemberLine {
+            verdict: Verdict::Chosen,
+            bestmove: "bestmove G*5b",
+            ja: "５二金打",
+            score: "mate 1",
+            history: Some(History {
+                prev: "mate 3".into(),
+                delta: None,
+            }),
+            name: "e1",
+        };
+        assert_eq!(
+            line.render(),
+            "info string [O] bestmove G*5b [５二金打] [評価値 mate 1 （前回mate 3）] [e1]"
         );
     }
 
@@ -188,9 +221,10 @@ mod tests {
                 "2g2f",
                 "２六歩(27)",
                 Some(-24),
-                [Some(-40), Some(-8)]
+                [Some(-40), Some(-8)],
+                "e2"
             ),
-            "info string [X] bestmove 2g2f [２六歩(27)] [評価値 -24 （-40, -8）]"
+            "info string [X] bestmove 2g2f [２六歩(27)] [評価値 -24 （-40, -8）] [e2]"
         );
         assert_eq!(
             exchange_line(
@@ -198,9 +232,10 @@ mod tests {
                 "7g7f",
                 "７六歩(77)",
                 Some(15),
-                [Some(50), Some(-20)]
+                [Some(50), Some(-20)],
+                "e1"
             ),
-            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 15 （50, -20）]"
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 15 （50, -20）] [e1]"
         );
     }
 }

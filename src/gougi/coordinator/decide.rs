@@ -237,8 +237,10 @@ impl<W: std::io::Write> Coordinator<W> {
             ResignRule::All => "not every member resigned (G_Resign=all)",
         };
         let reason = format!(
-            "[resign] E{} ({}) resigned; E{}'s {} is played: {why}",
-            who.number, who.name, mv.number, mv.mv
+            "[resign] {} resigned; E{}'s {} is played: {why}",
+            label(who.number, &who.name),
+            mv.number,
+            mv.mv
         );
         (k, Some(reason))
     }
@@ -268,8 +270,8 @@ impl<W: std::io::Write> Coordinator<W> {
             format!("score {}", score_text(&s))
         });
         let line = format!(
-            "info string [resign] E{} ({}) resigned; its own line's {mv} is played: a legal move whose score is not lost ({said}) is on the table",
-            slot.spec.number, slot.name
+            "info string [resign] {} resigned; its own line's {mv} is played: a legal move whose score is not lost ({said}) is on the table",
+            slot.label()
         );
         self.say(line);
         Got {

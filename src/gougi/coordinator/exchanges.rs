@@ -106,12 +106,16 @@ impl<W: std::io::Write> Coordinator<W> {
         for k in [1usize, 0] {
             let mv = ex.first_got[k].best.mv().expect("phase 1 moves are moves");
             let ja = round.game.japanese(&[mv]).join(" ");
+            let name = order
+                .get(k)
+                .map_or(String::new(), |&i| self.slots[i].name.clone());
             self.say(annotate::exchange_line(
                 Verdict::of(k == d.chosen),
                 mv.as_str(),
                 &ja,
                 views[k].average(),
                 [views[k].by1, views[k].by2],
+                &name,
             ));
         }
         for (k, &i) in order.iter().enumerate() {

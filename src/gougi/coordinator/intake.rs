@@ -203,12 +203,12 @@ impl<W: std::io::Write> Coordinator<W> {
     /// [`GARBAGE_GRACE`] answers the request instead; otherwise (or at a second broken line)
     /// the broken one was the answer and the member is left out of the round.
     pub(super) fn on_unusable_answer(&mut self, i: usize, line: &str) {
-        let (number, name) = (self.slots[i].spec.number, self.slots[i].name.clone());
+        let (number, who) = (self.slots[i].spec.number, self.slots[i].label());
         warn!(member = number, raw = line, "discarded unparsable bestmove");
         let for_current = self.owes_current(i);
         if for_current {
             self.say(format!(
-                "info string [Error] E{number} ({name}): unparsable \"{}\" discarded",
+                "info string [Error] {who}: unparsable \"{}\" discarded",
                 line.trim()
             ));
         }
@@ -256,11 +256,11 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             _ => Ok(()),
         };
-        let (number, name) = (self.slots[i].spec.number, self.slots[i].name.clone());
+        let (number, who) = (self.slots[i].spec.number, self.slots[i].label());
         if let Err(reason) = verdict {
             warn!(member = number, raw = %best, reason = %reason, "discarded bestmove");
             self.say(format!(
-                "info string [Error] E{number} ({name}): illegal {best} discarded ({reason})"
+                "info string [Error] {who}: illegal {best} discarded ({reason})"
             ));
             if let Some(round) = &mut self.round {
                 round.participants.retain(|&p| p != i);
@@ -290,20 +290,13 @@ impl<W: std::io::Write> Coordinator<W> {
             warn!(member = number, raw = %got.best, reason = %reason, "mate claim not confirmed; score ignored");
             let claim = got.score.map(|s| score_text(&s)).unwrap_or_default();
             self.say(format!(
-                "info string [Warning] E{number} ({name}): {claim} for {} not confirmed by the mate solver ({reason}); its score is ignored",
+                "info string [Warning] {who}: {claim} for {} not confirmed by the mate solver ({reason}); its score is ignored",
                 best_text(&got.best)
             ));
             got.score = None;
         }
-        let Some(round) = &self.round else { return };
-        if family(self.config.policy) == Family::All
-            && round.kind != RoundKind::Tsume
-            && round.elsewhere.is_empty()
-        {
-            // The reference's per-answer line on arrival.
-            let line = self.member_line(i, &got, Verdict::None);
-            self.say(line);
-        }
+        // The reference printed a line per answer on arrival, then the same lines again with
+        // [O]/[X] at the decision: the decision's lines alone say it all.
         if let Some(round) = &mut self.round {
             round.answers.insert(i, got);
         }

@@ -20,8 +20,8 @@ impl<W: std::io::Write> Coordinator<W> {
         warn!(member = slot.spec.number, name = %slot.name, %code, "member exited");
         let what = schedule_restart(slot);
         let line = format!(
-            "info string [Error] E{} ({}) exited with {code}; {what}",
-            slot.spec.number, slot.name
+            "info string [Error] {} exited with {code}; {what}",
+            slot.label()
         );
         self.say(line);
         self.mates.busy.remove(&i);
@@ -131,8 +131,8 @@ impl<W: std::io::Write> Coordinator<W> {
             slot.garbage_at = None;
             let what = schedule_restart(slot);
             self.buffer.push(format!(
-                "info string [Error] E{} ({}) hangs ({why}); killed, {what}",
-                slot.spec.number, slot.name
+                "info string [Error] {} hangs ({why}); killed, {what}",
+                slot.label()
             ));
             self.mates.busy.remove(&i);
             if let Some(round) = &mut self.round {

@@ -19,8 +19,9 @@ impl<W: std::io::Write> Coordinator<W> {
         let score = got.score.map_or(String::new(), |s| score_text(&s));
         let history = History {
             prev: slot.prev.map_or(String::new(), |s| score_text(&s)),
+            // A rise to or from a mate is no number of centipawns (it printed as 差分-199983).
             delta: match (got.score, slot.prev) {
-                (Some(s), Some(p)) => {
+                (Some(s @ Score::Cp(_)), Some(p @ Score::Cp(_))) => {
                     Some(i64::from(Eval::from_score(&s).0) - i64::from(Eval::from_score(&p).0))
                 }
                 _ => None,

@@ -41,9 +41,8 @@ impl<W: std::io::Write> Coordinator<W> {
         for slot in &self.slots {
             if slot.state == SlotState::Handshaking {
                 lines.push(format!(
-                    "info string [Error] E{} ({}) has not answered usi yet; its options are not shown and it joins when ready",
-                    slot.number(),
-                    slot.name
+                    "info string [Error] {} has not answered usi yet; its options are not shown and it joins when ready",
+                    slot.label()
                 ));
             }
             for decl in &slot.options {
@@ -187,8 +186,8 @@ impl<W: std::io::Write> Coordinator<W> {
         // one that never answers is ended by `supervise` at READY_LIMIT.
         for slot in self.slots.iter().filter(|s| waiting(s)) {
             self.buffer.push(format!(
-                "info string [Error] E{} ({}) is not ready; left out until it is",
-                slot.spec.number, slot.name
+                "info string [Error] {} is not ready; left out until it is",
+                slot.label()
             ));
         }
         self.ready_pending = None;

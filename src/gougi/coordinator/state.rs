@@ -123,7 +123,20 @@ pub(super) struct Slot {
     pub(super) handshake_deadline: Instant,
 }
 
+/// How messages name a member: `E2 (YaneuraOu)`, or `E2` alone when it has no other name.
+pub(super) fn label(number: u32, name: &str) -> String {
+    if name == format!("E{number}") {
+        name.to_string()
+    } else {
+        format!("E{number} ({name})")
+    }
+}
+
 impl Slot {
+    pub(super) fn label(&self) -> String {
+        label(self.spec.number, &self.name)
+    }
+
     pub(super) fn number(&self) -> u32 {
         self.spec.number
     }

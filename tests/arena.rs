@@ -75,16 +75,43 @@ fn duel(tag: &str, a: &str, b: &str, openings: Option<&str>, extra: &[&str]) -> 
     play(&format!("{tag}-run"), &engines, &args)
 }
 
-/// The `games` lines of summary.json (one game a line).
+/// summary.json, parsed (a parse failure fails the test).
+fn summary(out: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("summary.json: {e}\n{text}"))
+}
+
+/// The games of summary.json, one line each, the main fields in a fixed order:
+/// `{"index": 1, "black": "A", …, "record": "games/0001-A-vs-B.kif"}`.
 fn game_lines(out: &Path) -> Vec<String> {
-    let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
-    json.lines()
-        .filter(|l| l.trim_start().starts_with("{\"index\""))
-        .map(|l| l.trim().trim_end_matches(',').to_owned())
+    let keys = [
+        "index", "black", "white", "opening", "result", "reason", "detail", "plies", "record",
+    ];
+    summary(out)["games"]
+        .as_array()
+        .expect("a games array")
+        .iter()
+        .map(|g| {
+            let fields: Vec<String> = keys
+                .iter()
+                .map(|k| format!("\"{k}\": {}", serde_json::to_string(&g[*k]).unwrap()))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        })
         .collect()
 }
 
+/// A record or summary file as text; a `.kif` (CP932) is read as its UTF-8 twin, `.kifu`,
+/// after checking that the two hold the same text.
 fn read(out: &Path, file: &str) -> String {
+    if let Some(stem) = file.strip_suffix(".kif") {
+        let kifu = read(out, &format!("{stem}.kifu"));
+        let bytes = std::fs::read(out.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let (text, _, bad) = encoding_rs::SHIFT_JIS.decode(&bytes);
+        assert!(!bad, "{file} is not CP932");
+        assert_eq!(text, kifu, "{file} and its .kifu differ");
+        return kifu;
+    }
     std::fs::read_to_string(out.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
 }
 
@@ -197,7 +224,7 @@ fn illegal_and_unparsable_moves_lose() {
     let kif = read(&out, "games/0001-A-vs-B.kif");
     assert!(kif.ends_with("   1 反則負け\n*illegal move by 先手: 5e5d (no piece on the origin square)\nまで0手で先手の反則負け\n"), "{kif}");
     let csa = read(&out, "games/0001-A-vs-B.csa");
-    assert!(csa.ends_with("%ILLEGAL_MOVE\n'gougi result: white (-) wins by illegal move: 5e5d (no piece on the origin square)\n"), "{csa}");
+    assert!(csa.contains("%ILLEGAL_MOVE\n'gougi result: white (-) wins by illegal move: 5e5d (no piece on the origin square)\n'gougi-game {"), "{csa}");
 }
 
 #[test]
@@ -216,9 +243,52 @@ fn a_slow_move_loses_on_time() {
         "{}",
         games[0]
     );
-    assert!(read(&out, "games/0001-A-vs-B.kif")
-        .ends_with("   1 切れ負け\nまで0手で時間切れにより後手の勝ち\n"));
-    assert!(read(&out, "games/0001-A-vs-B.csa").contains("\n%TIME_UP\n"));
+    // Which side, how late, the limit: A answered its `stop` only after its 900 ms of work.
+    let detail = summary(&out)["games"][0]["detail"]
+        .as_str()
+        .expect("a time loss has a detail")
+        .to_owned();
+    let took: f64 = detail
+        .strip_prefix("Black (A) took ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("{detail}"))
+        .parse()
+        .unwrap();
+    assert!((0.85..1.1).contains(&took), "{detail}");
+    assert!(
+        detail.ends_with("over the limit of 0.150 s (allowance 0.100 s + grace 0.050 s)"),
+        "{detail}"
+    );
+    let kif = read(&out, "games/0001-A-vs-B.kif");
+    assert!(
+        kif.ends_with(&format!(
+            "   1 切れ負け\n*time loss: {detail}\nまで0手で時間切れにより後手の勝ち\n"
+        )),
+        "{kif}"
+    );
+    let csa = read(&out, "games/0001-A-vs-B.csa");
+    assert!(
+        csa.contains(&format!(
+            "\n%TIME_UP\n'gougi result: white (-) wins by time loss: {detail}\n"
+        )),
+        "{csa}"
+    );
+    // An engine that never answers is killed a second after `stop`: no time to report.
+    let (out, _) = duel(
+        "arena-time-hang",
+        "go: hang",
+        "go: bestmove 3c3d",
+        None,
+        &["--games", "1", "--byoyomi", "100", "--grace", "50"],
+    );
+    let detail = summary(&out)["games"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        detail,
+        "Black (A) sent no move within the limit of 0.150 s (allowance 0.100 s + grace 0.050 s)"
+    );
 }
 
 #[test]

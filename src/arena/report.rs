@@ -666,13 +666,27 @@ pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
     s
 }
 
-/// The value axis of the plot: every finite estimate, and the 95 % band from game 10 on (earlier
-/// bands are too wide to be worth the scale; they are clipped to the axis).
+/// The value axis of the plot: every finite estimate, and the 95 % band from game 10 or a
+/// quarter of the games on (earlier bands are too wide to be worth the scale; they are clipped
+/// to the axis, as are the infinite estimates of a start with only wins or only losses).
 pub fn elo_axis(pairs: &[PairResult]) -> (f64, f64, f64) {
-    let values = pairs.iter().flat_map(|p| p.history.iter()).flat_map(|h| {
-        let band = if h.0 >= 10 { [h.2, h.3] } else { [h.1, h.1] };
-        [h.1, band[0], band[1]]
-    });
+    let last = pairs
+        .iter()
+        .filter_map(|p| p.history.last().map(|h| h.0))
+        .max()
+        .unwrap_or(0);
+    let band_from = (last / 4).max(10);
+    let values = pairs
+        .iter()
+        .flat_map(|p| p.history.iter())
+        .flat_map(move |h| {
+            let band = if h.0 >= band_from {
+                [h.2, h.3]
+            } else {
+                [h.1, h.1]
+            };
+            [h.1, band[0], band[1]]
+        });
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
@@ -681,11 +695,13 @@ pub fn elo_axis(pairs: &[PairResult]) -> (f64, f64, f64) {
 
 /// `+50`, `-12.5`, `0`: as many decimals as the step needs.
 pub fn tick_label(v: f64, step: f64) -> String {
-    let decimals = if step >= 1.0 {
-        0
-    } else {
-        (-step.log10()).ceil() as usize
-    };
+    // The fewest decimals that write the step exactly (0.25 → 2, 0.5 → 1, 20 → 0).
+    let decimals = (0..6)
+        .find(|&d| {
+            let x = step * 10f64.powi(d);
+            (x - x.round()).abs() < 1e-6
+        })
+        .unwrap_or(6) as usize;
     let v = v + 0.0;
     if v.abs() < step * 1e-6 {
         "0".into()
@@ -753,5 +769,167 @@ mod tests {
         assert_eq!(s.matches("<polyline").count(), 1);
         assert!(s.contains("A vs B&lt;: +120.4 ± "), "{s}");
         assert!(s.contains("after 30 games"), "{s}");
+    }
+
+    #[test]
+    fn axis_steps_are_nice_and_hold_the_data() {
+        assert_eq!(nice_step(100.0, 5), 20.0);
+        assert_eq!(nice_step(7.0, 6), 2.0);
+        assert_eq!(nice_step(0.9, 10), 0.1);
+        // The reported case: data up to +120 gets an axis to +120 or more, not ±50.
+        let (lo, hi, step) = nice_axis(-13.0, 121.0, 8);
+        assert_eq!((lo, hi, step), (-20.0, 140.0, 20.0));
+        // 0 is always on the axis, ends are multiples of the step, at most 8 steps.
+        for (a, b) in [
+            (3.0, 9.0),
+            (-700.0, -650.0),
+            (-0.4, 0.3),
+            (-1234.0, 5678.0),
+            (0.0, 0.0),
+        ] {
+            let (lo, hi, step) = nice_axis(a, b, 8);
+            assert!(lo <= a.min(0.0) && hi >= b.max(0.0), "{a} {b}: {lo} {hi}");
+            assert!(
+                ((hi - lo) / step).round() <= 8.0,
+                "{a} {b}: {lo} {hi} {step}"
+            );
+            assert!((lo / step - (lo / step).round()).abs() < 1e-9);
+        }
+        assert_eq!(tick_label(40.0, 20.0), "+40");
+        assert_eq!(tick_label(-0.5, 0.25), "-0.50");
+        assert_eq!(tick_label(0.0, 20.0), "0");
+    }
+
+    /// Every point of every line lies inside the plot, and the value labels bracket the data:
+    /// a short run (+191 after 6 games, which the fixed ±50 axis drew at +50) and a longer one.
+    #[test]
+    fn svg_axis_fits_the_data() {
+        let mut short = PairResult::new(0, 1);
+        for x in [1.0, 1.0, 0.5, 1.0, 1.0, 0.0] {
+            short.add(x, true);
+        }
+        // 5 wins in 6 games, repeated: an estimate near +280 with a wide early band.
+        let mut long = PairResult::new(0, 1);
+        for i in 0..60 {
+            long.add(if i % 6 == 0 { 0.0 } else { 1.0 }, i % 2 == 0);
+        }
+        for p in [short, long] {
+            svg_fits(p);
+        }
+    }
+
+    fn svg_fits(p: PairResult) {
+        let names = vec!["A".to_owned(), "B".to_owned()];
+        let last = p.history.last().unwrap().1;
+        assert!(last > 150.0, "{last}");
+        let estimates: Vec<f64> = p.history.iter().map(|h| h.1).collect();
+        let (lo, hi, _) = elo_axis(std::slice::from_ref(&p));
+        let s = svg(&names, &[p]);
+        let line = s.lines().find(|l| l.starts_with("<polyline")).unwrap();
+        let pts = line.split('"').nth(1).unwrap();
+        for (xy, elo) in pts.split(' ').zip(estimates) {
+            if !elo.is_finite() {
+                continue; // the first game, a loss: -inf, clipped to the axis
+            }
+            assert!((lo..=hi).contains(&elo), "{elo} outside [{lo}, {hi}]");
+            // Drawn where it is, not clamped: the pixel maps back to the value.
+            let y: f64 = xy.split(',').nth(1).unwrap().parse().unwrap();
+            let back = hi - (y - 30.0) * (hi - lo) / 350.0;
+            assert!(
+                (back - elo).abs() <= (hi - lo) / 350.0,
+                "{xy}: {back} vs {elo}"
+            );
+        }
+        let labels: Vec<f64> = s
+            .lines()
+            .filter(|l| l.contains("class=\"ylabel\""))
+            .map(|l| {
+                let t = &l[l.find('>').unwrap() + 1..l.find("</").unwrap()];
+                t.parse::<f64>().unwrap()
+            })
+            .collect();
+        assert!(labels.len() >= 3, "{s}");
+        assert_eq!(s.matches("class=\"ytick\"").count(), labels.len());
+        assert!(
+            *labels.last().unwrap() >= last && labels[0] <= 0.0,
+            "{labels:?}"
+        );
+    }
+
+    #[test]
+    fn sprt_line_names_the_bound_crossed() {
+        let sprt = Sprt::new(0.0, 10.0, 0.05, 0.05).unwrap();
+        // Stopped on the lower bound at game 30; the games in flight then moved the LLR back
+        // inside the bounds: the verdict is still the crossing.
+        let r = SprtReport {
+            sprt,
+            llr: -2.5,
+            state: SprtState::Continue,
+            stopped: Some(SprtStop {
+                state: SprtState::H0,
+                llr: -2.96,
+                games: 30,
+            }),
+        };
+        assert_eq!(r.verdict(), SprtState::H0);
+        let line = sprt_line(&r, 32, false);
+        assert_eq!(
+            line,
+            "SPRT elo0 0 elo1 10 alpha 0.05 beta 0.05: H0 accepted at game 30 (LLR -2.960 crossed the lower bound -2.944; bounds [-2.944, 2.944]); LLR -2.500 after the 2 game(s) in flight\n"
+        );
+        let r = SprtReport { stopped: None, ..r };
+        assert!(sprt_line(&r, 32, true).ends_with("inconclusive (interrupted)\n"));
+        let names = vec!["A".to_owned(), "B".to_owned()];
+        let sum = Summary {
+            names: &names,
+            commands: &["a".to_owned(), "b".to_owned()],
+            limits: &["x".to_owned(), "y".to_owned()],
+            pairs: &[PairResult::new(0, 1)],
+            games: &[],
+            sprt: Some(SprtReport {
+                stopped: Some(SprtStop {
+                    state: SprtState::H1,
+                    llr: 3.0,
+                    games: 12,
+                }),
+                ..r
+            }),
+            stopped_early: true,
+            interrupted: false,
+            resumed: 0,
+        };
+        let v: serde_json::Value = serde_json::from_str(&json(&sum)).unwrap();
+        assert_eq!(v["sprt"]["result"], "H1");
+        assert_eq!(v["sprt"]["bound_crossed"], "upper");
+        assert_eq!(v["sprt"]["games_at_stop"], 12);
+        assert_eq!(v["pairs"][0]["elo"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn csv_quotes_and_csa_game_lines_round_trip() {
+        let g = GameSummary {
+            index: 7,
+            black: "A,1".into(),
+            white: "B \"x\"".into(),
+            opening: "startpos".into(),
+            result: "0-1".into(),
+            reason: "time loss".into(),
+            detail: Some("Black (A,1) took 1.000 s".into()),
+            plies: 3,
+            record: Some("games/0007-A_1-vs-B__x_.kif".into()),
+            pair: "A,1 vs B \"x\"".into(),
+            black_time_ms: 1000,
+            white_time_ms: 20,
+            started: "2026/11/25 10:00:00".into(),
+            usi: "startpos moves 7g7f".into(),
+        };
+        let c = csv(std::slice::from_ref(&g));
+        assert_eq!(
+            c.lines().nth(1).unwrap(),
+            "7,\"A,1 vs B \"\"x\"\"\",\"A,1\",\"B \"\"x\"\"\",startpos,0-1,time loss,\"Black (A,1) took 1.000 s\",3,1000,20,2026/11/25 10:00:00,games/0007-A_1-vs-B__x_.kif"
+        );
+        let csa = format!("V2.2\n%TORYO\n{}\n", g.csa_line());
+        assert_eq!(GameSummary::from_csa(&csa), Some(g));
+        assert_eq!(GameSummary::from_csa("V2.2\n%TORYO\n"), None);
     }
 }

@@ -299,7 +299,8 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
     let _ = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::WARN)
         .with_ansi(false)
-        .with_writer(std::io::stderr)
+        // Log lines go above the progress bar, never into it.
+        .with_writer(gougi::arena::progress::LogWriter)
         .try_init();
     let sprt = match a.sprt.as_deref() {
         None => None,
@@ -515,7 +516,11 @@ fn main() -> anyhow::Result<()> {
         Command::Perft { depth, position } => run_perft(depth, &position),
         Command::Search => gougi::search::engine::run_usi(),
         Command::Mate => gougi::mate::usi::run_stdio(),
-        Command::Match(args) => run_match(args),
+        Command::Match(args) => match run_match(args) {
+            // Ctrl-C: the summary so far is out; end as the shell expects of SIGINT.
+            Err(e) if e.is::<gougi::arena::Interrupted>() => std::process::exit(130),
+            r => r,
+        },
         Command::Calibrate { player, files } => {
             gougi::gougi::calibrate::run(&player, &files, &mut std::io::stdout())
         }

@@ -75,16 +75,43 @@ fn duel(tag: &str, a: &str, b: &str, openings: Option<&str>, extra: &[&str]) -> 
     play(&format!("{tag}-run"), &engines, &args)
 }
 
-/// The `games` lines of summary.json (one game a line).
+/// summary.json, parsed (a parse failure fails the test).
+fn summary(out: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("summary.json: {e}\n{text}"))
+}
+
+/// The games of summary.json, one line each, the main fields in a fixed order:
+/// `{"index": 1, "black": "A", …, "record": "games/0001-A-vs-B.kif"}`.
 fn game_lines(out: &Path) -> Vec<String> {
-    let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
-    json.lines()
-        .filter(|l| l.trim_start().starts_with("{\"index\""))
-        .map(|l| l.trim().trim_end_matches(',').to_owned())
+    let keys = [
+        "index", "black", "white", "opening", "result", "reason", "detail", "plies", "record",
+    ];
+    summary(out)["games"]
+        .as_array()
+        .expect("a games array")
+        .iter()
+        .map(|g| {
+            let fields: Vec<String> = keys
+                .iter()
+                .map(|k| format!("\"{k}\": {}", serde_json::to_string(&g[*k]).unwrap()))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        })
         .collect()
 }
 
+/// A record or summary file as text; a `.kif` (CP932) is read as its UTF-8 twin, `.kifu`,
+/// after checking that the two hold the same text.
 fn read(out: &Path, file: &str) -> String {
+    if let Some(stem) = file.strip_suffix(".kif") {
+        let kifu = read(out, &format!("{stem}.kifu"));
+        let bytes = std::fs::read(out.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let (text, _, bad) = encoding_rs::SHIFT_JIS.decode(&bytes);
+        assert!(!bad, "{file} is not CP932");
+        assert_eq!(text, kifu, "{file} and its .kifu differ");
+        return kifu;
+    }
     std::fs::read_to_string(out.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
 }
 
@@ -197,7 +224,7 @@ fn illegal_and_unparsable_moves_lose() {
     let kif = read(&out, "games/0001-A-vs-B.kif");
     assert!(kif.ends_with("   1 反則負け\n*illegal move by 先手: 5e5d (no piece on the origin square)\nまで0手で先手の反則負け\n"), "{kif}");
     let csa = read(&out, "games/0001-A-vs-B.csa");
-    assert!(csa.ends_with("%ILLEGAL_MOVE\n'gougi result: white (-) wins by illegal move: 5e5d (no piece on the origin square)\n"), "{csa}");
+    assert!(csa.contains("%ILLEGAL_MOVE\n'gougi result: white (-) wins by illegal move: 5e5d (no piece on the origin square)\n'gougi-game {"), "{csa}");
 }
 
 #[test]
@@ -216,9 +243,52 @@ fn a_slow_move_loses_on_time() {
         "{}",
         games[0]
     );
-    assert!(read(&out, "games/0001-A-vs-B.kif")
-        .ends_with("   1 切れ負け\nまで0手で時間切れにより後手の勝ち\n"));
-    assert!(read(&out, "games/0001-A-vs-B.csa").contains("\n%TIME_UP\n"));
+    // Which side, how late, the limit: A answered its `stop` only after its 900 ms of work.
+    let detail = summary(&out)["games"][0]["detail"]
+        .as_str()
+        .expect("a time loss has a detail")
+        .to_owned();
+    let took: f64 = detail
+        .strip_prefix("Black (A) took ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("{detail}"))
+        .parse()
+        .unwrap();
+    assert!((0.85..1.1).contains(&took), "{detail}");
+    assert!(
+        detail.ends_with("over the limit of 0.150 s (allowance 0.100 s + grace 0.050 s)"),
+        "{detail}"
+    );
+    let kif = read(&out, "games/0001-A-vs-B.kif");
+    assert!(
+        kif.ends_with(&format!(
+            "   1 切れ負け\n*time loss: {detail}\nまで0手で時間切れにより後手の勝ち\n"
+        )),
+        "{kif}"
+    );
+    let csa = read(&out, "games/0001-A-vs-B.csa");
+    assert!(
+        csa.contains(&format!(
+            "\n%TIME_UP\n'gougi result: white (-) wins by time loss: {detail}\n"
+        )),
+        "{csa}"
+    );
+    // An engine that never answers is killed a second after `stop`: no time to report.
+    let (out, _) = duel(
+        "arena-time-hang",
+        "go: hang",
+        "go: bestmove 3c3d",
+        None,
+        &["--games", "1", "--byoyomi", "100", "--grace", "50"],
+    );
+    let detail = summary(&out)["games"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        detail,
+        "Black (A) sent no move within the limit of 0.150 s (allowance 0.100 s + grace 0.050 s)"
+    );
 }
 
 #[test]
@@ -368,10 +438,16 @@ fn sprt_stops_the_match_early() {
     );
     let games = game_lines(&out);
     assert!(games.len() < 200, "played {}", games.len());
-    assert!(stdout.contains("H0 accepted"), "{stdout}");
-    let json = read(&out, "summary.json");
-    assert!(json.contains("\"stopped_early\": true"), "{json}");
-    assert!(json.contains("\"result\": \"H0\""), "{json}");
+    // The verdict names the bound it crossed, with the LLR and the bounds.
+    assert!(
+        stdout.contains("SPRT elo0 0 elo1 10 alpha 0.05 beta 0.05: H0 accepted at game ")
+            && stdout.contains("crossed the lower bound -2.944; bounds [-2.944, 2.944])"),
+        "{stdout}"
+    );
+    let json = summary(&out);
+    assert_eq!(json["stopped_early"], true);
+    assert_eq!(json["sprt"]["result"], "H0");
+    assert_eq!(json["sprt"]["bound_crossed"], "lower");
 }
 
 #[test]
@@ -626,4 +702,288 @@ fn tally_pools_the_records_of_several_runs() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("A vs B: +1 =0 -1 (2 games)"), "{out}");
     assert!(out.contains("skipped by end line: 2"), "{out}");
+}
+
+/// Record files of `out/games` with this extension, sorted.
+fn record_files(out: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(out.join("games"))
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|x| x == ext));
+    v.sort();
+    v
+}
+
+/// `usi` lines in a mock's transcript: one per process started.
+fn starts(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| *l == "usi")
+        .count()
+}
+
+#[test]
+fn a_stopped_run_resumes_from_its_records() {
+    let dir = scratch_dir("arena-resume");
+    let log = dir.join("a.log");
+    let a = mock(
+        &dir,
+        "A",
+        &format!("transcript: {}\ngo: bestmove resign", log.display()),
+    );
+    let b = mock(&dir, "B", "go: bestmove 7g7f");
+    let openings = dir.join("openings.txt");
+    std::fs::write(&openings, "startpos\nstartpos moves 2g2f 8c8d\n").unwrap();
+    let out = dir.join("out");
+    let args: Vec<String> = [
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--openings",
+        &openings.display().to_string(),
+        "--byoyomi",
+        "1000",
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let o = run_match(&args);
+    assert!(o.status.success());
+    assert_eq!(record_files(&out, "csa").len(), 4);
+    // As if the run had stopped before game 3 (A Black, the second opening) ended: its files
+    // are not there.
+    for ext in ["csa", "kif", "kifu"] {
+        std::fs::remove_file(out.join(format!("games/0003-A-vs-B.{ext}"))).unwrap();
+    }
+    let before = starts(&log);
+    let o = run_match(&args);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "resuming {}: 3 finished game(s) found in the records (A vs B 3); 1 game(s) to play",
+            out.display()
+        )),
+        "{stderr}"
+    );
+    // Only the missing game was played (the start-up probe and one game's process), and the
+    // summary holds all four, the missing one under its own number again.
+    assert_eq!(starts(&log) - before, 2);
+    assert!(stdout.contains("A vs B: +0 =0 -4 (4 games)"), "{stdout}");
+    assert!(
+        stdout.contains("resumed: 3 game(s) from earlier runs"),
+        "{stdout}"
+    );
+    let games = game_lines(&out);
+    assert_eq!(games.len(), 4);
+    assert!(games[2].starts_with("{\"index\": 3, \"black\": \"A\", \"white\": \"B\", \"opening\": \"startpos moves 2g2f 8c8d\""), "{}", games[2]);
+    assert_eq!(summary(&out)["resumed_games"], 3);
+    // Nothing left: a third run plays nothing and starts no engine.
+    let before = starts(&log);
+    let o = run_match(&args);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("4 finished game(s) found in the records (A vs B 4); 0 game(s) to play"));
+    assert_eq!(starts(&log), before);
+    // The CSV has one row per game.
+    let csv = read(&out, "games.csv");
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    assert!(csv.starts_with("index,pair,black,white,opening,result,reason,detail,plies,black_time_ms,white_time_ms,started,record\n1,A vs B,A,B,startpos,0-1,resign,,0,"), "{csv}");
+}
+
+/// Pids of the live (not zombie) processes whose parent is `parent`.
+fn children(parent: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the `(comm)` field: state, ppid.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let mut f = rest.split(' ');
+        let state = f.next().unwrap();
+        let ppid: u32 = f.next().unwrap().parse().unwrap();
+        if ppid == parent && state != "Z" {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        let rest = &s[s.rfind(')').unwrap() + 2..];
+        !rest.starts_with('Z')
+    })
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn ctrl_c_prints_the_summary_so_far_and_kills_the_engines() {
+    let dir = scratch_dir("arena-sigint");
+    // Each game lasts about 300 ms: A thinks, then resigns.
+    let a = mock(&dir, "A", "go: busy 300 ; bestmove resign");
+    let b = mock(&dir, "B", "go: busy 300 ; bestmove 7g7f");
+    let out = dir.join("out");
+    let args: Vec<String> = [
+        "--engine",
+        &a,
+        "--engine",
+        &b,
+        "--games",
+        "40",
+        "--concurrency",
+        "2",
+        "--byoyomi",
+        "2000",
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let child = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .arg("match")
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let t0 = std::time::Instant::now();
+    while record_files(&out, "csa").len() < 2 {
+        assert!(t0.elapsed().as_secs() < 30, "no game finished");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let engines = children(pid);
+    assert!(!engines.is_empty(), "engines running");
+    // SAFETY: a plain signal to our own child.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGINT);
+    }
+    let o = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("interrupted (Ctrl-C): the summary so far;"),
+        "{stdout}"
+    );
+    let done = record_files(&out, "csa").len();
+    assert!(done < 40, "{done}");
+    assert!(
+        stdout.contains(&format!("A vs B: +0 =0 -{done} ({done} games)")),
+        "{stdout}"
+    );
+    let json = summary(&out);
+    assert_eq!(json["interrupted"], true);
+    assert_eq!(json["games"].as_array().unwrap().len(), done);
+    // No orphan engines: every engine process gougi had is gone.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for e in engines {
+        assert!(!alive(e), "engine {e} survived");
+    }
+    // The same command finishes the run.
+    let o = run_match(&args);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("A vs B: +0 =0 -40 (40 games)"), "{stdout}");
+    let mut indices: Vec<u64> = summary(&out)["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["index"].as_u64().unwrap())
+        .collect();
+    indices.dedup();
+    assert_eq!(indices, (1..=40).collect::<Vec<u64>>());
+}
+
+#[test]
+fn the_progress_line_shows_every_pairing() {
+    let dir = scratch_dir("arena-progress");
+    let engines = [
+        mock(&dir, "A", "go: bestmove resign"),
+        mock(&dir, "B", "go: bestmove 7g7f"),
+        mock(&dir, "C", "go: bestmove 7g7f"),
+    ];
+    let mut args = vec!["match".to_owned()];
+    for e in &engines {
+        args.push("--engine".into());
+        args.push(e.clone());
+    }
+    args.extend(["--games", "2", "--byoyomi", "1000", "--no-files"].map(String::from));
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let last = stderr
+        .lines()
+        .rfind(|l| l.starts_with('['))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        last.ends_with("] 6/6 | A-B +0 =0 -2 | A-C +0 =0 -2 | B-C +1 =0 -1"),
+        "{last}"
+    );
+}
+
+#[test]
+fn cshogi_reads_the_kif_records() {
+    let probe = Command::new("python3")
+        .args(["-c", "import cshogi"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: cshogi is not installed (pip install cshogi)");
+        return;
+    }
+    // Game 1: A (Black) 7g7f, 3c3d, 8h2b+ (a promotion), 3a2b (同), then A resigns. Game 2:
+    // B as Black answers with White's move: an illegal move.
+    let (out, _) = duel(
+        "arena-cshogi",
+        &moves(&["7g7f", "8h2b+", "resign"]),
+        &moves(&["3c3d", "3a2b"]),
+        None,
+        &["--games", "2", "--byoyomi", "1000"],
+    );
+    let script = r#"
+import sys, cshogi, cshogi.KIF as K
+for path in sys.argv[1:]:
+    p = K.Parser.parse_file(path)
+    print(path.rsplit('.', 1)[1], p.names[0], p.names[1], p.win, p.endgame,
+          ' '.join(cshogi.move_to_usi(m) for m in p.moves))
+"#;
+    let mut files = record_files(&out, "kif");
+    files.extend(record_files(&out, "kifu"));
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(&files)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // cshogi: 1 = Black won, 2 = White won.
+    for ext in ["kif", "kifu"] {
+        assert!(
+            text.contains(&format!("{ext} A B 2 %TORYO 7g7f 3c3d 8h2b+ 3a2b\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("{ext} B A 2 %ILLEGAL_MOVE \n")),
+            "{text}"
+        );
+    }
 }

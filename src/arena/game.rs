@@ -105,6 +105,66 @@ pub struct PlayedMove {
     pub from_opening: bool,
 }
 
+/// What a time loss was: who, how late, against which limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimeLossDetail {
+    /// The side that lost on time.
+    pub side: Color,
+    /// Its player's name.
+    pub name: String,
+    /// How long the move took; `None` when no move came before the limit (the engine was
+    /// stopped there).
+    pub used_ms: Option<u64>,
+    /// The clock's allowance for the move (main time left + byoyomi, increment included);
+    /// `None` without a clock (node games), where the hang limit is the limit.
+    pub allowance_ms: Option<u64>,
+    /// The grace over the allowance (or the hang limit without a clock).
+    pub grace_ms: u64,
+}
+
+impl TimeLossDetail {
+    /// The limit the move had to meet, milliseconds.
+    pub fn limit_ms(&self) -> u64 {
+        self.allowance_ms.unwrap_or(0).saturating_add(self.grace_ms)
+    }
+}
+
+fn secs(ms: u64) -> String {
+    format!("{}.{:03} s", ms / 1000, ms % 1000)
+}
+
+impl std::fmt::Display for TimeLossDetail {
+    /// `Black (A) took 0.912 s: 0.762 s over the limit of 0.150 s (allowance 0.100 s + grace
+    /// 0.050 s)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let side = match self.side {
+            Color::Black => "Black",
+            Color::White => "White",
+        };
+        let limit = self.limit_ms();
+        let why = match self.allowance_ms {
+            Some(a) => format!("allowance {} + grace {}", secs(a), secs(self.grace_ms)),
+            None => "no clock: the hang limit".to_owned(),
+        };
+        match self.used_ms {
+            Some(used) => write!(
+                f,
+                "{side} ({}) took {}: {} over the limit of {} ({why})",
+                self.name,
+                secs(used),
+                secs(used.saturating_sub(limit)),
+                secs(limit)
+            ),
+            None => write!(
+                f,
+                "{side} ({}) sent no move within the limit of {} ({why})",
+                self.name,
+                secs(limit)
+            ),
+        }
+    }
+}
+
 /// A finished game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
@@ -118,6 +178,8 @@ pub struct GameRecord {
     pub outcome: Outcome,
     /// Local wall-clock start, `YYYY/MM/DD HH:MM:SS` (UTC).
     pub started: String,
+    /// Set when the game ended on time: who, how late, the limit.
+    pub time_loss: Option<TimeLossDetail>,
 }
 
 impl GameRecord {
@@ -132,6 +194,15 @@ impl GameRecord {
             }
         }
         s
+    }
+
+    /// Thinking time each colour used, milliseconds (indexed by colour).
+    pub fn times_ms(&self) -> [u64; 2] {
+        let mut t = [0u64; 2];
+        for m in &self.moves {
+            t[m.color.index()] = t[m.color.index()].saturating_add(m.time_ms);
+        }
+        t
     }
 
     /// Plies played by the engines (opening moves excluded).
@@ -303,13 +374,15 @@ pub async fn play(
     let (mut pos, mut moves, mut history) = setup(opening)?;
     let started = now_utc_text();
     let mut players = players;
-    let finish = |moves: Vec<PlayedMove>, outcome: Outcome| GameRecord {
+    let mut time_loss = None;
+    let finish = |moves: Vec<PlayedMove>, outcome: Outcome, time_loss| GameRecord {
         base: opening.base.clone(),
         names: names.clone(),
         limits: rules.limits,
         moves,
         outcome,
         started: started.clone(),
+        time_loss,
     };
 
     for c in [Color::Black, Color::White] {
@@ -321,7 +394,7 @@ pub async fn play(
             for p in players.iter_mut() {
                 p.game_over(outcome.result_for(c));
             }
-            return Ok(finish(moves, outcome));
+            return Ok(finish(moves, outcome, None));
         }
     }
 
@@ -353,9 +426,23 @@ pub async fn play(
             s
         };
         let go_line = clocks.go_line(us);
-        let budget = clocks
-            .allowance(us)
-            .map_or(rules.hang_limit, |a| a + rules.grace);
+        let allowance = clocks.allowance(us);
+        let budget = allowance.map_or(rules.hang_limit, |a| a + rules.grace);
+        let late = |used: Option<Duration>| TimeLossDetail {
+            side: us,
+            name: names[us.index()].clone(),
+            used_ms: used.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            allowance_ms: allowance.map(|a| u64::try_from(a.as_millis()).unwrap_or(u64::MAX)),
+            grace_ms: u64::try_from(
+                if allowance.is_some() {
+                    rules.grace
+                } else {
+                    rules.hang_limit
+                }
+                .as_millis(),
+            )
+            .unwrap_or(u64::MAX),
+        };
         let deadline = Instant::now() + budget;
         let think = players[us.index()]
             .think(&position_line, &go_line, deadline)
@@ -365,7 +452,13 @@ pub async fn play(
             reason,
         };
         let best = match think.reply {
-            Reply::Failed(EngineFailure::Timeout) => break lose(EndReason::TimeLoss),
+            Reply::Failed(EngineFailure::Timeout) => {
+                // A `bestmove` after `stop` leaves the engine alive and says how late it was;
+                // an engine killed for not answering at all has no time to report.
+                let answered = !players[us.index()].is_dead();
+                time_loss = Some(late(answered.then_some(think.elapsed)));
+                break lose(EndReason::TimeLoss);
+            }
             Reply::Failed(f) => break lose(EndReason::Crash(f.to_string())),
             Reply::Unparsable(line) => {
                 break lose(EndReason::IllegalMove {
@@ -376,6 +469,7 @@ pub async fn play(
             Reply::Best(b) => b,
         };
         if clocks.charge(us, think.elapsed, rules.grace).is_err() {
+            time_loss = Some(late(Some(think.elapsed)));
             break lose(EndReason::TimeLoss);
         }
         let usi_move = match best {
@@ -432,7 +526,7 @@ pub async fn play(
     for c in [Color::Black, Color::White] {
         players[c.index()].game_over(outcome.result_for(c));
     }
-    Ok(finish(moves, outcome))
+    Ok(finish(moves, outcome, time_loss))
 }
 
 #[cfg(test)]

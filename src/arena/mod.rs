@@ -10,6 +10,7 @@
 //! - [`stats`]: Elo, interval, LOS, SPRT.
 //! - [`report`]: the table, `summary.json`, `elo.svg`.
 //! - [`tally`]: `gougi tally`, one result pooled from the records of several runs.
+//! - [`progress`]: the progress line, and the log writer that keeps logs above it.
 //!
 //! Scheduling: every pairing (round robin, or the first engine against each other one with
 //! `--gauntlet`) plays each opening twice, colours swapped, cycling through the openings until
@@ -17,17 +18,25 @@
 //! across games and replaced when it dies; a finished game goes to the main task, which keeps
 //! the tallies, writes the records, draws the progress line and checks the SPRT (with it, no new
 //! game starts once a hypothesis is accepted; games under way finish and count).
+//!
+//! Long runs: `--out DIR` on a folder that already holds records resumes the run. The records
+//! are the state: each CSA file ends with a `'gougi-game {…}` line (the game's summary as JSON);
+//! the finished games are counted per pairing, opening and colours, and only the rest are
+//! played (new games never reuse an existing record's number). Ctrl-C (SIGINT) abandons the
+//! games in flight (their engines are killed), prints and writes the summary so far, and ends
+//! with [`Interrupted`] (exit status 130); a second Ctrl-C kills everything at once.
 
 pub mod clock;
 pub mod engine;
 pub mod game;
 pub mod opening;
+pub mod progress;
 pub mod record;
 pub mod report;
 pub mod stats;
 pub mod tally;
 
-use std::io::IsTerminal;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -40,7 +49,8 @@ use clock::Limits;
 use engine::{Engine, EngineFailure, EngineSpec, StartTimeouts};
 use game::{EndReason, GameRecord, GameRules, Outcome};
 use opening::Opening;
-use report::{GameSummary, PairResult, SprtReport, Summary};
+use progress::Progress;
+use report::{GameSummary, PairResult, SprtReport, SprtStop, Summary};
 use stats::{Sprt, SprtState};
 
 use crate::shogi::Color;
@@ -72,6 +82,19 @@ pub struct MatchOptions {
     /// No progress line.
     pub quiet: bool,
 }
+
+/// The error [`run`] ends with after Ctrl-C, once the summary so far is printed and written;
+/// `gougi match` exits with status 130 on it (the shell's code for SIGINT).
+#[derive(Debug)]
+pub struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// One scheduled game.
 #[derive(Clone, Copy, Debug)]
@@ -137,7 +160,7 @@ pub fn run(opts: MatchOptions) -> anyhow::Result<()> {
             .collect()
     };
     let per_pair = opts.games.unwrap_or(2 * openings.len()).max(1);
-    let mut jobs = Vec::new();
+    let mut jobs: Vec<Job> = Vec::new();
     for g in 0..per_pair {
         for (p, &(a, b)) in pairs.iter().enumerate() {
             let (black, white) = if g % 2 == 0 { (a, b) } else { (b, a) };
@@ -151,6 +174,21 @@ pub fn run(opts: MatchOptions) -> anyhow::Result<()> {
         }
     }
 
+    let scheduled = jobs.len();
+    let resumed = match &opts.out {
+        Some(out) => {
+            let found = scan_records(out, &names, &openings, &pairs)?;
+            let jobs_left = remaining_jobs(&jobs, &found);
+            if found.files > 0 {
+                eprintln!("{}", found.describe(out, &names, &pairs, jobs_left.len()));
+            }
+            jobs = jobs_left;
+            found.games
+        }
+        None => Vec::new(),
+    };
+    tracing::debug!(scheduled, left = jobs.len(), "jobs");
+
     // One thread is plenty: the engines think in their own processes, the runner only waits
     // on pipes and timers. Workers are local tasks (the engine client is not `Send`).
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -160,8 +198,216 @@ pub fn run(opts: MatchOptions) -> anyhow::Result<()> {
     let local = tokio::task::LocalSet::new();
     local.block_on(
         &runtime,
-        run_jobs(opts, specs, names, openings, pairs, jobs),
+        run_jobs(opts, specs, names, openings, pairs, jobs, resumed),
     )
+}
+
+/// What an output folder's records say about a match.
+#[derive(Default)]
+struct Found {
+    /// Record files seen (`games/*.csa`).
+    files: usize,
+    /// Finished games of this match, in index order, with their pairing.
+    games: Vec<(usize, GameSummary)>,
+    /// Done games per (pairing, opening, black engine).
+    done: HashMap<(usize, usize, usize), usize>,
+    /// Record numbers in use (any file), never given to a new game.
+    used: BTreeSet<usize>,
+    /// Records without a game line (older runs) or of other engines / openings.
+    ignored: usize,
+}
+
+impl Found {
+    fn describe(
+        &self,
+        out: &Path,
+        names: &[String],
+        pairs: &[(usize, usize)],
+        left: usize,
+    ) -> String {
+        let mut per_pair: BTreeMap<usize, usize> = BTreeMap::new();
+        for (p, _) in &self.games {
+            *per_pair.entry(*p).or_insert(0) += 1;
+        }
+        let list: Vec<String> = per_pair
+            .iter()
+            .map(|(&p, n)| format!("{} vs {} {n}", names[pairs[p].0], names[pairs[p].1]))
+            .collect();
+        let mut s = format!(
+            "resuming {}: {} finished game(s) found in the records{}; {left} game(s) to play",
+            out.display(),
+            self.games.len(),
+            if list.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", list.join(", "))
+            }
+        );
+        if self.ignored > 0 {
+            s.push_str(&format!(
+                "; {} record(s) ignored (not of these engines and openings, or without a gougi-game line)",
+                self.ignored
+            ));
+        }
+        s
+    }
+}
+
+/// Reads `out/games/*.csa` (if any): which games of this match are already done.
+fn scan_records(
+    out: &Path,
+    names: &[String],
+    openings: &[Opening],
+    pairs: &[(usize, usize)],
+) -> anyhow::Result<Found> {
+    let mut found = Found::default();
+    let dir = out.join("games");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(found);
+    };
+    let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.sort();
+    for path in files {
+        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(n) = file_name
+            .split('-')
+            .next()
+            .and_then(|d| d.parse::<usize>().ok())
+        {
+            found.used.insert(n);
+        }
+        if path.extension().is_none_or(|x| x != "csa") {
+            continue;
+        }
+        found.files += 1;
+        let text =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let game = GameSummary::from_csa(&String::from_utf8_lossy(&text));
+        let key = game.as_ref().and_then(|g| {
+            let black = names.iter().position(|n| *n == g.black)?;
+            let white = names.iter().position(|n| *n == g.white)?;
+            let pair = pairs
+                .iter()
+                .position(|&(a, b)| (a, b) == (black, white) || (b, a) == (black, white))?;
+            let opening = openings.iter().position(|o| o.usi() == g.opening)?;
+            g.black_points()?;
+            Some((pair, opening, black))
+        });
+        match (game, key) {
+            (Some(g), Some(key)) => {
+                found.used.insert(g.index);
+                *found.done.entry(key).or_insert(0) += 1;
+                found.games.push((key.0, g));
+            }
+            _ => found.ignored += 1,
+        }
+    }
+    found.games.sort_by_key(|(_, g)| g.index);
+    Ok(found)
+}
+
+/// The jobs still to play: per (pairing, opening, colours), as many as the records lack.
+/// Jobs whose number a record already uses get fresh numbers after the highest one.
+fn remaining_jobs(jobs: &[Job], found: &Found) -> Vec<Job> {
+    let mut done = found.done.clone();
+    let mut left: Vec<Job> = jobs
+        .iter()
+        .filter(|j| match done.get_mut(&(j.pair, j.opening, j.black)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .copied()
+        .collect();
+    let mut next = found.used.iter().next_back().map_or(1, |m| m + 1);
+    let mut taken = found.used.clone();
+    for j in &mut left {
+        if taken.contains(&j.index) {
+            next = next.max(jobs.iter().map(|j| j.index).max().unwrap_or(0) + 1);
+            while taken.contains(&next) {
+                next += 1;
+            }
+            j.index = next;
+        }
+        taken.insert(j.index);
+    }
+    left
+}
+
+/// Ctrl-C handling: the first SIGINT sets [`INTERRUPTED`] (the runner polls it); a second one
+/// kills every engine group and ends gougi at once, as the default handler would.
+mod sigint {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+    #[cfg(unix)]
+    extern "C" fn on_sigint(sig: libc::c_int) {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            // Async-signal-safe: atomics and killpg, then the default action.
+            crate::member::process::kill_all_groups();
+            // SAFETY: `signal` and `raise` are async-signal-safe.
+            unsafe {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::raise(sig);
+            }
+        }
+    }
+
+    /// Installs the handler over the members' kill-and-die one (which keeps SIGTERM/SIGHUP).
+    pub fn install() {
+        crate::member::process::install_exit_signal_handlers();
+        #[cfg(unix)]
+        // SAFETY: installs an async-signal-safe handler (atomics, killpg, signal, raise).
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+        }
+    }
+
+    pub fn raised() -> bool {
+        INTERRUPTED.load(Ordering::SeqCst)
+    }
+}
+
+/// Tallies one finished game into its pairing.
+fn count_game(
+    results: &mut [PairResult],
+    pairs: &[(usize, usize)],
+    pair: usize,
+    g: &GameSummary,
+    names: &[String],
+) {
+    let (a, _) = pairs[pair];
+    let a_is_black = g.black == names[a];
+    let black_points = g.black_points().unwrap_or(0.5);
+    let a_score = if a_is_black {
+        black_points
+    } else {
+        1.0 - black_points
+    };
+    results[pair].add(a_score, a_is_black);
+}
+
+/// Checks the SPRT after a game: the first crossing of a bound is kept.
+fn check_sprt(sprt: Option<&Sprt>, results: &[PairResult], stopped: &mut Option<SprtStop>) {
+    let Some(sprt) = sprt else { return };
+    if stopped.is_some() {
+        return;
+    }
+    let t = &results[0].tally;
+    let state = sprt.state(t);
+    if state != SprtState::Continue {
+        *stopped = Some(SprtStop {
+            state,
+            llr: t.llr(sprt.elo0, sprt.elo1),
+            games: t.games(),
+        });
+    }
 }
 
 async fn run_jobs(
@@ -171,20 +417,40 @@ async fn run_jobs(
     openings: Vec<Opening>,
     pairs: Vec<(usize, usize)>,
     jobs: Vec<Job>,
+    resumed: Vec<(usize, GameSummary)>,
 ) -> anyhow::Result<()> {
+    sigint::install();
+    let mut results: Vec<PairResult> = pairs.iter().map(|&(a, b)| PairResult::new(a, b)).collect();
+    let mut summaries: Vec<GameSummary> = Vec::new();
+    let mut sprt_stop: Option<SprtStop> = None;
+    let resumed_count = resumed.len();
+    for (pair, g) in resumed {
+        count_game(&mut results, &pairs, pair, &g, &names);
+        check_sprt(opts.sprt.as_ref(), &results, &mut sprt_stop);
+        summaries.push(g);
+    }
+    // A resumed SPRT that had already decided plays nothing more.
+    let jobs = if sprt_stop.is_some() {
+        Vec::new()
+    } else {
+        jobs
+    };
+
     // Every engine must start once before any game: a typo in a path is an error, not 200
     // forfeits.
-    for (i, s) in specs.iter().enumerate() {
-        let mut e = Engine::start(s, i as u32 + 1, opts.timeouts)
-            .await
-            .map_err(|f| anyhow::anyhow!("engine {} ({}): {f}", names[i], s.command.text))?;
-        if let Some(id) = &e.id_name {
-            tracing::info!(engine = %names[i], id = %id, "engine ok");
+    if !jobs.is_empty() {
+        for (i, s) in specs.iter().enumerate() {
+            let mut e = Engine::start(s, i as u32 + 1, opts.timeouts)
+                .await
+                .map_err(|f| anyhow::anyhow!("engine {} ({}): {f}", names[i], s.command.text))?;
+            if let Some(id) = &e.id_name {
+                tracing::info!(engine = %names[i], id = %id, "engine ok");
+            }
+            e.quit();
         }
-        e.quit();
     }
 
-    let total = jobs.len();
+    let total = jobs.len() + resumed_count;
     let specs = Arc::new(specs);
     let names = Arc::new(names);
     let openings = Arc::new(openings);
@@ -193,7 +459,7 @@ async fn run_jobs(
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::unbounded_channel::<Done>();
     let mut workers = Vec::new();
-    for w in 0..opts.concurrency.max(1).min(total) {
+    for w in 0..opts.concurrency.max(1).min(jobs.len()) {
         let ctx = WorkerCtx {
             specs: specs.clone(),
             names: names.clone(),
@@ -208,47 +474,63 @@ async fn run_jobs(
     }
     drop(tx);
 
-    let mut results: Vec<PairResult> = pairs.iter().map(|&(a, b)| PairResult::new(a, b)).collect();
-    let mut summaries: Vec<GameSummary> = Vec::new();
-    let mut usi_lines: Vec<(usize, String)> = Vec::new();
-    let mut stopped_early = false;
+    let mut stopped_early = sprt_stop.is_some() && resumed_count > 0;
+    let mut interrupted = false;
     let progress = Progress::new(total, opts.quiet);
-    while let Some(done) = rx.recv().await {
-        let Done { job, record } = done;
-        let (a, _) = pairs[job.pair];
-        let a_is_black = job.black == a;
-        let a_color = if a_is_black {
-            Color::Black
-        } else {
-            Color::White
+    progress.update(summaries.len(), &names, &results);
+    let mut poll = tokio::time::interval(Duration::from_millis(50));
+    loop {
+        let done = tokio::select! {
+            d = rx.recv() => d,
+            _ = poll.tick() => {
+                if sigint::raised() {
+                    interrupted = true;
+                    break;
+                }
+                continue;
+            }
         };
-        let a_score = match record.outcome.winner {
-            None => 0.5,
-            Some(w) if w == a_color => 1.0,
-            Some(_) => 0.0,
+        let Some(Done { job, record }) = done else {
+            break;
         };
-        results[job.pair].add(a_score, a_is_black);
         let record_path = match &opts.out {
-            Some(out) => Some(write_records(out, &job, &record)?),
+            Some(out) => Some(write_records(
+                out, &job, &record, &names, &openings, &pairs,
+            )?),
             None => None,
         };
-        usi_lines.push((job.index, record.usi_position()));
-        summaries.push(game_summary(&job, &record, &names, &openings, record_path));
-        if let Some(sprt) = &opts.sprt {
-            if sprt.state(&results[0].tally) != SprtState::Continue && !stop.load(Ordering::SeqCst)
-            {
-                stop.store(true, Ordering::SeqCst);
-                stopped_early = true;
-            }
+        let g = game_summary(&job, &record, &names, &openings, &pairs, record_path);
+        count_game(&mut results, &pairs, job.pair, &g, &names);
+        summaries.push(g);
+        check_sprt(opts.sprt.as_ref(), &results, &mut sprt_stop);
+        if sprt_stop.is_some() && !stop.swap(true, Ordering::SeqCst) {
+            stopped_early = true;
         }
         progress.update(summaries.len(), &names, &results);
     }
-    for w in workers {
-        w.await.context("a match worker panicked")?;
+    if interrupted {
+        // Abandon the games in flight: the workers' futures are dropped with their engines,
+        // and every engine group still registered is killed now, before anything else.
+        stop.store(true, Ordering::SeqCst);
+        for w in &workers {
+            w.abort();
+        }
+        for w in workers {
+            let _ = w.await;
+        }
+        crate::member::process::kill_all_groups();
+    } else {
+        for w in workers {
+            w.await.context("a match worker panicked")?;
+        }
     }
     progress.finish();
     summaries.sort_by_key(|g| g.index);
-    usi_lines.sort_by_key(|l| l.0);
+    let in_flight = if interrupted {
+        (total - summaries.len()).min(opts.concurrency.max(1))
+    } else {
+        0
+    };
 
     let table = report::table(&names, &results);
     let mut text = String::new();
@@ -266,17 +548,29 @@ async fn run_jobs(
             String::new()
         }
     ));
+    if resumed_count > 0 {
+        text.push_str(&format!(
+            "resumed: {resumed_count} game(s) from earlier runs in this folder\n"
+        ));
+    }
+    if interrupted {
+        text.push_str(&format!(
+            "interrupted (Ctrl-C): the summary so far; {} game(s) in flight abandoned, {} not played; run the same command again to resume\n",
+            in_flight,
+            total - summaries.len()
+        ));
+    }
     text.push_str(&table);
     // Deterministic engines (fixed nodes, one thread) replay identical games; say how many
     // games were really different, since the interval assumes independent games.
-    let mut distinct: Vec<&String> = usi_lines.iter().map(|(_, l)| l).collect();
+    let mut distinct: Vec<&String> = summaries.iter().map(|g| &g.usi).collect();
     distinct.sort();
     distinct.dedup();
     text.push_str(&format!(
         "distinct games: {} of {}{}\n",
         distinct.len(),
-        usi_lines.len(),
-        if distinct.len() * 10 < usi_lines.len() * 9 {
+        summaries.len(),
+        if distinct.len() * 10 < summaries.len() * 9 {
             " — repeated games make the interval too narrow; add openings or --nodes-jitter"
         } else {
             ""
@@ -285,29 +579,18 @@ async fn run_jobs(
     let ends = end_counts(&summaries);
     text.push_str(&format!("game ends: {ends}\n"));
     let sprt_report = opts.sprt.map(|s| {
-        let llr = results[0].tally.llr(s.elo0, s.elo1);
-        let (lo, hi) = s.bounds();
-        let state = s.state(&results[0].tally);
-        text.push_str(&format!(
-            "SPRT elo0 {} elo1 {} alpha {} beta {}: LLR {:.3} [{:.3}, {:.3}] {}\n",
-            s.elo0,
-            s.elo1,
-            s.alpha,
-            s.beta,
-            llr,
-            lo,
-            hi,
-            match state {
-                SprtState::Continue => "inconclusive",
-                SprtState::H0 => "H0 accepted",
-                SprtState::H1 => "H1 accepted",
-            }
-        ));
-        SprtReport {
+        let report = SprtReport {
             sprt: s,
-            llr,
-            state,
-        }
+            llr: results[0].tally.llr(s.elo0, s.elo1),
+            state: s.state(&results[0].tally),
+            stopped: sprt_stop,
+        };
+        text.push_str(&report::sprt_line(
+            &report,
+            results[0].tally.games(),
+            interrupted,
+        ));
+        report
     });
     print!("{text}");
     if let Some(out) = &opts.out {
@@ -324,17 +607,29 @@ async fn run_jobs(
             games: &summaries,
             sprt: sprt_report,
             stopped_early,
+            interrupted,
+            resumed: resumed_count,
         };
-        write_file(&out.join("summary.json"), &report::json(&summary))?;
-        write_file(&out.join("summary.txt"), &text)?;
-        write_file(&out.join("elo.svg"), &report::svg(&names, &results))?;
+        write_file(&out.join("summary.json"), report::json(&summary).as_bytes())?;
+        write_file(&out.join("summary.txt"), text.as_bytes())?;
+        write_file(&out.join("games.csv"), report::csv(&summaries).as_bytes())?;
+        write_file(
+            &out.join("elo.svg"),
+            report::svg(&names, &results).as_bytes(),
+        )?;
         let mut sfen = String::new();
-        for (_, l) in &usi_lines {
-            sfen.push_str(l);
+        for g in &summaries {
+            sfen.push_str(&g.usi);
             sfen.push('\n');
         }
-        write_file(&out.join("games.sfen"), &sfen)?;
-        println!("records, summary.json and elo.svg in {}", out.display());
+        write_file(&out.join("games.sfen"), sfen.as_bytes())?;
+        println!(
+            "records, summary.json, games.csv and elo.svg in {}",
+            out.display()
+        );
+    }
+    if interrupted {
+        return Err(Interrupted.into());
     }
     Ok(())
 }
@@ -381,9 +676,12 @@ fn game_summary(
     record: &GameRecord,
     names: &[String],
     openings: &[Opening],
+    pairs: &[(usize, usize)],
     record_path: Option<String>,
 ) -> GameSummary {
     let o: &Outcome = &record.outcome;
+    let (a, b) = pairs[job.pair];
+    let times = record.times_ms();
     GameSummary {
         index: job.index,
         black: names[job.black].clone(),
@@ -393,15 +691,22 @@ fn game_summary(
             None => "1/2-1/2",
             Some(Color::Black) => "1-0",
             Some(Color::White) => "0-1",
-        },
+        }
+        .to_owned(),
         reason: o.reason.label().to_owned(),
         detail: match &o.reason {
             EndReason::IllegalMove { text, why } => Some(format!("{text} ({why})")),
             EndReason::Crash(why) => Some(why.clone()),
+            EndReason::TimeLoss => record.time_loss.as_ref().map(ToString::to_string),
             _ => None,
         },
         plies: record.moves.len(),
         record: record_path,
+        pair: format!("{} vs {}", names[a], names[b]),
+        black_time_ms: times[Color::Black.index()],
+        white_time_ms: times[Color::White.index()],
+        started: record.started.clone(),
+        usi: record.usi_position(),
     }
 }
 
@@ -418,21 +723,44 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-/// Writes `games/NNNN-black-vs-white.{kif,csa}`; returns the KIF path relative to `out`.
-fn write_records(out: &Path, job: &Job, record: &GameRecord) -> anyhow::Result<String> {
+/// Writes `games/NNNN-black-vs-white.{kif,kifu,csa}` — the KIF in CP932 as the format
+/// expects, the KIFU in UTF-8, the CSA ending with the game's summary line (what a resume
+/// reads); returns the KIF path relative to `out`. The CSA is written last and atomically, so
+/// a game counts as done only once all its files are there.
+fn write_records(
+    out: &Path,
+    job: &Job,
+    record: &GameRecord,
+    names: &[String],
+    openings: &[Opening],
+    pairs: &[(usize, usize)],
+) -> anyhow::Result<String> {
     let stem = format!(
         "games/{:04}-{}-vs-{}",
         job.index,
         file_safe(&record.names[0]),
         file_safe(&record.names[1])
     );
-    write_file(&out.join(format!("{stem}.kif")), &record::kif(record))?;
-    write_file(&out.join(format!("{stem}.csa")), &record::csa(record))?;
-    Ok(format!("{stem}.kif"))
+    let kif_path = format!("{stem}.kif");
+    let kif = record::kif(record);
+    write_file(&out.join(&kif_path), &record::cp932(&kif))?;
+    write_file(&out.join(format!("{stem}.kifu")), kif.as_bytes())?;
+    let summary = game_summary(job, record, names, openings, pairs, Some(kif_path.clone()));
+    let mut csa = record::csa(record);
+    csa.push_str(&summary.csa_line());
+    csa.push('\n');
+    write_file(&out.join(format!("{stem}.csa")), csa.as_bytes())?;
+    Ok(kif_path)
 }
 
-fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+/// Writes through a temporary file and a rename: a run killed mid-write leaves no half record.
+fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".part");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 struct WorkerCtx {
@@ -507,6 +835,7 @@ async fn play_job(
             reason: EndReason::Crash(why),
         },
         started: game::now_utc_text(),
+        time_loss: None,
     };
     for (c, i) in [(Color::Black, job.black), (Color::White, job.white)] {
         if let Err(f) = ensure_engine(w, ctx, engines, i).await {
@@ -536,51 +865,6 @@ async fn play_job(
         Err(e) => {
             tracing::error!(error = %e, "game could not be set up");
             forfeit(Color::Black, e)
-        }
-    }
-}
-
-/// The progress line on stderr: redrawn in place on a terminal, every ~5 % otherwise.
-struct Progress {
-    total: usize,
-    tty: bool,
-    quiet: bool,
-}
-
-impl Progress {
-    fn new(total: usize, quiet: bool) -> Progress {
-        Progress {
-            total,
-            tty: std::io::stderr().is_terminal(),
-            quiet,
-        }
-    }
-
-    fn update(&self, done: usize, names: &[String], results: &[PairResult]) {
-        if self.quiet {
-            return;
-        }
-        let width = 30;
-        let filled = width * done / self.total.max(1);
-        let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
-        let first = results
-            .first()
-            .map(|p| report::pair_line(names, p))
-            .unwrap_or_default();
-        let line = format!("[{bar}] {done}/{} | {first}", self.total);
-        if self.tty {
-            eprint!("\r\x1b[2K{line}");
-        } else {
-            let step = (self.total / 20).max(1);
-            if done % step == 0 || done == self.total {
-                eprintln!("{line}");
-            }
-        }
-    }
-
-    fn finish(&self) {
-        if self.tty && !self.quiet {
-            eprintln!();
         }
     }
 }

@@ -173,6 +173,11 @@ pub fn kif(record: &GameRecord) -> String {
         )),
         EndReason::Crash(why) => s.push_str(&format!("*{} engine {why}\n", side_name(to_move))),
         EndReason::PerpetualCheck => s.push_str("*連続王手の千日手\n"),
+        EndReason::TimeLoss => {
+            if let Some(d) = &record.time_loss {
+                s.push_str(&format!("*time loss: {d}\n"));
+            }
+        }
         _ => {}
     }
     match o.winner {
@@ -191,6 +196,14 @@ pub fn kif(record: &GameRecord) -> String {
         },
     }
     s
+}
+
+/// Text in CP932 (Shift_JIS with Microsoft's extensions), the encoding a `.kif` file is read
+/// in (Kifu for Windows, ShogiGUI, cshogi); a character CP932 lacks (in an engine's name, say)
+/// becomes a numeric reference `&#NNNN;` rather than a broken byte.
+pub fn cp932(text: &str) -> Vec<u8> {
+    let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(text);
+    bytes.into_owned()
 }
 
 /// A score from the mover's view as the CSA comment number from Black's view.
@@ -265,6 +278,9 @@ pub fn csa(record: &GameRecord) -> String {
     if let EndReason::Crash(why) = &o.reason {
         s.push_str(&format!(": engine {why}"));
     }
+    if let (EndReason::TimeLoss, Some(d)) = (&o.reason, &record.time_loss) {
+        s.push_str(&format!(": {d}"));
+    }
     s.push('\n');
     s
 }
@@ -306,6 +322,7 @@ mod tests {
             moves: played,
             outcome,
             started: "2026/11/22 10:00:00".into(),
+            time_loss: None,
         }
     }
 

@@ -94,6 +94,15 @@ pub fn pair_line(names: &[String], p: &PairResult) -> String {
     s
 }
 
+/// A pairing's score in a few characters, for the progress line: `A-B +3 =1 -2`.
+pub fn pair_brief(names: &[String], p: &PairResult) -> String {
+    let t = &p.tally;
+    format!(
+        "{}-{} +{} ={} -{}",
+        names[p.a], names[p.b], t.wins, t.draws, t.losses
+    )
+}
+
 /// The results table: one line per pair, then per-engine totals when there are several pairs.
 pub fn table(names: &[String], pairs: &[PairResult]) -> String {
     let mut s = String::new();
@@ -145,58 +154,168 @@ pub fn table(names: &[String], pairs: &[PairResult]) -> String {
     s
 }
 
-/// JSON string literal.
+/// JSON string literal (kept for callers that write JSON by hand; the summary uses serde).
 pub fn json_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
 /// A JSON number, `null` when not finite (JSON has no infinity).
 pub fn json_num(x: Option<f64>) -> String {
-    match x {
-        Some(v) if v.is_finite() => {
-            let r = (v * 1e4).round() / 1e4;
-            format!("{r}")
-        }
-        _ => "null".into(),
+    match finite4(x) {
+        Some(v) => format!("{v}"),
+        None => "null".into(),
     }
 }
 
-/// One finished game, as the JSON summary lists it.
-#[derive(Clone, Debug)]
+/// Rounded to 4 decimals; `None` when not finite (JSON has no infinity).
+fn finite4(x: Option<f64>) -> Option<f64> {
+    x.filter(|v| v.is_finite()).map(|v| (v * 1e4).round() / 1e4)
+}
+
+/// One finished game, as the JSON summary and the CSV list it. The same object is written as
+/// the last comment line of the game's CSA record (`'gougi-game {…}`), which is what a resumed
+/// run reads back: the records, not a separate state file, say which games are done.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameSummary {
     pub index: usize,
     pub black: String,
     pub white: String,
     pub opening: String,
     /// `1-0` (Black won), `0-1`, `1/2-1/2`.
-    pub result: &'static str,
+    pub result: String,
     pub reason: String,
     pub detail: Option<String>,
     pub plies: usize,
     pub record: Option<String>,
+    /// The pairing, `A vs B` in the pairing's order (not the colours').
+    #[serde(default)]
+    pub pair: String,
+    /// Thinking time each side used, milliseconds (as the runner measured it).
+    #[serde(default)]
+    pub black_time_ms: u64,
+    #[serde(default)]
+    pub white_time_ms: u64,
+    /// Start, `YYYY/MM/DD HH:MM:SS` UTC.
+    #[serde(default)]
+    pub started: String,
+    /// The final position as a USI `position` argument (`startpos moves …`).
+    #[serde(default)]
+    pub usi: String,
+}
+
+/// The prefix of the CSA comment line that carries a game's [`GameSummary`].
+pub const CSA_GAME_LINE: &str = "'gougi-game ";
+
+impl GameSummary {
+    /// The CSA comment line (without newline).
+    pub fn csa_line(&self) -> String {
+        format!(
+            "{CSA_GAME_LINE}{}",
+            serde_json::to_string(self).unwrap_or_default()
+        )
+    }
+
+    /// The summary carried by a CSA record, if it has one (records of older runs do not).
+    pub fn from_csa(text: &str) -> Option<GameSummary> {
+        text.lines()
+            .rev()
+            .find_map(|l| l.strip_prefix(CSA_GAME_LINE))
+            .and_then(|j| serde_json::from_str(j).ok())
+    }
+
+    /// Black's points: 1, ½ or 0 (`None` for an unknown result text).
+    pub fn black_points(&self) -> Option<f64> {
+        match self.result.as_str() {
+            "1-0" => Some(1.0),
+            "0-1" => Some(0.0),
+            "1/2-1/2" => Some(0.5),
+            _ => None,
+        }
+    }
+}
+
+/// Where an SPRT crossed a bound and stopped the match.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SprtStop {
+    /// `H0` (lower bound) or `H1` (upper bound).
+    pub state: SprtState,
+    /// The LLR when it crossed.
+    pub llr: f64,
+    /// Games counted when it crossed.
+    pub games: u32,
 }
 
 /// The SPRT's state for the summary.
 pub struct SprtReport {
     pub sprt: Sprt,
+    /// The LLR over every counted game (including games that finished after the stop).
     pub llr: f64,
+    /// The state over every counted game.
     pub state: SprtState,
+    /// Set when a bound was crossed and the match stopped on it: that is the verdict, even if
+    /// the games still in flight then moved the LLR back inside the bounds.
+    pub stopped: Option<SprtStop>,
+}
+
+impl SprtReport {
+    /// The verdict: the crossing when there was one, else the state now.
+    pub fn verdict(&self) -> SprtState {
+        self.stopped.map_or(self.state, |s| s.state)
+    }
+}
+
+fn state_name(s: SprtState) -> &'static str {
+    match s {
+        SprtState::Continue => "continue",
+        SprtState::H0 => "H0",
+        SprtState::H1 => "H1",
+    }
+}
+
+/// The SPRT line of the text summary: the verdict with the LLR and bounds it was decided on.
+pub fn sprt_line(r: &SprtReport, games: u32, interrupted: bool) -> String {
+    let s = r.sprt;
+    let (lo, hi) = s.bounds();
+    let head = format!(
+        "SPRT elo0 {} elo1 {} alpha {} beta {}",
+        s.elo0, s.elo1, s.alpha, s.beta
+    );
+    match r.stopped {
+        Some(stop) => {
+            let (bound, value) = match stop.state {
+                SprtState::H1 => ("upper", hi),
+                _ => ("lower", lo),
+            };
+            let verdict = match stop.state {
+                SprtState::H1 => "H1 accepted",
+                _ => "H0 accepted",
+            };
+            let mut line = format!(
+                "{head}: {verdict} at game {} (LLR {:.3} crossed the {bound} bound {:.3}; bounds [{lo:.3}, {hi:.3}])",
+                stop.games, stop.llr, value
+            );
+            if games != stop.games {
+                let _ = write!(
+                    line,
+                    "; LLR {:.3} after the {} game(s) in flight",
+                    r.llr,
+                    games - stop.games
+                );
+            }
+            line.push('\n');
+            line
+        }
+        None => format!(
+            "{head}: LLR {:.3} [{lo:.3}, {hi:.3}] {}\n",
+            r.llr,
+            match r.state {
+                SprtState::Continue if interrupted => "inconclusive (interrupted)",
+                SprtState::Continue => "inconclusive",
+                SprtState::H0 => "H0 accepted",
+                SprtState::H1 => "H1 accepted",
+            }
+        ),
+    }
 }
 
 /// Everything the JSON summary holds.
@@ -208,90 +327,194 @@ pub struct Summary<'a> {
     pub games: &'a [GameSummary],
     pub sprt: Option<SprtReport>,
     pub stopped_early: bool,
+    /// Ctrl-C ended the run; the games in flight were abandoned (a resume plays them).
+    pub interrupted: bool,
+    /// Games read back from an earlier run's records in the same folder.
+    pub resumed: usize,
 }
 
-/// The machine-readable summary.
+#[derive(serde::Serialize)]
+struct JsonEngine<'a> {
+    name: &'a str,
+    command: &'a str,
+    limits: &'a str,
+}
+
+#[derive(serde::Serialize)]
+struct JsonPair<'a> {
+    a: &'a str,
+    b: &'a str,
+    games: u32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    a_black: u32,
+    score: Option<f64>,
+    elo: Option<f64>,
+    elo_low: Option<f64>,
+    elo_high: Option<f64>,
+    los: Option<f64>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonSprt {
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+    llr: Option<f64>,
+    lower: Option<f64>,
+    upper: Option<f64>,
+    /// `H0`, `H1` or `continue`: the crossing when the test stopped the match.
+    result: &'static str,
+    /// `lower`/`upper` when the match stopped on a bound, else null.
+    bound_crossed: Option<&'static str>,
+    llr_at_stop: Option<f64>,
+    games_at_stop: Option<u32>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonSummary<'a> {
+    engines: Vec<JsonEngine<'a>>,
+    pairs: Vec<JsonPair<'a>>,
+    sprt: Option<JsonSprt>,
+    stopped_early: bool,
+    interrupted: bool,
+    resumed_games: usize,
+    games: &'a [GameSummary],
+}
+
+/// The machine-readable summary (serde_json, pretty-printed).
 pub fn json(sum: &Summary) -> String {
-    let mut s = String::from("{\n  \"engines\": [\n");
-    for (i, n) in sum.names.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "    {{\"name\": {}, \"command\": {}, \"limits\": {}}}{}",
-            json_str(n),
-            json_str(&sum.commands[i]),
-            json_str(&sum.limits[i]),
-            if i + 1 < sum.names.len() { "," } else { "" }
-        );
-    }
-    s.push_str("  ],\n  \"pairs\": [\n");
-    for (i, p) in sum.pairs.iter().enumerate() {
-        let t = &p.tally;
-        let (lo, hi) = t.elo_interval().unzip();
-        let _ = writeln!(
-            s,
-            "    {{\"a\": {}, \"b\": {}, \"games\": {}, \"wins\": {}, \"draws\": {}, \"losses\": {}, \
-             \"a_black\": {}, \"score\": {}, \"elo\": {}, \"elo_low\": {}, \"elo_high\": {}, \"los\": {}}}{}",
-            json_str(&sum.names[p.a]),
-            json_str(&sum.names[p.b]),
-            t.games(),
-            t.wins,
-            t.draws,
-            t.losses,
-            p.a_black,
-            json_num(t.score()),
-            json_num(t.elo()),
-            json_num(lo),
-            json_num(hi),
-            json_num(t.los()),
-            if i + 1 < sum.pairs.len() { "," } else { "" }
-        );
-    }
-    s.push_str("  ],\n");
-    match &sum.sprt {
-        None => s.push_str("  \"sprt\": null,\n"),
-        Some(r) => {
-            let (lo, hi) = r.sprt.bounds();
-            let state = match r.state {
-                SprtState::Continue => "continue",
-                SprtState::H0 => "H0",
-                SprtState::H1 => "H1",
-            };
-            let _ = writeln!(
-                s,
-                "  \"sprt\": {{\"elo0\": {}, \"elo1\": {}, \"alpha\": {}, \"beta\": {}, \"llr\": {}, \
-                 \"lower\": {}, \"upper\": {}, \"result\": {}}},",
-                json_num(Some(r.sprt.elo0)),
-                json_num(Some(r.sprt.elo1)),
-                json_num(Some(r.sprt.alpha)),
-                json_num(Some(r.sprt.beta)),
-                json_num(Some(r.llr)),
-                json_num(Some(lo)),
-                json_num(Some(hi)),
-                json_str(state)
-            );
+    let engines = (0..sum.names.len())
+        .map(|i| JsonEngine {
+            name: &sum.names[i],
+            command: &sum.commands[i],
+            limits: &sum.limits[i],
+        })
+        .collect();
+    let pairs = sum
+        .pairs
+        .iter()
+        .map(|p| {
+            let t = &p.tally;
+            let (lo, hi) = t.elo_interval().unzip();
+            JsonPair {
+                a: &sum.names[p.a],
+                b: &sum.names[p.b],
+                games: t.games(),
+                wins: t.wins,
+                draws: t.draws,
+                losses: t.losses,
+                a_black: p.a_black,
+                score: finite4(t.score()),
+                elo: finite4(t.elo()),
+                elo_low: finite4(lo),
+                elo_high: finite4(hi),
+                los: finite4(t.los()),
+            }
+        })
+        .collect();
+    let sprt = sum.sprt.as_ref().map(|r| {
+        let (lo, hi) = r.sprt.bounds();
+        JsonSprt {
+            elo0: r.sprt.elo0,
+            elo1: r.sprt.elo1,
+            alpha: r.sprt.alpha,
+            beta: r.sprt.beta,
+            llr: finite4(Some(r.llr)),
+            lower: finite4(Some(lo)),
+            upper: finite4(Some(hi)),
+            result: state_name(r.verdict()),
+            bound_crossed: r.stopped.map(|s| match s.state {
+                SprtState::H1 => "upper",
+                _ => "lower",
+            }),
+            llr_at_stop: r.stopped.and_then(|s| finite4(Some(s.llr))),
+            games_at_stop: r.stopped.map(|s| s.games),
         }
-    }
-    let _ = writeln!(s, "  \"stopped_early\": {},", sum.stopped_early);
-    s.push_str("  \"games\": [\n");
-    for (i, g) in sum.games.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "    {{\"index\": {}, \"black\": {}, \"white\": {}, \"opening\": {}, \"result\": {}, \
-             \"reason\": {}, \"detail\": {}, \"plies\": {}, \"record\": {}}}{}",
-            g.index,
-            json_str(&g.black),
-            json_str(&g.white),
-            json_str(&g.opening),
-            json_str(g.result),
-            json_str(&g.reason),
-            g.detail.as_deref().map_or("null".into(), json_str),
-            g.plies,
-            g.record.as_deref().map_or("null".into(), json_str),
-            if i + 1 < sum.games.len() { "," } else { "" }
-        );
-    }
-    s.push_str("  ]\n}\n");
+    });
+    let doc = JsonSummary {
+        engines,
+        pairs,
+        sprt,
+        stopped_early: sum.stopped_early,
+        interrupted: sum.interrupted,
+        resumed_games: sum.resumed,
+        games: sum.games,
+    };
+    let mut s = serde_json::to_string_pretty(&doc)
+        .unwrap_or_else(|e| format!("{{\"error\": {}}}", json_str(&e.to_string())));
+    s.push('\n');
     s
+}
+
+/// One CSV field (RFC 4180: quoted when it holds a comma, a quote or a line break).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// The games as CSV, one row per game, with a header row.
+pub fn csv(games: &[GameSummary]) -> String {
+    let mut s = String::from(
+        "index,pair,black,white,opening,result,reason,detail,plies,black_time_ms,white_time_ms,started,record\n",
+    );
+    for g in games {
+        let row = [
+            g.index.to_string(),
+            csv_field(&g.pair),
+            csv_field(&g.black),
+            csv_field(&g.white),
+            csv_field(&g.opening),
+            csv_field(&g.result),
+            csv_field(&g.reason),
+            csv_field(g.detail.as_deref().unwrap_or("")),
+            g.plies.to_string(),
+            g.black_time_ms.to_string(),
+            g.white_time_ms.to_string(),
+            csv_field(&g.started),
+            csv_field(g.record.as_deref().unwrap_or("")),
+        ];
+        s.push_str(&row.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+/// A "nice" tick step (1, 2 or 5 × 10^k) that cuts `span` into at most `max_ticks` steps.
+pub fn nice_step(span: f64, max_ticks: usize) -> f64 {
+    let raw = (span / max_ticks.max(1) as f64).max(1e-9);
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|&st| st >= raw - 1e-12)
+        .unwrap_or(10.0 * mag)
+}
+
+/// A value axis that holds `[lo, hi]` (and 0): ends on multiples of a nice step, at most
+/// `max_ticks` steps. Returns `(axis_lo, axis_hi, step)`.
+pub fn nice_axis(lo: f64, hi: f64, max_ticks: usize) -> (f64, f64, f64) {
+    let (mut lo, mut hi) = (lo.min(0.0), hi.max(0.0));
+    if !(lo.is_finite() && hi.is_finite()) {
+        (lo, hi) = (-50.0, 50.0);
+    }
+    if hi - lo < 1e-9 {
+        (lo, hi) = (lo - 10.0, hi + 10.0);
+    }
+    // Rounding the ends out can add a step: widen until the rounded range fits the tick budget.
+    let mut step = nice_step(hi - lo, max_ticks);
+    loop {
+        let (a, b) = ((lo / step).floor() * step, (hi / step).ceil() * step);
+        if ((b - a) / step).round() as usize <= max_ticks {
+            return (a + 0.0, b + 0.0, step);
+        }
+        step = nice_step(step * 1.0001 * max_ticks as f64, max_ticks);
+    }
 }
 
 /// An SVG line chart of each pair's Elo estimate (with its 95 % band) against games played.
@@ -311,16 +534,7 @@ pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
         .max()
         .unwrap_or(1)
         .max(1) as f64;
-    // Finite values only; infinite ends of early intervals are clipped to the range.
-    let finite = pairs
-        .iter()
-        .flat_map(|p| p.history.iter())
-        .filter(|h| h.0 >= 10)
-        .flat_map(|h| [h.1, h.2, h.3])
-        .filter(|v| v.is_finite());
-    let (mut lo, mut hi) = finite.fold((-50.0f64, 50.0f64), |(a, b), v| (a.min(v), b.max(v)));
-    lo = (lo / 50.0).floor() * 50.0;
-    hi = (hi / 50.0).ceil() * 50.0;
+    let (lo, hi, step) = elo_axis(pairs);
     let x = |g: f64| L + (W - L - R) * g / max_games;
     let y = |e: f64| {
         let e = e.clamp(lo, hi);
@@ -336,13 +550,16 @@ pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
         s,
         "<text x=\"{L}\" y=\"18\">Elo estimate (95% band) over games — gougi match</text>"
     );
-    // Grid every 50 Elo (or 100 when the range is wide).
-    let step = if hi - lo > 600.0 { 100.0 } else { 50.0 };
-    // Grid lines on multiples of the step, so 0 is always one of them.
-    let mut e = (lo / step).ceil() * step;
-    while e <= hi + 1e-9 {
+    // Value axis: a grid line, a tick and a label on every multiple of the step (0 is one).
+    let ticks = ((hi - lo) / step).round() as i64;
+    for k in 0..=ticks {
+        let e = lo + step * k as f64 + 0.0;
         let yy = y(e);
-        let stroke = if e == 0.0 { "#000" } else { "#ddd" };
+        let stroke = if e.abs() < step * 1e-6 {
+            "#000"
+        } else {
+            "#ddd"
+        };
         let _ = writeln!(
             s,
             "<line x1=\"{L}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\" stroke=\"{stroke}\"/>",
@@ -350,15 +567,32 @@ pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
         );
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{e:+.0}</text>",
-            L - 6.0,
-            yy + 4.0
+            "<line class=\"ytick\" x1=\"{:.1}\" y1=\"{yy:.1}\" x2=\"{L}\" y2=\"{yy:.1}\" stroke=\"#000\"/>",
+            L - 5.0
         );
-        e += step;
+        let _ = writeln!(
+            s,
+            "<text class=\"ylabel\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            L - 8.0,
+            yy + 4.0,
+            tick_label(e, step)
+        );
     }
-    // Five ticks along the games axis.
-    for k in 0..=5 {
-        let g = (max_games * f64::from(k) / 5.0).round();
+    let _ = writeln!(
+        s,
+        "<line x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{:.1}\" stroke=\"#000\"/>",
+        H - B
+    );
+    let _ = writeln!(
+        s,
+        "<text x=\"14\" y=\"{:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 14 {:.1})\">Elo</text>",
+        (T + H - B) / 2.0,
+        (T + H - B) / 2.0
+    );
+    // Games axis: nice steps from 0 to the last game.
+    let gstep = nice_step(max_games, 6).max(1.0).round();
+    let mut g = 0.0;
+    while g <= max_games + 1e-9 {
         let xx = x(g);
         let _ = writeln!(
             s,
@@ -371,6 +605,7 @@ pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
             "<text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{g}</text>",
             H - B + 18.0
         );
+        g += gstep;
     }
     let _ = writeln!(
         s,
@@ -429,6 +664,50 @@ pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// The value axis of the plot: every finite estimate, and the 95 % band from game 10 or a
+/// quarter of the games on (earlier bands are too wide to be worth the scale; they are clipped
+/// to the axis, as are the infinite estimates of a start with only wins or only losses).
+pub fn elo_axis(pairs: &[PairResult]) -> (f64, f64, f64) {
+    let last = pairs
+        .iter()
+        .filter_map(|p| p.history.last().map(|h| h.0))
+        .max()
+        .unwrap_or(0);
+    let band_from = (last / 4).max(10);
+    let values = pairs
+        .iter()
+        .flat_map(|p| p.history.iter())
+        .flat_map(move |h| {
+            let band = if h.0 >= band_from {
+                [h.2, h.3]
+            } else {
+                [h.1, h.1]
+            };
+            [h.1, band[0], band[1]]
+        });
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    nice_axis(lo, hi, 8)
+}
+
+/// `+50`, `-12.5`, `0`: as many decimals as the step needs.
+pub fn tick_label(v: f64, step: f64) -> String {
+    // The fewest decimals that write the step exactly (0.25 → 2, 0.5 → 1, 20 → 0).
+    let decimals = (0..6)
+        .find(|&d| {
+            let x = step * 10f64.powi(d);
+            (x - x.round()).abs() < 1e-6
+        })
+        .unwrap_or(6) as usize;
+    let v = v + 0.0;
+    if v.abs() < step * 1e-6 {
+        "0".into()
+    } else {
+        format!("{v:+.decimals$}")
+    }
 }
 
 fn xml_escape(s: &str) -> String {
@@ -490,5 +769,167 @@ mod tests {
         assert_eq!(s.matches("<polyline").count(), 1);
         assert!(s.contains("A vs B&lt;: +120.4 ± "), "{s}");
         assert!(s.contains("after 30 games"), "{s}");
+    }
+
+    #[test]
+    fn axis_steps_are_nice_and_hold_the_data() {
+        assert_eq!(nice_step(100.0, 5), 20.0);
+        assert_eq!(nice_step(7.0, 6), 2.0);
+        assert_eq!(nice_step(0.9, 10), 0.1);
+        // The reported case: data up to +120 gets an axis to +120 or more, not ±50.
+        let (lo, hi, step) = nice_axis(-13.0, 121.0, 8);
+        assert_eq!((lo, hi, step), (-20.0, 140.0, 20.0));
+        // 0 is always on the axis, ends are multiples of the step, at most 8 steps.
+        for (a, b) in [
+            (3.0, 9.0),
+            (-700.0, -650.0),
+            (-0.4, 0.3),
+            (-1234.0, 5678.0),
+            (0.0, 0.0),
+        ] {
+            let (lo, hi, step) = nice_axis(a, b, 8);
+            assert!(lo <= a.min(0.0) && hi >= b.max(0.0), "{a} {b}: {lo} {hi}");
+            assert!(
+                ((hi - lo) / step).round() <= 8.0,
+                "{a} {b}: {lo} {hi} {step}"
+            );
+            assert!((lo / step - (lo / step).round()).abs() < 1e-9);
+        }
+        assert_eq!(tick_label(40.0, 20.0), "+40");
+        assert_eq!(tick_label(-0.5, 0.25), "-0.50");
+        assert_eq!(tick_label(0.0, 20.0), "0");
+    }
+
+    /// Every point of every line lies inside the plot, and the value labels bracket the data:
+    /// a short run (+191 after 6 games, which the fixed ±50 axis drew at +50) and a longer one.
+    #[test]
+    fn svg_axis_fits_the_data() {
+        let mut short = PairResult::new(0, 1);
+        for x in [1.0, 1.0, 0.5, 1.0, 1.0, 0.0] {
+            short.add(x, true);
+        }
+        // 5 wins in 6 games, repeated: an estimate near +280 with a wide early band.
+        let mut long = PairResult::new(0, 1);
+        for i in 0..60 {
+            long.add(if i % 6 == 0 { 0.0 } else { 1.0 }, i % 2 == 0);
+        }
+        for p in [short, long] {
+            svg_fits(p);
+        }
+    }
+
+    fn svg_fits(p: PairResult) {
+        let names = vec!["A".to_owned(), "B".to_owned()];
+        let last = p.history.last().unwrap().1;
+        assert!(last > 150.0, "{last}");
+        let estimates: Vec<f64> = p.history.iter().map(|h| h.1).collect();
+        let (lo, hi, _) = elo_axis(std::slice::from_ref(&p));
+        let s = svg(&names, &[p]);
+        let line = s.lines().find(|l| l.starts_with("<polyline")).unwrap();
+        let pts = line.split('"').nth(1).unwrap();
+        for (xy, elo) in pts.split(' ').zip(estimates) {
+            if !elo.is_finite() {
+                continue; // the first game, a loss: -inf, clipped to the axis
+            }
+            assert!((lo..=hi).contains(&elo), "{elo} outside [{lo}, {hi}]");
+            // Drawn where it is, not clamped: the pixel maps back to the value.
+            let y: f64 = xy.split(',').nth(1).unwrap().parse().unwrap();
+            let back = hi - (y - 30.0) * (hi - lo) / 350.0;
+            assert!(
+                (back - elo).abs() <= (hi - lo) / 350.0,
+                "{xy}: {back} vs {elo}"
+            );
+        }
+        let labels: Vec<f64> = s
+            .lines()
+            .filter(|l| l.contains("class=\"ylabel\""))
+            .map(|l| {
+                let t = &l[l.find('>').unwrap() + 1..l.find("</").unwrap()];
+                t.parse::<f64>().unwrap()
+            })
+            .collect();
+        assert!(labels.len() >= 3, "{s}");
+        assert_eq!(s.matches("class=\"ytick\"").count(), labels.len());
+        assert!(
+            *labels.last().unwrap() >= last && labels[0] <= 0.0,
+            "{labels:?}"
+        );
+    }
+
+    #[test]
+    fn sprt_line_names_the_bound_crossed() {
+        let sprt = Sprt::new(0.0, 10.0, 0.05, 0.05).unwrap();
+        // Stopped on the lower bound at game 30; the games in flight then moved the LLR back
+        // inside the bounds: the verdict is still the crossing.
+        let r = SprtReport {
+            sprt,
+            llr: -2.5,
+            state: SprtState::Continue,
+            stopped: Some(SprtStop {
+                state: SprtState::H0,
+                llr: -2.96,
+                games: 30,
+            }),
+        };
+        assert_eq!(r.verdict(), SprtState::H0);
+        let line = sprt_line(&r, 32, false);
+        assert_eq!(
+            line,
+            "SPRT elo0 0 elo1 10 alpha 0.05 beta 0.05: H0 accepted at game 30 (LLR -2.960 crossed the lower bound -2.944; bounds [-2.944, 2.944]); LLR -2.500 after the 2 game(s) in flight\n"
+        );
+        let r = SprtReport { stopped: None, ..r };
+        assert!(sprt_line(&r, 32, true).ends_with("inconclusive (interrupted)\n"));
+        let names = vec!["A".to_owned(), "B".to_owned()];
+        let sum = Summary {
+            names: &names,
+            commands: &["a".to_owned(), "b".to_owned()],
+            limits: &["x".to_owned(), "y".to_owned()],
+            pairs: &[PairResult::new(0, 1)],
+            games: &[],
+            sprt: Some(SprtReport {
+                stopped: Some(SprtStop {
+                    state: SprtState::H1,
+                    llr: 3.0,
+                    games: 12,
+                }),
+                ..r
+            }),
+            stopped_early: true,
+            interrupted: false,
+            resumed: 0,
+        };
+        let v: serde_json::Value = serde_json::from_str(&json(&sum)).unwrap();
+        assert_eq!(v["sprt"]["result"], "H1");
+        assert_eq!(v["sprt"]["bound_crossed"], "upper");
+        assert_eq!(v["sprt"]["games_at_stop"], 12);
+        assert_eq!(v["pairs"][0]["elo"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn csv_quotes_and_csa_game_lines_round_trip() {
+        let g = GameSummary {
+            index: 7,
+            black: "A,1".into(),
+            white: "B \"x\"".into(),
+            opening: "startpos".into(),
+            result: "0-1".into(),
+            reason: "time loss".into(),
+            detail: Some("Black (A,1) took 1.000 s".into()),
+            plies: 3,
+            record: Some("games/0007-A_1-vs-B__x_.kif".into()),
+            pair: "A,1 vs B \"x\"".into(),
+            black_time_ms: 1000,
+            white_time_ms: 20,
+            started: "2026/11/25 10:00:00".into(),
+            usi: "startpos moves 7g7f".into(),
+        };
+        let c = csv(std::slice::from_ref(&g));
+        assert_eq!(
+            c.lines().nth(1).unwrap(),
+            "7,\"A,1 vs B \"\"x\"\"\",\"A,1\",\"B \"\"x\"\"\",startpos,0-1,time loss,\"Black (A,1) took 1.000 s\",3,1000,20,2026/11/25 10:00:00,games/0007-A_1-vs-B__x_.kif"
+        );
+        let csa = format!("V2.2\n%TORYO\n{}\n", g.csa_line());
+        assert_eq!(GameSummary::from_csa(&csa), Some(g));
+        assert_eq!(GameSummary::from_csa("V2.2\n%TORYO\n"), None);
     }
 }

@@ -36,7 +36,12 @@ enum Command {
         target: BenchTarget,
     },
     /// Run the built-in alpha-beta search as a USI engine on stdin/stdout.
-    Search,
+    Search {
+        /// List the search's tunable constants (`T_…` spin options) after `usi`; they are
+        /// always settable, only hidden (also: GOUGI_TUNE_OPTIONS=1).
+        #[arg(long)]
+        tune_options: bool,
+    },
     /// Run the built-in df-pn mate solver as a USI engine (`go mate`).
     Mate,
     /// Play games between USI engines (or gougi configs) and report Elo, LOS and SPRT.
@@ -513,7 +518,12 @@ fn main() -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Proxy) {
         Command::Proxy => gougi::gougi::run_proxy(cli.config.as_deref()),
         Command::Perft { depth, position } => run_perft(depth, &position),
-        Command::Search => gougi::search::engine::run_usi(),
+        Command::Search { tune_options } => {
+            if tune_options {
+                gougi::search::params::list_tune_options();
+            }
+            gougi::search::engine::run_usi()
+        }
         Command::Mate => gougi::mate::usi::run_stdio(),
         Command::Match(args) => run_match(args),
         Command::Calibrate { player, files } => {

@@ -267,10 +267,10 @@ async fn iterate(
     if start_k == 1 {
         // The start values must give a working engine before hours of games.
         let s = spec_for(spec, params, &theta, "check")?;
-        let mut e = Engine::start(&s.spec, 1, opts.timeouts)
+        let e = Engine::start(&s.spec, 1, opts.timeouts)
             .await
             .map_err(|f| anyhow::anyhow!("engine {}: {f}", spec.command.text))?;
-        e.quit();
+        quit_and_wait(e).await;
         s.cleanup();
     }
     let pairs = opts.games_per_iteration / 2;
@@ -455,7 +455,7 @@ async fn play_one(
         Ok(e) => e,
         Err(f) => {
             tracing::warn!(tag = %ctx.tag, "θ− engine failed: {f}");
-            ep.quit();
+            quit_and_wait(ep).await;
             return 1.0;
         }
     };
@@ -480,8 +480,8 @@ async fn play_one(
         [&mut em, &mut ep]
     };
     let record = game::play(players, names, &ctx.opening, &rules).await;
-    ep.quit();
-    em.quit();
+    quit_and_wait(ep).await;
+    quit_and_wait(em).await;
     match record {
         Ok(r) => match r.outcome.winner {
             None => 0.0,
@@ -492,6 +492,16 @@ async fn play_one(
             tracing::error!(error = %e, "game could not be set up");
             0.0
         }
+    }
+}
+
+/// Sends `quit` and gives the engine a second to leave before it is dropped (which kills it):
+/// engines live for one pair here, and a drop right after `quit` races the write of `quit`.
+async fn quit_and_wait(mut e: Engine) {
+    e.quit();
+    let until = tokio::time::Instant::now() + Duration::from_secs(1);
+    while !e.is_dead() && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(2)).await;
     }
 }
 

@@ -27,6 +27,7 @@
 //! moves_file: /tmp/moves.tsv        # legal moves per position, for the `play` action
 //! faults: 5 seed 42                 # replace 5 % of the `go` answers by a random fault
 //! faults_log: /tmp/faults.log       # append one line per injected fault
+//! skill: Skill 37 40                # resign more the further option Skill is from 37 (tune tests)
 //! ```
 //!
 //! `go:` entries answer the `go` commands that are not `go mate`, in order; when they run out
@@ -67,6 +68,14 @@
 //! atomically, by rename — between positions), and the line of the last `position` received is
 //! used. The optional third column is a well-formed but illegal move (e.g. moving the enemy
 //! king) for the `illegal` fault; without it the fault answers `bestmove 5e5e`.
+//!
+//! # Skill (for `gougi tune` tests)
+//!
+//! `skill: <option> <target> <width>`: before each `go` that is not `go mate`, the engine resigns
+//! (`bestmove resign` instead of its entry) with probability `min(1, |v − target| / width)`,
+//! where `v` is the last `setoption name <option> value v` it received (no such option: it always
+//! resigns). So the engine is strongest with the option at `<target>`, and a tuner should move
+//! the option there. The draws come from the seeded stream (`faults:`'s seed, mixed with the pid).
 //!
 //! # Fault injection
 //!
@@ -189,6 +198,8 @@ struct Script {
     moves_file: Option<String>,
     faults: Option<FaultPlan>,
     faults_log: Option<String>,
+    /// `skill:`: option name, target value, width.
+    skill: Option<(String, f64, f64)>,
 }
 
 fn parse_actions(text: &str, line_no: usize) -> Result<Vec<Action>, String> {
@@ -255,6 +266,19 @@ fn parse_script(text: &str) -> Result<Script, String> {
             "moves_file" => script.moves_file = Some(rest.to_owned()),
             "faults_log" => script.faults_log = Some(rest.to_owned()),
             "faults" => script.faults = Some(parse_faults(rest, line_no)?),
+            "skill" => {
+                let w: Vec<&str> = rest.split_whitespace().collect();
+                let bad = || format!("line {line_no}: expected `skill: <option> <target> <width>`");
+                let [name, target, width] = w.as_slice() else {
+                    return Err(bad());
+                };
+                let target: f64 = target.parse().map_err(|_| bad())?;
+                let width: f64 = width.parse().map_err(|_| bad())?;
+                if width <= 0.0 {
+                    return Err(bad());
+                }
+                script.skill = Some(((*name).to_owned(), target, width));
+            }
             other => return Err(format!("line {line_no}: unknown directive `{other}`")),
         }
     }
@@ -388,6 +412,8 @@ struct Engine {
     /// The moves-file entry for the current `go`'s position.
     entry: Entry,
     rng: Rng,
+    /// The `skill:` option's value, once set.
+    skill_value: Option<f64>,
 }
 
 fn print_line(text: &str) {
@@ -528,6 +554,14 @@ impl Engine {
             None => Entry::default(),
         };
         if !is_mate {
+            if let Some((_, target, width)) = &self.script.skill {
+                let p = self
+                    .skill_value
+                    .map_or(1.0, |v| ((v - target).abs() / width).min(1.0));
+                if self.rng.unit() < p {
+                    entry = vec![Action::Print("bestmove resign".into())];
+                }
+            }
             if let Some(plan) = &self.script.faults {
                 if self.rng.unit() * 100.0 < plan.percent {
                     let kind = plan.kinds[self.rng.below(plan.kinds.len())];
@@ -582,6 +616,17 @@ impl Engine {
             }
             "go" => self.go(&line),
             "position" => self.position = normalize(&line),
+            "setoption" => {
+                // `setoption name <name> value <v>`: only the `skill:` option is remembered.
+                let w: Vec<&str> = line.split_whitespace().collect();
+                if let (Some((name, _, _)), ["setoption", "name", n, "value", v]) =
+                    (&self.script.skill, w.as_slice())
+                {
+                    if n.eq_ignore_ascii_case(name) {
+                        self.skill_value = v.parse().ok();
+                    }
+                }
+            }
             "quit" => process::exit(0),
             // setoption, position, usinewgame, stop/ponderhit/gameover when idle, unknown lines:
             // recorded in the transcript by the reader, nothing to answer.
@@ -673,6 +718,7 @@ fn main() {
         position: String::new(),
         entry: Entry::default(),
         rng: Rng::new(seed),
+        skill_value: None,
     };
     engine.main_loop();
 }

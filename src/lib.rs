@@ -10,12 +10,14 @@
 //! - [`mate`]: the df-pn mate (tsume) solver, its `gougi mate` USI loop and `bench mate`.
 //! - [`search`]: the built-in alpha-beta engine (`gougi search`, `gougi bench search`).
 //! - [`arena`]: `gougi match` — refereed games between engines, Elo/LOS/SPRT, KIF/CSA records.
+//! - [`tune`]: `gougi tune` — SPSA over engine options and config numbers, games through the arena.
 //!
 //! Dependency arrows (a module may use only what it points to):
 //!
 //! ```text
 //! gougi ──> member, mate, usi, shogi, config
 //! arena ──> gougi, member, usi, shogi, config
+//! tune ──> arena, shogi, config
 //! member ──> usi, shogi, config     (shogi: the in-process scripted members for tests)
 //! mate ──> shogi, usi
 //! search ──> shogi, usi
@@ -29,4 +31,5 @@ pub mod mate;
 pub mod member;
 pub mod search;
 pub mod shogi;
+pub mod tune;
 pub mod usi;

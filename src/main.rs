@@ -36,7 +36,12 @@ enum Command {
         target: BenchTarget,
     },
     /// Run the built-in alpha-beta search as a USI engine on stdin/stdout.
-    Search,
+    Search {
+        /// List the search's tunable constants (`T_…` spin options) after `usi`; they are
+        /// always settable, only hidden (also: GOUGI_TUNE_OPTIONS=1).
+        #[arg(long)]
+        tune_options: bool,
+    },
     /// Run the built-in df-pn mate solver as a USI engine (`go mate`).
     Mate,
     /// Play games between USI engines (or gougi configs) and report Elo, LOS and SPRT.
@@ -47,6 +52,10 @@ enum Command {
     /// for engines that print scores from Black's side (gpsusi).
     #[command(name = "match")]
     Match(MatchArgs),
+    /// Tune an engine's numbers (spin options, gougi config keys) by SPSA self-play: each
+    /// iteration plays θ+ against θ− from the same opening with both colours. Resumable: run
+    /// again with the same --out to continue after the last complete iteration.
+    Tune(TuneArgs),
     /// Fit a member's score scale (`Engine<N>.Scale`) from CSA game records with `'** score`
     /// comments (as `gougi match` writes them).
     Calibrate {
@@ -349,6 +358,104 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
     })
 }
 
+/// `gougi tune` arguments (see `gougi tune --help`).
+#[derive(clap::Args)]
+struct TuneArgs {
+    /// The engine both sides run, as for `gougi match`: 'cmd=builtin:search option.USI_Hash=16'
+    /// (or config=FILE for a consultation's numbers).
+    #[arg(long, short = 'e', value_name = "SPEC")]
+    engine: String,
+    /// The tune file: `name start min max c a [target]` per line (see docs/tune.md).
+    #[arg(long, value_name = "FILE")]
+    params: std::path::PathBuf,
+    /// SPSA iterations.
+    #[arg(long)]
+    iterations: usize,
+    /// Games per iteration (even: pairs from one opening, colours swapped).
+    #[arg(long, default_value_t = 2)]
+    games_per_iteration: usize,
+    /// Openings, one a line (`startpos moves …` or SFEN); taken in turn.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<std::path::PathBuf>,
+    /// Pairs of games played at once (within one iteration).
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Main time per side, milliseconds.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    time: u64,
+    /// Byoyomi per move, milliseconds.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    byoyomi: u64,
+    /// Fischer increment per move, milliseconds.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    inc: u64,
+    /// Node budget per move.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Time over the allowance still accepted, milliseconds.
+    #[arg(long, default_value_t = 200, value_name = "MS")]
+    grace: u64,
+    /// With no clock (nodes only), the longest a move may take, milliseconds.
+    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    hang_limit: u64,
+    /// A draw after this many plies (opening moves included).
+    #[arg(long, default_value_t = 320)]
+    max_plies: usize,
+    /// Vary each node budget by up to ±PCT % per move.
+    #[arg(long, default_value_t = 0, value_name = "PCT")]
+    nodes_jitter: u32,
+    /// Seed of the perturbation signs (and node jitter); keep it when resuming.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Folder for trace.csv, params.txt and trace.svg; an existing trace is resumed.
+    #[arg(long, value_name = "DIR")]
+    out: std::path::PathBuf,
+    /// Wait for `usiok`, milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    usi_timeout: u64,
+    /// Wait for `readyok`, milliseconds.
+    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    ready_timeout: u64,
+    /// No progress line on stderr.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// `gougi tune`: turn the arguments into options and run.
+fn run_tune(a: TuneArgs) -> anyhow::Result<()> {
+    use std::time::Duration;
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(std::io::stderr)
+        .try_init();
+    gougi::tune::run(gougi::tune::TuneOptions {
+        engine: a.engine,
+        params_file: a.params,
+        iterations: a.iterations,
+        games_per_iteration: a.games_per_iteration,
+        openings: a.openings,
+        concurrency: a.concurrency,
+        limits: gougi::arena::clock::Limits {
+            time_ms: a.time,
+            byoyomi_ms: a.byoyomi,
+            inc_ms: a.inc,
+            nodes: a.nodes,
+        },
+        grace: Duration::from_millis(a.grace),
+        hang_limit: Duration::from_millis(a.hang_limit),
+        max_plies: a.max_plies,
+        nodes_jitter: a.nodes_jitter,
+        seed: a.seed,
+        out: a.out,
+        timeouts: gougi::arena::engine::StartTimeouts {
+            usi: Duration::from_millis(a.usi_timeout),
+            ready: Duration::from_millis(a.ready_timeout),
+        },
+        quiet: a.quiet,
+    })
+}
+
 #[derive(Subcommand)]
 enum BenchTarget {
     /// Perft on fixed positions (startpos d5, matsuri d4, bench1 d4, bench2 d4, bench3 d3,
@@ -514,13 +621,19 @@ fn main() -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Proxy) {
         Command::Proxy => gougi::gougi::run_proxy(cli.config.as_deref()),
         Command::Perft { depth, position } => run_perft(depth, &position),
-        Command::Search => gougi::search::engine::run_usi(),
+        Command::Search { tune_options } => {
+            if tune_options {
+                gougi::search::params::list_tune_options();
+            }
+            gougi::search::engine::run_usi()
+        }
         Command::Mate => gougi::mate::usi::run_stdio(),
         Command::Match(args) => match run_match(args) {
             // Ctrl-C: the summary so far is out; end as the shell expects of SIGINT.
             Err(e) if e.is::<gougi::arena::Interrupted>() => std::process::exit(130),
             r => r,
         },
+        Command::Tune(args) => run_tune(args),
         Command::Calibrate { player, files } => {
             gougi::gougi::calibrate::run(&player, &files, &mut std::io::stdout())
         }

@@ -9,8 +9,8 @@
 //! through the table). The main worker (id 0) watches the clock and prints `info` lines.
 //!
 //! Node functions are written as `// Step N.` blocks in Stockfish's order; `const PV: bool`
-//! selects the PV-node variant at compile time. Each tuned constant is named next to the
-//! code that uses it, with its origin; Stockfish's figures are in units where a pawn is about
+//! selects the PV-node variant at compile time. Each tuned constant is a field of
+//! [`SearchParams`] (`params.rs`, with its origin), read where it is used; Stockfish's figures are in units where a pawn is about
 //! 200, ours are where a pawn is 90 ([`super::eval::PIECE_VALUE`]), and they are scaled
 //! accordingly (×0.45) unless noted.
 
@@ -26,6 +26,7 @@ use super::history::{
     ContinuationHistory,
 };
 use super::movepick::{Histories, MovePicker, PickerBuffers};
+use super::params::SearchParams;
 use super::see::see_ge;
 use super::timeman::TimeBudget;
 use super::tt::{Bound, TranspositionTable, DEPTH_OFFSET};
@@ -175,19 +176,6 @@ const PLY_CAP: usize = MAX_PLY as usize + 2;
 /// How often (in nodes) the main worker looks at the clock and publishes its node count.
 const CHECK_INTERVAL: u64 = 1024;
 
-/// Late-move-reduction table: `reductions[i] = 20.81 * ln(i)` (Stockfish 15).
-fn reduction_table() -> Vec<i32> {
-    (0..256)
-        .map(|i: i32| {
-            if i == 0 {
-                0
-            } else {
-                (20.81 * (i as f64).ln()) as i32
-            }
-        })
-        .collect()
-}
-
 /// One search thread.
 pub struct Worker<E: Evaluator> {
     pub id: usize,
@@ -203,6 +191,8 @@ pub struct Worker<E: Evaluator> {
     pv: Vec<[Option<Move>; PLY_CAP]>,
     pv_len: Vec<usize>,
     reductions: Vec<i32>,
+    /// The tunable constants (`T_…` options); `reductions` is made from them.
+    params: SearchParams,
     pub root_moves: Vec<RootMove>,
     pv_idx: usize,
     root_depth: i32,
@@ -246,7 +236,8 @@ impl<E: Evaluator> Worker<E> {
             frames: vec![Frame::default(); PLY_CAP + FRAME_OFFSET + 2],
             pv: vec![[None; PLY_CAP]; PLY_CAP + 1],
             pv_len: vec![0; PLY_CAP + 1],
-            reductions: reduction_table(),
+            reductions: SearchParams::default().reduction_table(),
+            params: SearchParams::default(),
             root_moves: Vec::new(),
             pv_idx: 0,
             root_depth: 0,
@@ -257,6 +248,14 @@ impl<E: Evaluator> Worker<E> {
             info: None,
             buf_pool: Vec::new(),
             mate_scratch: Box::default(),
+        }
+    }
+
+    /// Installs tuned constants (the `T_…` options); the reduction table follows them.
+    pub fn set_params(&mut self, params: SearchParams) {
+        if params != self.params {
+            self.reductions = params.reduction_table();
+            self.params = params;
         }
     }
 
@@ -309,7 +308,8 @@ impl<E: Evaluator> Worker<E> {
         let r = self.reductions[depth.clamp(0, 255) as usize]
             * self.reductions[move_count.clamp(0, 255) as usize];
         // Stockfish 15: (r + 1463) / 1024, one more when not improving and r is large.
-        (r + 1463) / 1024 + (!improving && r > 1010) as i32
+        (r + self.params.lmr_offset) / 1024
+            + (!improving && r > self.params.lmr_nonimproving) as i32
     }
 
     fn publish_nodes(&self) {
@@ -391,17 +391,18 @@ impl<E: Evaluator> Worker<E> {
                 // Step A. Aspiration window around the previous score (Stockfish: delta 10
                 // with pawn ≈ 200 → ours 12, widened by a third on every failure).
                 let prev = self.root_moves[pv_idx].previous_score;
-                let (mut alpha, mut beta, mut delta) =
-                    if depth >= 4 && prev.0.abs() < Value::MATE_IN_MAX_PLY.0 {
-                        let d = 12 + prev.0.abs() / 64;
-                        (
-                            Value((prev.0 - d).max(-Value::INFINITE.0)),
-                            Value((prev.0 + d).min(Value::INFINITE.0)),
-                            d,
-                        )
-                    } else {
-                        (-Value::INFINITE, Value::INFINITE, 0)
-                    };
+                let (mut alpha, mut beta, mut delta) = if depth >= 4
+                    && prev.0.abs() < Value::MATE_IN_MAX_PLY.0
+                {
+                    let d = self.params.aspiration_base + prev.0.abs() / self.params.aspiration_div;
+                    (
+                        Value((prev.0 - d).max(-Value::INFINITE.0)),
+                        Value((prev.0 + d).min(Value::INFINITE.0)),
+                        d,
+                    )
+                } else {
+                    (-Value::INFINITE, Value::INFINITE, 0)
+                };
                 loop {
                     let v = self.search::<true>(0, alpha, beta, depth, false);
                     // Stable sort keeps the previous order among equal scores.
@@ -699,7 +700,10 @@ impl<E: Evaluator> Worker<E> {
             // (Stockfish 15: alpha - 426 - 252 d², scaled to our pawn). Not while a mate is
             // the bound: quiescence cannot find the quiet mates a shorter proof needs.
             if alpha.0.abs() < Value::MATE_IN_MAX_PLY.0
-                && eval.0 < alpha.0 - RAZOR_BASE - RAZOR_PER_DEPTH2 * depth * depth
+                && eval.0
+                    < alpha.0
+                        - self.params.razor_base
+                        - self.params.razor_per_depth2 * depth * depth
             {
                 let v = self.qsearch::<false>(ply, alpha - 1, alpha, 0);
                 if v < alpha {
@@ -708,8 +712,8 @@ impl<E: Evaluator> Worker<E> {
             }
 
             // Step 9. Futility pruning (child node): far above beta near the leaves.
-            if depth < FUTILITY_MAX_DEPTH
-                && eval.0 - FUTILITY_MARGIN * (depth - improving as i32) >= beta.0
+            if depth < self.params.futility_max_depth
+                && eval.0 - self.params.futility_margin * (depth - improving as i32) >= beta.0
                 && eval.0 < Value::MATE_IN_MAX_PLY.0
             {
                 return eval;
@@ -718,14 +722,16 @@ impl<E: Evaluator> Worker<E> {
             // Step 10. Null move pruning: if passing still fails high, the node is good enough.
             if self.frame(ply - 1).current_move.is_some()
                 && eval >= beta
-                && static_eval.0 >= beta.0 - NULL_MOVE_STATIC_MARGIN * depth + NULL_MOVE_STATIC_BASE
+                && static_eval.0
+                    >= beta.0 - self.params.null_static_margin * depth
+                        + self.params.null_static_base
                 && beta.0 > Value::MATED_IN_MAX_PLY.0
                 && beta.0 < Value::MATE_IN_MAX_PLY.0
                 && depth >= 2
             {
-                let r = NULL_MOVE_R_BASE
-                    + depth / NULL_MOVE_R_DEPTH_DIV
-                    + ((eval.0 - beta.0) / NULL_MOVE_R_EVAL_DIV).min(3);
+                let r = self.params.null_r_base
+                    + depth / self.params.null_r_depth_div
+                    + ((eval.0 - beta.0) / self.params.null_r_eval_div).min(3);
                 self.frame_mut(ply).current_move = None;
                 self.frame_mut(ply).cont_block = ContinuationHistory::NONE_BLOCK;
                 self.eval.push_null();
@@ -746,7 +752,7 @@ impl<E: Evaluator> Worker<E> {
 
         // Step 11. Internal iterative reduction: a PV or cut node without a TT move is
         // probably badly ordered; search it shallower (Stockfish 15's IIR).
-        if (PV || cut_node) && tt_move.is_none() && depth >= IIR_MIN_DEPTH {
+        if (PV || cut_node) && tt_move.is_none() && depth >= self.params.iir_min_depth {
             depth -= if PV { 2 } else { 1 };
             if depth <= 0 {
                 return self.qsearch::<PV>(ply, alpha, beta, 0);
@@ -799,7 +805,9 @@ impl<E: Evaluator> Worker<E> {
                 let lmr_depth = (new_depth - self.reduction(improving, depth, move_count)).max(0);
                 if capture || gives_check || promotion {
                     // SEE pruning of captures and checks (Stockfish: -185 d → ours -80 d).
-                    if !gives_check && !see_ge(&self.pos, m, -CAPTURE_SEE_MARGIN * depth) {
+                    if !gives_check
+                        && !see_ge(&self.pos, m, -self.params.capture_see_margin * depth)
+                    {
                         continue;
                     }
                 } else {
@@ -809,21 +817,25 @@ impl<E: Evaluator> Worker<E> {
                     let hist =
                         h.cont.get(h.cont_blocks[0], pc, to) + h.cont.get(h.cont_blocks[1], pc, to);
                     // Continuation-history pruning (Stockfish: < -3875 d at lmrDepth < 6).
-                    if lmr_depth < 6 && hist < -CONT_HISTORY_PRUNE * depth {
+                    if lmr_depth < 6 && hist < -self.params.cont_history_prune * depth {
                         continue;
                     }
                     // Futility pruning of quiet moves (parent node).
                     if !in_check
                         && lmr_depth < 10
                         && static_eval.0
-                            + QUIET_FUTILITY_BASE
-                            + QUIET_FUTILITY_PER_DEPTH * lmr_depth
+                            + self.params.quiet_futility_base
+                            + self.params.quiet_futility_per_depth * lmr_depth
                             <= alpha.0
                     {
                         continue;
                     }
                     // SEE pruning of quiets (Stockfish: -27 lmrDepth² → ours -12).
-                    if !see_ge(&self.pos, m, -QUIET_SEE_MARGIN * lmr_depth * lmr_depth) {
+                    if !see_ge(
+                        &self.pos,
+                        m,
+                        -self.params.quiet_see_margin * lmr_depth * lmr_depth,
+                    ) {
                         continue;
                     }
                 }
@@ -868,8 +880,8 @@ impl<E: Evaluator> Worker<E> {
                     let stat = 2 * h.main.get(us.index(), move_index(m))
                         + h.cont.get(h.cont_blocks[0], moved_piece, m.to().index())
                         + h.cont.get(h.cont_blocks[1], moved_piece, m.to().index())
-                        - LMR_STAT_OFFSET;
-                    r -= stat / LMR_STAT_DIV;
+                        - self.params.lmr_stat_offset;
+                    r -= stat / self.params.lmr_stat_div;
                 }
                 let d = (new_depth - r).clamp(1, new_depth + 1);
                 value = -self.search::<false>(ply + 1, -(alpha + 1), -alpha, d, true);
@@ -961,7 +973,9 @@ impl<E: Evaluator> Worker<E> {
             best_value = Value::mated_in(ply);
         } else if let Some(bm) = best_move {
             // Step 20. Update the move-ordering statistics.
-            let bonus = stat_bonus(depth + (best_value.0 > beta.0 + HISTORY_BONUS_MARGIN) as i32);
+            let bonus = stat_bonus(
+                depth + (best_value.0 > beta.0 + self.params.history_bonus_margin) as i32,
+            );
             if !self.pos.is_capture(bm) {
                 self.update_quiet_stats(ply, bm, bonus);
                 let malus = stat_malus(depth);
@@ -1098,7 +1112,7 @@ impl<E: Evaluator> Worker<E> {
             if PV && best_value > alpha {
                 alpha = best_value;
             }
-            futility_base = best_value + QS_FUTILITY_MARGIN;
+            futility_base = best_value + self.params.qs_futility_margin;
         }
 
         // Step Q5. Captures (and quiet checks at the first quiescence ply), or evasions.
@@ -1150,7 +1164,7 @@ impl<E: Evaluator> Worker<E> {
                     let floor = if !capture && !in_check {
                         0
                     } else {
-                        -QS_SEE_MARGIN
+                        -self.params.qs_see_margin
                     };
                     if !see_ge(&self.pos, m, floor) {
                         continue;
@@ -1278,39 +1292,8 @@ const MAX_REPETITION_PLY: usize = 16;
 /// are re-based by ply in the TT.
 const SUPERIOR_VALUE: i32 = Value::MATE_IN_MAX_PLY.0 - 1;
 
-/// Razoring (Stockfish 15: 426 + 252 d², ×0.45).
-const RAZOR_BASE: i32 = 190;
-const RAZOR_PER_DEPTH2: i32 = 115;
-/// Child-node futility (Stockfish 15: 165 per depth below 9, ×0.45 → 75; raised to 90
-/// because shogi evaluations swing more with drops).
-const FUTILITY_MARGIN: i32 = 90;
-const FUTILITY_MAX_DEPTH: i32 = 9;
-/// Null move (Stockfish 15: static eval ≥ beta - 20 d + 168 when improving, R = 4 + d/3 +
-/// min((eval-beta)/183, 3); our base R is 3 as in Stockfish 11, divisor ×0.45).
-const NULL_MOVE_STATIC_MARGIN: i32 = 10;
-const NULL_MOVE_STATIC_BASE: i32 = 75;
-const NULL_MOVE_R_BASE: i32 = 3;
-const NULL_MOVE_R_DEPTH_DIV: i32 = 3;
-const NULL_MOVE_R_EVAL_DIV: i32 = 85;
-/// Internal iterative reduction from this depth on (Stockfish 15: 3 for PV, 8 for cut nodes;
-/// one threshold here).
-const IIR_MIN_DEPTH: i32 = 4;
-/// SEE thresholds (Stockfish 15: captures -185 d → 80 d; quiets -27 lmr² → 12 lmr²).
-const CAPTURE_SEE_MARGIN: i32 = 80;
-const QUIET_SEE_MARGIN: i32 = 12;
-/// Continuation-history pruning threshold per depth (Stockfish 15: 3875 with i16 tables).
-const CONT_HISTORY_PRUNE: i32 = 3875;
-/// Parent-node futility of quiets (Stockfish 15: 144 + 164 lmrDepth → ×0.45).
-const QUIET_FUTILITY_BASE: i32 = 65;
-const QUIET_FUTILITY_PER_DEPTH: i32 = 75;
-/// LMR history adjustment (Stockfish 15: (statScore - 4433) / 13628 plies).
-const LMR_STAT_OFFSET: i32 = 4433;
-const LMR_STAT_DIV: i32 = 13628;
-/// Extra history bonus when the best move beat beta by this much (Stockfish: 153 → 70).
-const HISTORY_BONUS_MARGIN: i32 = 70;
-/// Quiescence futility margin (Stockfish 15: 118 → 55) and SEE floor (90 → 40).
-const QS_FUTILITY_MARGIN: i32 = 55;
-const QS_SEE_MARGIN: i32 = 40;
+// The tunable constants (margins, reductions, thresholds) are `SearchParams` fields, in
+// `params.rs`, with their origins.
 
 /// True when the main worker may stop early even on a fixed time: a single legal move, or a
 /// mate already found within the searched depth.

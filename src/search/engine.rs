@@ -22,6 +22,7 @@ use crate::shogi::{Move, Position};
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
 use super::eval::{TableEval, Weights};
 use super::movepick::root_moves;
+use super::params::{tune_options_listed, SearchParams};
 use super::timeman::{self, Clock, TimeOptions};
 use super::tt::TranspositionTable;
 
@@ -43,6 +44,8 @@ pub struct Options {
     pub time: TimeOptions,
     /// `EvalFile`: evaluation weights from `gougi learn` (empty: the embedded ones).
     pub eval_file: String,
+    /// The search's tunable constants (hidden `T_…` options, see `params.rs`).
+    pub params: SearchParams,
 }
 
 impl Default for Options {
@@ -53,6 +56,7 @@ impl Default for Options {
             multipv: 1,
             time: TimeOptions::default(),
             eval_file: String::new(),
+            params: SearchParams::default(),
         }
     }
 }
@@ -76,6 +80,9 @@ pub const OPTION_LINES: &[&str] = &[
 impl Options {
     /// Applies `setoption name <name> value <value>`; unknown names and bad values are errors.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        if self.params.set(name, value)? {
+            return Ok(());
+        }
         let num = |lo: u64, hi: u64| -> Result<u64, String> {
             let v: u64 = value
                 .trim()
@@ -273,6 +280,9 @@ impl Engine {
         let mut ws = self.workers.take().unwrap_or_default();
         let ctl = Arc::new(Control::new(n));
         ws.truncate(n);
+        for w in &mut ws {
+            w.set_params(self.options.params);
+        }
         while ws.len() < n {
             ws.push(Worker::new(
                 ws.len(),
@@ -281,6 +291,9 @@ impl Engine {
                 TableEval::new(self.weights),
                 self.pos.clone(),
             ));
+            ws.last_mut()
+                .expect("just pushed")
+                .set_params(self.options.params);
         }
         ws
     }
@@ -315,6 +328,11 @@ impl Engine {
                 emit("id author the gougi authors");
                 for l in OPTION_LINES {
                     emit(l);
+                }
+                if tune_options_listed() {
+                    for l in SearchParams::option_lines() {
+                        emit(&l);
+                    }
                 }
                 emit("usiok");
             }

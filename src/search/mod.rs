@@ -10,6 +10,7 @@
 //! - [`see`]: static exchange evaluation.
 //! - [`eval`]: the `Evaluator` trait and the learned table evaluation.
 //! - [`learn`]: `gougi learn`, self-play data and fitting of the evaluation weights.
+//! - [`params`]: the tunable constants ([`params::SearchParams`]) and their hidden `T_…` options.
 //! - [`alphabeta`]: iterative deepening, PVS, quiescence; `Worker` per thread.
 //! - [`timeman`]: time budgets for byoyomi, Fischer and sudden death.
 //! - [`engine`]: the USI command loop of `gougi search`.
@@ -32,6 +33,7 @@ pub mod eval;
 pub mod history;
 pub mod learn;
 pub mod movepick;
+pub mod params;
 pub mod see;
 pub mod timeman;
 pub mod tt;

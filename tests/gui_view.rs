@@ -67,3 +67,33 @@ fn usi_hash_ponder_and_threads_are_offered_and_shared_among_the_members() {
     assert_eq!(settings(&logs[2], "Threads", 0), Vec::<String>::new());
     assert_eq!(settings(&logs[2], "USI_Ponder", 1), ["true"]);
 }
+
+#[test]
+fn the_relayed_depth_never_jumps_back_when_the_lead_changes() {
+    let dir = scratch_dir("relaydepth");
+    let scripts = [
+        "id name e1\ngo: info depth 8 score cp 10 pv 7g7f ; sleep 400 ; bestmove 7g7f\n",
+        "id name e2\ngo: sleep 100 ; info depth 1 score cp 50 pv 2g2f ; sleep 100 ; info depth 9 score cp 60 pv 2g2f ; sleep 100 ; bestmove 2g2f\n",
+    ];
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &scripts, None, ""));
+    g.handshake();
+    g.send("position startpos");
+    g.send("go btime 0 wtime 0 byoyomi 5000");
+    let lines = g.until_prefix("bestmove");
+    let relayed: Vec<&String> = lines
+        .iter()
+        .take_while(|l| !l.starts_with("info string ["))
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    // e2 takes the lead with a better score at depth 1; its line waits until it is deeper
+    // than what the GUI already shows.
+    assert_eq!(
+        relayed,
+        [
+            "info depth 8 score cp 10 pv 7g7f",
+            "info depth 9 score cp 60 pv 2g2f"
+        ],
+        "{lines:#?}"
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove 2g2f");
+}

@@ -146,8 +146,20 @@ impl<W: std::io::Write> Coordinator<W> {
                         }
                     }
                 }
-                if self.round.as_ref().and_then(|r| r.leader) == Some(i) {
-                    self.say(info.to_string());
+                let Some(round) = &mut self.round else { return };
+                if round.leader != Some(i) {
+                    return;
+                }
+                // A new leader that has searched less than the old one waits until it catches
+                // up: the GUI's depth must not jump back (8 → 1) when the lead changes early.
+                match info.depth {
+                    Some(d) if info.is_main_line() && d < round.relayed_depth => {}
+                    depth => {
+                        if info.is_main_line() {
+                            round.relayed_depth = round.relayed_depth.max(depth.unwrap_or(0));
+                        }
+                        self.say(info.to_string());
+                    }
                 }
             }
         }

@@ -151,6 +151,7 @@ impl<W: std::io::Write> Coordinator<W> {
             exchange: None,
             leader: None,
             elsewhere: HashMap::new(),
+            relayed_depth: 0,
             missed_ponder: false,
             builtin_mate: None,
             ponder_later: Vec::new(),

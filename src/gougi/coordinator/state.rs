@@ -202,6 +202,8 @@ pub(super) struct Round {
     pub(super) leader: Option<usize>,
     /// Members searching another position than the round's (exchange phase 2), by slot.
     pub(super) elsewhere: HashMap<usize, Game>,
+    /// The deepest `depth` relayed to the GUI this round (`G_InfoRelay=leader`).
+    pub(super) relayed_depth: u32,
     /// A `go ponder` ended by `stop`: its bestmove is thrown away by the GUI.
     pub(super) missed_ponder: bool,
     /// `go mate` with no mate member: the built-in df-pn solver, in-process on its own thread,

@@ -73,7 +73,6 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use thiserror::Error;
 
@@ -110,138 +109,7 @@ pub const DEFAULT_PV_MATE_COUNT: u32 = 3;
 /// out (issue #17). 16 is several times what a PV of 8 plies can keep busy.
 pub const MAX_PV_MATE_COUNT: u32 = 16;
 
-/// The consultation types (合議タイプ). `FromStr` accepts the original Japanese name (exact, after
-/// trimming — full-width punctuation as written) or the English id; `Display` prints the id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PolicyKind {
-    Majority,
-    Optimistic,
-    Pessimistic,
-    Alternate,
-    RiseOptimistic,
-    RisePessimistic,
-    Exchange,
-    ChangeEvery,
-    ByPhase,
-    ChangeOnDrop,
-    ChangeOnRise,
-    Mate,
-    MateSfen,
-    MatePv,
-    /// gougi's own: optimism with each member's win odds scaled by its weight.
-    WeightedOptimistic,
-    /// gougi's own: a vote over every member's MultiPV candidate list.
-    MultipvVote,
-}
-
-impl PolicyKind {
-    /// All types: the original's 14 in its numbering order (type 1 first), then gougi's own.
-    pub const ALL: [PolicyKind; 16] = [
-        PolicyKind::Majority,
-        PolicyKind::Optimistic,
-        PolicyKind::Pessimistic,
-        PolicyKind::Alternate,
-        PolicyKind::RiseOptimistic,
-        PolicyKind::RisePessimistic,
-        PolicyKind::Exchange,
-        PolicyKind::ChangeEvery,
-        PolicyKind::ByPhase,
-        PolicyKind::ChangeOnDrop,
-        PolicyKind::ChangeOnRise,
-        PolicyKind::Mate,
-        PolicyKind::MateSfen,
-        PolicyKind::MatePv,
-        PolicyKind::WeightedOptimistic,
-        PolicyKind::MultipvVote,
-    ];
-
-    /// The English id (`majority`, `mate-pv`, …).
-    pub fn id(self) -> &'static str {
-        match self {
-            PolicyKind::Majority => "majority",
-            PolicyKind::Optimistic => "optimistic",
-            PolicyKind::Pessimistic => "pessimistic",
-            PolicyKind::Alternate => "alternate",
-            PolicyKind::RiseOptimistic => "rise-optimistic",
-            PolicyKind::RisePessimistic => "rise-pessimistic",
-            PolicyKind::Exchange => "exchange",
-            PolicyKind::ChangeEvery => "change-every",
-            PolicyKind::ByPhase => "by-phase",
-            PolicyKind::ChangeOnDrop => "change-on-drop",
-            PolicyKind::ChangeOnRise => "change-on-rise",
-            PolicyKind::Mate => "mate",
-            PolicyKind::MateSfen => "mate-sfen",
-            PolicyKind::MatePv => "mate-pv",
-            PolicyKind::WeightedOptimistic => "weighted-optimistic",
-            PolicyKind::MultipvVote => "multipv-vote",
-        }
-    }
-
-    /// The original `Gougi.Type` string, exactly as SimpleGougiShogi matches it (for gougi's own
-    /// types, a Japanese name in the same style).
-    pub fn japanese_name(self) -> &'static str {
-        match self {
-            PolicyKind::Majority => "多数決合議（3者）",
-            PolicyKind::Optimistic => "楽観合議",
-            PolicyKind::Pessimistic => "悲観合議",
-            PolicyKind::Alternate => "楽観合議と悲観合議を交互",
-            PolicyKind::RiseOptimistic => "2手前の評価値からの上昇分の楽観合議",
-            PolicyKind::RisePessimistic => "2手前の評価値からの上昇分の悲観合議",
-            PolicyKind::Exchange => "各々の最善手を交換して評価値の合計で判定（2者）",
-            PolicyKind::ChangeEvery => "数手ごとに対局者交代",
-            PolicyKind::ByPhase => "序盤・中盤・終盤で対局者交代",
-            PolicyKind::ChangeOnDrop => "2手前の評価値から一定値以上下降したら対局者交代",
-            PolicyKind::ChangeOnRise => "2手前の評価値から一定値以上上昇したら対局者交代",
-            PolicyKind::Mate => "詰探索エンジンとの合議",
-            PolicyKind::MateSfen => "詰探索エンジンとの合議（「脊尾詰」対応版）",
-            PolicyKind::MatePv => "詰探索エンジンとの合議（読み筋の局面も詰探索）",
-            // gougi's own types have no original name; these are gougi's.
-            PolicyKind::WeightedOptimistic => "重み付き楽観合議",
-            PolicyKind::MultipvVote => "候補手投票合議",
-        }
-    }
-
-    /// True for the types that pair one normal engine with a mate engine.
-    pub fn needs_mate_engine(self) -> bool {
-        matches!(
-            self,
-            PolicyKind::Mate | PolicyKind::MateSfen | PolicyKind::MatePv
-        )
-    }
-
-    /// How many normal engines the type accepts: `(min, max)`, `None` = no upper bound.
-    pub fn engine_count(self) -> (usize, Option<usize>) {
-        match self {
-            PolicyKind::Majority | PolicyKind::MultipvVote => (2, None),
-            PolicyKind::Exchange => (2, Some(2)),
-            PolicyKind::ByPhase => (3, Some(3)),
-            PolicyKind::Mate | PolicyKind::MateSfen | PolicyKind::MatePv => (1, Some(1)),
-            _ => (1, None),
-        }
-    }
-}
-
-impl fmt::Display for PolicyKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.id())
-    }
-}
-
-/// `Gougi.Type` was neither a Japanese name nor an English id.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("unknown type {0:?}")]
-pub struct UnknownPolicy(pub String);
-
-impl FromStr for PolicyKind {
-    type Err = UnknownPolicy;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        PolicyKind::ALL
-            .into_iter()
-            .find(|k| k.id() == s || k.japanese_name() == s)
-            .ok_or_else(|| UnknownPolicy(s.to_owned()))
-    }
-}
+pub use crate::gougi::policy::kind::{PolicyKind, UnknownPolicy};
 
 /// Which built-in engine a `builtin:` command names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -21,7 +21,8 @@
 //! member ──> usi, shogi, config     (shogi: the in-process scripted members for tests)
 //! mate ──> shogi, usi
 //! search ──> shogi, usi
-//! usi, shogi, config: leaves
+//! config ──> gougi::policy::kind (the catalogue of consultation types)
+//! usi, shogi: leaves
 //! ```
 
 pub mod arena;

@@ -10,13 +10,16 @@
 
 use std::fmt;
 
+use crate::gougi::policy::kind::PolicyKind;
+
 /// One `G_` option: its USI declaration and where it applies.
 #[derive(Clone, Copy, Debug)]
 pub struct Spec {
     pub name: &'static str,
     pub kind: Kind,
-    /// English ids of the consultation types that advertise it; empty means every type.
-    pub types: &'static [&'static str],
+    /// Advertised by every type; otherwise only by the types whose catalogue row lists it
+    /// (`policy::kind`).
+    pub every: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -34,66 +37,43 @@ pub enum Kind {
 
 /// Every `G_` option in declaration order.
 pub const SPECS: &[Spec] = &[
-    spin("G_ChangePlayerPlys", 1, 1, 1000, &["change-every"]),
-    spin("G_ChuubanStartPlys", 51, 1, 1000, &["by-phase"]),
-    spin("G_ShuubanStartPlys", 101, 1, 1000, &["by-phase"]),
-    spin(
-        "G_ChangePlayerScoreDiff",
-        100,
-        1,
-        1_000_000,
-        &["change-on-drop", "change-on-rise"],
-    ),
-    spin(
-        "G_MateTimeout",
-        10_000,
-        1,
-        1_000_000,
-        &["mate", "mate-sfen", "mate-pv"],
-    ),
-    spin("G_PvMateTimeout", 5_000, 1, 1_000_000, &["mate-pv"]),
-    spin("G_MateInfoCount", 100, 1, 1000, &["mate-pv"]),
-    spin("G_MateInfoInterval", 100, 1, 100_000, &["mate-pv"]),
+    spin("G_ChangePlayerPlys", 1, 1, 1000, false),
+    spin("G_ChuubanStartPlys", 51, 1, 1000, false),
+    spin("G_ShuubanStartPlys", 101, 1, 1000, false),
+    spin("G_ChangePlayerScoreDiff", 100, 1, 1_000_000, false),
+    spin("G_MateTimeout", 10_000, 1, 1_000_000, false),
+    spin("G_PvMateTimeout", 5_000, 1, 1_000_000, false),
+    spin("G_MateInfoCount", 100, 1, 1000, false),
+    spin("G_MateInfoInterval", 100, 1, 100_000, false),
     // gougi's own type `multipv-vote`: how many candidates each member is asked for (sent as
     // `setoption name MultiPV` to members that declare it), and how a candidate scores — its
     // calibrated win rate (`winrate`) or its rank (`borda`: k points for first, k−1 for second…).
-    spin("G_MultiPV", 3, 1, 20, &["multipv-vote"]),
-    combo(
-        "G_VoteScoring",
-        "winrate",
-        &["winrate", "borda"],
-        &["multipv-vote"],
-    ),
+    spin("G_MultiPV", 3, 1, 20, false),
+    combo("G_VoteScoring", "winrate", &["winrate", "borda"], false),
     // gougi's own, for every type.
     // Milliseconds kept in hand on every move for pipes, the decision and the GUI's delay;
     // 120 matches YaneuraOu's NetworkDelay default.
-    spin("G_Margin", 120, 0, 60_000, &[]),
+    spin("G_Margin", 120, 0, 60_000, true),
     // Which members' `info` lines the GUI sees while they think (see DESIGN.md).
-    combo("G_InfoRelay", "leader", &["leader", "all", "none"], &[]),
+    combo("G_InfoRelay", "leader", &["leader", "all", "none"], true),
     // Resign when the chosen member resigns (the reference), or only when every member does.
-    combo("G_Resign", "chosen", &["chosen", "all"], &[]),
+    combo("G_Resign", "chosen", &["chosen", "all"], true),
     // Decide as soon as answers holding this percentage of the members' weight agree, and stop
     // the rest (0 = wait for every member; majority always decides once the vote is settled).
-    spin("G_EarlyAgreement", 0, 0, 100, &[]),
+    spin("G_EarlyAgreement", 0, 0, 100, true),
     // Milliseconds the built-in mate solver may spend confirming a member's `score mate +N`
     // before it counts (0 = believe every claim, as the reference did). See `verify.rs`.
-    spin("G_MateVerifyMs", 200, 0, 10_000, &[]),
+    spin("G_MateVerifyMs", 200, 0, 10_000, true),
     // The encoding of gougi's output. USI is 7-bit ASCII in principle, but the annotated lines
     // carry Japanese; UTF-8 suits ShogiHome and modern GUIs, Shift_JIS old Windows GUIs.
-    combo("G_OutputEncoding", "UTF-8", &["UTF-8", "Shift_JIS"], &[]),
+    combo("G_OutputEncoding", "UTF-8", &["UTF-8", "Shift_JIS"], true),
 ];
 
-const fn spin(
-    name: &'static str,
-    default: i64,
-    min: i64,
-    max: i64,
-    types: &'static [&'static str],
-) -> Spec {
+const fn spin(name: &'static str, default: i64, min: i64, max: i64, every: bool) -> Spec {
     Spec {
         name,
         kind: Kind::Spin { default, min, max },
-        types,
+        every,
     }
 }
 
@@ -101,18 +81,18 @@ const fn combo(
     name: &'static str,
     default: &'static str,
     vars: &'static [&'static str],
-    types: &'static [&'static str],
+    every: bool,
 ) -> Spec {
     Spec {
         name,
         kind: Kind::Combo { default, vars },
-        types,
+        every,
     }
 }
 
 impl Spec {
-    pub fn advertised_for(&self, type_id: &str) -> bool {
-        self.types.is_empty() || self.types.contains(&type_id)
+    pub fn advertised_for(&self, policy: PolicyKind) -> bool {
+        self.every || policy.info().options.contains(&self.name)
     }
 }
 
@@ -270,7 +250,7 @@ mod tests {
     fn declarations_match_the_reference() {
         let lines: Vec<String> = SPECS
             .iter()
-            .filter(|s| s.advertised_for("mate-pv"))
+            .filter(|s| s.advertised_for(PolicyKind::MatePv))
             .map(|s| s.to_string())
             .collect();
         assert_eq!(
@@ -291,7 +271,7 @@ mod tests {
         assert_eq!(
             SPECS
                 .iter()
-                .filter(|s| s.advertised_for("majority"))
+                .filter(|s| s.advertised_for(PolicyKind::Majority))
                 .count(),
             6
         );

@@ -5,22 +5,7 @@ use super::*;
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn decide_all(&self, answers: &[Answer]) -> Decision {
-        match self.config.policy {
-            PolicyKind::Majority => vote::majority(answers),
-            PolicyKind::Optimistic => optimism::by_score(answers, optimism::Extreme::Highest),
-            PolicyKind::Pessimistic => optimism::by_score(answers, optimism::Extreme::Lowest),
-            PolicyKind::Alternate => {
-                optimism::by_score(answers, self.per_game.alternation.current())
-            }
-            PolicyKind::RiseOptimistic => optimism::by_rise(answers, optimism::Extreme::Highest),
-            PolicyKind::RisePessimistic => optimism::by_rise(answers, optimism::Extreme::Lowest),
-            PolicyKind::WeightedOptimistic => optimism::by_weighted_score(answers),
-            // The vote itself needs the candidate lists (`finish_all`); over `bestmove`s alone
-            // (the provisional leader, `G_Resign=all`) it is a weighted plurality.
-            PolicyKind::MultipvVote => vote::majority(answers),
-            // Other families decide elsewhere; over several answers they fall back to optimism.
-            _ => optimism::by_score(answers, optimism::Extreme::Highest),
-        }
+        (self.config.policy.info().decide)(answers, &self.per_game)
     }
 
     /// Answers of a round in member order, with their slots.
@@ -78,11 +63,10 @@ impl<W: std::io::Write> Coordinator<W> {
         for &i in &slots {
             self.slots[i].prev = round.answers[&i].score;
         }
-        if self.config.policy == PolicyKind::Alternate {
-            self.per_game.alternation.advance();
+        if let Some(after) = self.config.policy.info().after_decision {
+            after(&mut self.per_game);
         }
-        if family(self.config.policy) == Family::ChangePlayer {
-            let rule = rotation_rule(self.config.policy, &self.options);
+        if let Some(rule) = kind::rotation(self.config.policy, &self.options) {
             let members = self
                 .slots
                 .iter()
@@ -149,7 +133,7 @@ impl<W: std::io::Write> Coordinator<W> {
         &self,
         ballots: &[vote::Ballot],
     ) -> Option<(vote::VoteWinner, vote::Scoring)> {
-        if self.config.policy != PolicyKind::MultipvVote {
+        if !self.config.policy.info().multipv_vote {
             return None;
         }
         let scoring = match self.options.text("G_VoteScoring") {
@@ -340,53 +324,5 @@ impl<W: std::io::Write> Coordinator<W> {
             lines: Vec::new(),
         };
         self.emit_decision(round, &got);
-    }
-}
-
-/// The consultation families: which round shape a type uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Family {
-    All,
-    Exchange,
-    ChangePlayer,
-    Mate,
-}
-
-/// The rotation rule of a change-player type, from the current `G_` options.
-pub(super) fn rotation_rule(policy: PolicyKind, o: &Values) -> change_player::Rule {
-    use change_player::Rule;
-    match policy {
-        PolicyKind::ByPhase => Rule::ByPhase {
-            middle_from: o.int("G_ChuubanStartPlys") as u32,
-            end_from: o.int("G_ShuubanStartPlys") as u32,
-        },
-        PolicyKind::ChangeOnDrop => Rule::OnDrop {
-            diff: o.int("G_ChangePlayerScoreDiff"),
-        },
-        PolicyKind::ChangeOnRise => Rule::OnRise {
-            diff: o.int("G_ChangePlayerScoreDiff"),
-        },
-        _ => Rule::Every {
-            plys: o.int("G_ChangePlayerPlys") as u32,
-        },
-    }
-}
-
-pub(super) fn family(policy: PolicyKind) -> Family {
-    match policy {
-        PolicyKind::Majority
-        | PolicyKind::Optimistic
-        | PolicyKind::Pessimistic
-        | PolicyKind::Alternate
-        | PolicyKind::RiseOptimistic
-        | PolicyKind::RisePessimistic
-        | PolicyKind::WeightedOptimistic
-        | PolicyKind::MultipvVote => Family::All,
-        PolicyKind::Exchange => Family::Exchange,
-        PolicyKind::ChangeEvery
-        | PolicyKind::ByPhase
-        | PolicyKind::ChangeOnDrop
-        | PolicyKind::ChangeOnRise => Family::ChangePlayer,
-        PolicyKind::Mate | PolicyKind::MateSfen | PolicyKind::MatePv => Family::Mate,
     }
 }

@@ -72,7 +72,7 @@ impl<W: std::io::Write> Coordinator<W> {
             return;
         }
         let slot = &mut self.slots[i];
-        if self.config.policy == PolicyKind::MultipvVote {
+        if self.config.policy.info().multipv_vote {
             if let (
                 Some(InfoScore {
                     bound: crate::usi::Bound::Exact,
@@ -103,7 +103,7 @@ impl<W: std::io::Write> Coordinator<W> {
             let pv = info.pv_moves();
             if !pv.is_empty() {
                 slot.last_pv = pv;
-                if self.config.policy == PolicyKind::MatePv && slot.spec.role == Role::Normal {
+                if self.config.policy.info().pv_mates && slot.spec.role == Role::Normal {
                     self.queue_pv_mates(i);
                 }
             }
@@ -139,7 +139,7 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             _ => {
                 // The leader is the member the policy would choose if it decided now.
-                if round.participants.len() > 1 && family(self.config.policy) == Family::All {
+                if round.participants.len() > 1 && self.config.policy.shape() == Shape::All {
                     if let Some(leader) = self.provisional_leader() {
                         if let Some(r) = &mut self.round {
                             r.leader = Some(leader);

@@ -105,10 +105,7 @@ impl<W: std::io::Write> Coordinator<W> {
 
     pub(super) fn start_mate_search(&mut self) {
         let timeout = self.options.int("G_MateTimeout") as u64;
-        let sfen = matches!(
-            self.config.policy,
-            PolicyKind::MateSfen | PolicyKind::MatePv
-        );
+        let sfen = self.config.policy.info().mate_sfen;
         for i in 0..self.slots.len() {
             if self.slots[i].spec.role != Role::Mate
                 || !self.slots[i].usable()
@@ -222,7 +219,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn finish_mate(&mut self, round: Round) {
-        if self.config.policy == PolicyKind::MatePv {
+        if self.config.policy.info().pv_mates {
             let (t, s) = (self.mates.tried, self.mates.succeeded);
             self.say(format!(
                 "info string pvMateTriedCount={t}, pvMateSuccessCount={s}"

@@ -40,16 +40,17 @@ use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 use tracing::{debug, info, warn};
 
-use crate::config::{Config, PolicyKind};
+use crate::config::Config;
 use crate::gougi::annotate::{self, History, MemberLine, Verdict};
 use crate::gougi::answer::{Answer, Eval};
 use crate::gougi::deadline::{self, Clock};
 use crate::gougi::game::Game;
 use crate::gougi::options::{self, Values};
-use crate::gougi::policy::change_player::{self, Rotation};
+use crate::gougi::policy::change_player;
 use crate::gougi::policy::exchange::{self, Phase1};
+use crate::gougi::policy::kind::{self, Memory, Settle, Shape};
 use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
-use crate::gougi::policy::optimism::{self, Alternation};
+use crate::gougi::policy::optimism;
 use crate::gougi::policy::vote;
 use crate::gougi::policy::Decision;
 use crate::gougi::resign::{self, ResignRule};
@@ -74,7 +75,6 @@ mod rounds;
 mod session;
 mod state;
 
-use decide::*;
 use members::*;
 use output::*;
 pub use state::MAX_FAILURES;
@@ -94,7 +94,7 @@ pub struct Coordinator<W> {
     options: Values,
     game: Game,
     in_game: bool,
-    per_game: PerGame,
+    per_game: Memory,
     mates: MateState,
     round: Option<Round>,
     next_round: u64,
@@ -185,7 +185,7 @@ impl<W: std::io::Write> Coordinator<W> {
             options: Values::default(),
             game: Game::default(),
             in_game: false,
-            per_game: PerGame::default(),
+            per_game: Memory::default(),
             mates: MateState::default(),
             round: None,
             next_round: 1,
@@ -365,7 +365,7 @@ impl<W: std::io::Write> Coordinator<W> {
             GuiCommand::SetOption(opt) => self.on_setoption(opt),
             GuiCommand::UsiNewGame => {
                 self.in_game = true;
-                self.per_game = PerGame::default();
+                self.per_game = Memory::default();
                 self.mates = MateState::default();
                 for slot in &mut self.slots {
                     slot.prev = None;

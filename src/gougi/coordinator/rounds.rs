@@ -174,9 +174,9 @@ impl<W: std::io::Write> Coordinator<W> {
                 mates
             }
         } else {
-            match family(policy) {
-                Family::All => normals.clone(),
-                Family::Exchange => {
+            match policy.shape() {
+                Shape::All => normals.clone(),
+                Shape::Exchange => {
                     if kind == RoundKind::Play || kind == RoundKind::Ponder {
                         request = scale_limits(&member_limits, black, 0.45);
                         if let (Some(s), Some(_)) = (soft, hard) {
@@ -186,8 +186,10 @@ impl<W: std::io::Write> Coordinator<W> {
                     }
                     normals.iter().copied().take(2).collect()
                 }
-                Family::ChangePlayer => {
-                    let rule = rotation_rule(policy, &self.options);
+                Shape::ChangePlayer => {
+                    // The catalogue gives every change-player type a rule (a unit test checks).
+                    let rule = kind::rotation(policy, &self.options)
+                        .unwrap_or(change_player::Rule::Every { plys: 1 });
                     let members = self
                         .slots
                         .iter()
@@ -207,7 +209,7 @@ impl<W: std::io::Write> Coordinator<W> {
                         .into_iter()
                         .collect()
                 }
-                Family::Mate => normals.iter().copied().take(1).collect(),
+                Shape::Mate => normals.iter().copied().take(1).collect(),
             }
         };
         if self.position_refused.is_some() {
@@ -224,7 +226,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 continue;
             }
             let position = if kind == RoundKind::Tsume
-                && policy == PolicyKind::MateSfen
+                && policy.info().mate_sfen
                 && slot.spec.role == Role::Mate
             {
                 round.game.sfen_command()
@@ -243,7 +245,7 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         round.leader = round.participants.first().copied();
         self.round = Some(round);
-        if family(policy) == Family::Mate && kind != RoundKind::Tsume {
+        if policy.shape() == Shape::Mate && kind != RoundKind::Tsume {
             self.start_mate_search();
         }
         self.maybe_finish();
@@ -341,16 +343,16 @@ impl<W: std::io::Write> Coordinator<W> {
             self.finish_tsume(round);
             return;
         }
-        match family(self.config.policy) {
-            Family::Exchange
+        match self.config.policy.shape() {
+            Shape::Exchange
                 if round.exchange.is_none()
                     && round.participants.len() == 2
                     && round.answers.len() == 2 =>
             {
                 self.exchange_phase1(round)
             }
-            Family::Exchange if round.exchange.is_some() => self.exchange_phase2(round),
-            Family::Mate => self.finish_mate(round),
+            Shape::Exchange if round.exchange.is_some() => self.exchange_phase2(round),
+            Shape::Mate => self.finish_mate(round),
             _ => self.finish_all(round),
         }
     }
@@ -365,7 +367,7 @@ impl<W: std::io::Write> Coordinator<W> {
             return false;
         };
         if round.kind != RoundKind::Play
-            || family(self.config.policy) != Family::All
+            || self.config.policy.shape() != Shape::All
             || round.answers.is_empty()
         {
             return false;
@@ -393,10 +395,11 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         let top = by_move[0].1;
         let second = by_move.get(1).map_or(0.0, |m| m.1);
-        if self.config.policy == PolicyKind::Majority && top > second + waiting + 1e-9 {
+        let settle = self.config.policy.info().settle;
+        if settle == Settle::Plurality && top > second + waiting + 1e-9 {
             return true;
         }
-        if self.config.policy == PolicyKind::MultipvVote {
+        if settle == Settle::Ballots {
             // Exact too: the members still thinking can give any one move at most their weight
             // times a ballot's maximum, so a lead larger than that is final.
             let (slots, answers) = self.collect(round);

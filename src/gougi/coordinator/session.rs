@@ -51,8 +51,10 @@ impl<W: std::io::Write> Coordinator<W> {
                 lines.push(d.to_string());
             }
         }
-        let id = self.config.policy.id();
-        for spec in options::SPECS.iter().filter(|s| s.advertised_for(id)) {
+        for spec in options::SPECS
+            .iter()
+            .filter(|s| s.advertised_for(self.config.policy))
+        {
             lines.push(spec.to_string());
         }
         lines.push("usiok".to_string());
@@ -144,7 +146,7 @@ impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn on_isready(&mut self) {
         self.supervise();
         let now = Instant::now();
-        let multipv = (self.config.policy == PolicyKind::MultipvVote).then(|| SetOption {
+        let multipv = self.config.policy.info().multipv_vote.then(|| SetOption {
             name: "MultiPV".to_string(),
             value: Some(self.options.int("G_MultiPV").to_string()),
         });

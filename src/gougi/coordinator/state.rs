@@ -220,13 +220,6 @@ impl Round {
     }
 }
 
-/// The consultation's per-game state (reset at `usinewgame`).
-#[derive(Default)]
-pub(super) struct PerGame {
-    pub(super) alternation: Alternation,
-    pub(super) rotation: Rotation,
-}
-
 /// Mate members' state for the mate types.
 #[derive(Default)]
 pub(super) struct MateState {

@@ -14,6 +14,7 @@
 
 pub mod change_player;
 pub mod exchange;
+pub mod kind;
 pub mod mate;
 pub mod optimism;
 pub mod vote;

@@ -313,3 +313,156 @@ fn a_log_file_that_cannot_be_opened_is_an_error() {
         "{stdout}"
     );
 }
+
+// ----- Windows-shaped input, run on Linux (issue #21 part 5) -----------------------------------
+//
+// Wine cannot start a current Rust binary here, so what a Windows user types is replayed on
+// Linux: a backslash is an ordinary file-name character on Linux, so `C:\Engines\x.exe` is one
+// file in the config's folder, and gougi must pass such text through untouched (no escape
+// processing, no split at the spaces inside quotes, `.exe` kept). On Windows the same strings
+// are drive paths, which `std::path` resolves.
+
+/// The mock engine copied to `dir/name` (a literal file name, backslashes and all).
+fn mock_as(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::copy(common::mock_engine_path(), &path).expect("copy the mock engine");
+    path
+}
+
+fn play_once(g: &mut Gougi) -> Vec<String> {
+    g.send("usi");
+    let mut lines = g.until(Duration::from_secs(20), |l| l == "usiok");
+    g.send("isready");
+    lines.extend(g.until(Duration::from_secs(20), |l| l == "readyok"));
+    g.send("position startpos");
+    g.send("go btime 0 wtime 0 byoyomi 1000");
+    lines.extend(g.until(Duration::from_secs(20), |l| l.starts_with("bestmove")));
+    lines
+}
+
+#[test]
+fn windows_drive_letter_paths_with_spaces_and_exe_members_run() {
+    let dir = scratch_dir("win-paths");
+    mock_as(&dir, r"C:\Engines\Yane Ura\YaneuraOu.exe");
+    std::fs::write(
+        dir.join("member1.txt"),
+        "id name yane\ngo: info score cp 30 pv 2g2f ; bestmove 2g2f\n",
+    )
+    .unwrap();
+    // Quoted with an argument; the member runs in its program's folder, so `member1.txt` is
+    // found there. The config itself is named with a drive letter and backslashes too.
+    let config = r"C:\gougi\SimpleGougi.config";
+    std::fs::write(
+        dir.join(config),
+        "Gougi.Type=optimistic\r\nEngine1.Path=\"C:\\Engines\\Yane Ura\\YaneuraOu.exe\" member1.txt\r\n",
+    )
+    .unwrap();
+    let mut g = Gougi::program(
+        Path::new(env!("CARGO_BIN_EXE_gougi")),
+        &["--config", config],
+        Some(&dir),
+    );
+    let lines = play_once(&mut g);
+    assert_eq!(lines.last().unwrap(), "bestmove 2g2f", "{lines:#?}");
+    assert!(!lines.iter().any(|l| l.contains("[Error]")), "{lines:#?}");
+}
+
+#[test]
+fn windows_unquoted_program_path_with_spaces_is_one_program() {
+    // The original GougiShogi launched the whole value: `C:\Program Files\…\x.exe`, unquoted.
+    let dir = scratch_dir("win-unquoted");
+    mock_as(&dir, r"C:\Program Files\Mock Engine\mock engine.exe");
+    let config = dir.join("SimpleGougi.config");
+    std::fs::write(
+        &config,
+        "Gougi.Type=optimistic\nEngine1.Path=C:\\Program Files\\Mock Engine\\mock engine.exe\n\
+         Engine1.Name=unquoted\n",
+    )
+    .unwrap();
+    let mut g = Gougi::with_config(&config);
+    // The mock without a script resigns: the member ran, named as configured.
+    let lines = play_once(&mut g);
+    assert_eq!(lines.last().unwrap(), "bestmove resign", "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l.ends_with("[unquoted]")),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn windows_relative_backslash_path_is_a_file_in_the_config_folder() {
+    // `engines\yane.exe` has a folder part: it is looked for beside the config (and named in
+    // the error), never on PATH.
+    let dir = scratch_dir("win-relative");
+    let config = dir.join("SimpleGougi.config");
+    let e = gougi::config::Config::parse(
+        "Gougi.Type=optimistic\nEngine1.Path=engines\\yane.exe\n",
+        &config,
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{}:2: Engine1.Path: no such file: {}",
+            config.display(),
+            dir.join(r"engines\yane.exe").display()
+        )
+    );
+    // A bare `name.exe` beside the config is found there.
+    mock_as(&dir, "yane.exe");
+    let c = gougi::config::Config::parse("Gougi.Type=optimistic\nEngine1.Path=yane.exe\n", &config)
+        .unwrap();
+    assert_eq!(c.engines[0].command.program, dir.join("yane.exe"));
+}
+
+#[test]
+fn windows_gui_crlf_and_a_shift_jis_setoption_value_reach_the_member_clean() {
+    let dir = scratch_dir("win-crlf");
+    let transcript = dir.join("transcript.txt");
+    let script = dir.join("member1.txt");
+    std::fs::write(
+        &script,
+        format!(
+            "id name e1\noption name EvalDir type string default eval\ntranscript: {}\n\
+             go: bestmove 7g7f\n",
+            transcript.display()
+        ),
+    )
+    .unwrap();
+    let mock = common::mock_engine_path();
+    let config = dir.join("SimpleGougi.config");
+    std::fs::write(
+        &config,
+        format!(
+            "Gougi.Type=optimistic\nEngine1.Path={} {}\n",
+            mock.display(),
+            script.display()
+        ),
+    )
+    .unwrap();
+    let mut g = Gougi::with_config(&config);
+    // What a Japanese Windows GUI sends: CRLF line ends, a folder name in CP932 (評価関数).
+    let (value, _, bad) = encoding_rs::SHIFT_JIS.encode("評価関数");
+    assert!(!bad);
+    let mut bytes = b"usi\r\n".to_vec();
+    g.send_bytes(&bytes);
+    g.until(Duration::from_secs(20), |l| l == "usiok");
+    bytes = b"setoption name E1_EvalDir value ".to_vec();
+    bytes.extend_from_slice(&value);
+    bytes.extend_from_slice(b"\r\nsetoption name G_Margin value 200\r\nisready\r\n");
+    g.send_bytes(&bytes);
+    let ready = g.until(Duration::from_secs(20), |l| l == "readyok");
+    // G_Margin took `200`, not `200\r` (which would be refused with a warning).
+    assert!(!ready.iter().any(|l| l.contains("[Warning]")), "{ready:#?}");
+    g.send_bytes(b"position startpos\r\ngo btime 0 wtime 0 byoyomi 1000\r\n");
+    let lines = g.until(Duration::from_secs(20), |l| l.starts_with("bestmove"));
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+    let got = std::fs::read_to_string(&transcript).unwrap();
+    assert!(
+        got.lines()
+            .any(|l| l == "setoption name EvalDir value 評価関数"),
+        "{got}"
+    );
+    assert!(!got.contains('\r'), "{got:?}");
+}

@@ -5,7 +5,9 @@
 //! `GOUGI_CONFIG`; a missing explicit file is an error (never a silent fallback). Otherwise the
 //! first existing file among [`CONFIG_NAMES`] (`SimpleGougi.config`, then the original names
 //! `GougiShogi.config` and `SimpleGougiShogi.config`) next to the executable, then in the working
-//! directory.
+//! directory. When none is found and none was named, the proxy plays with the shipped file
+//! compiled in ([`BUILT_IN_TEXT`], built-in members only) and says so; `gougi init` writes
+//! that text out to edit.
 //!
 //! # Format
 //! Compatible with GougiShogi (formerly SimpleGougiShogi, see
@@ -44,7 +46,7 @@
 //! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
 //! | `Log.File` | log file (relative to the config's folder; opened for appending at start-up, a failure is a config error naming the line) | stderr |
-//! | `Log.Level` | `error`, `warn`, `info`, `debug` or `trace` | `info` |
+//! | `Log.Level` | `error`, `warn`, `info`, `debug` or `trace` (the environment's `GOUGI_LOG` / `GOUGI_LOG_FILE` override `Log.Level` / `Log.File`) | `warn` |
 //!
 //! # Command lines ([`EngineCommand`])
 //! `builtin:search` / `builtin:mate` run this same executable with the subcommand `search` /
@@ -268,6 +270,13 @@ impl Config {
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         Parser::new(path).run(text)
     }
+
+    /// The built-in config ([`BUILT_IN_TEXT`]), named [`BUILT_IN_NAME`] in messages. Its
+    /// members are `builtin:` ones, so no folder is involved; an error here means the shipped
+    /// file or this executable's path is broken, and is reported like any config error.
+    pub fn built_in() -> Result<Config, ConfigError> {
+        Config::parse(BUILT_IN_TEXT, Path::new(BUILT_IN_NAME))
+    }
 }
 
 /// Decodes config bytes: UTF-8 (BOM skipped) when valid, else CP932.
@@ -336,9 +345,67 @@ pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
     )
 }
 
-/// [`locate`] then [`Config::load`]: what the proxy does at start-up.
+/// [`locate`] then [`Config::load`]: a file, or an error (no built-in fallback).
 pub fn load_config(explicit: Option<&Path>) -> Result<Config, ConfigError> {
     Config::load(&locate(explicit)?)
+}
+
+/// The shipped `SimpleGougi.config`, compiled in: what gougi plays with when no config file is
+/// found, and what `gougi init` writes. It names only `builtin:` members, which resolve to this
+/// executable, so it works wherever the executable alone was copied or registered.
+pub const BUILT_IN_TEXT: &str = include_str!("../SimpleGougi.config");
+
+/// The name the built-in config goes by in messages (it has no file).
+pub const BUILT_IN_NAME: &str = "<built-in SimpleGougi.config>";
+
+/// What the proxy does at start-up: [`locate`] then [`Config::load`]; when no file is found and
+/// none was named (no `--config`, no `GOUGI_CONFIG`), the built-in config
+/// ([`Config::built_in`]) instead. The flag is true for the built-in one. A named file that is
+/// missing stays an error: the user asked for that file.
+pub fn load_config_or_built_in(explicit: Option<&Path>) -> Result<(Config, bool), ConfigError> {
+    match locate(explicit) {
+        Ok(path) => Ok((Config::load(&path)?, false)),
+        Err(ConfigError::NotFound { .. }) => Ok((Config::built_in()?, true)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Why `gougi init` wrote nothing.
+#[derive(Debug, Error)]
+pub enum InitError {
+    #[error("{} already exists; not overwritten (gougi init --force overwrites it)", .0.display())]
+    Exists(PathBuf),
+    #[error("cannot write {}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// `gougi init`: writes [`BUILT_IN_TEXT`] to `path`. Without `force` an existing file is never
+/// touched (checked by the create itself, so there is no window between a test and the write).
+pub fn write_built_in(path: &Path, force: bool) -> Result<(), InitError> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if force {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    let io = |source| InitError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = options.open(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            InitError::Exists(path.to_owned())
+        } else {
+            io(e)
+        }
+    })?;
+    file.write_all(BUILT_IN_TEXT.as_bytes()).map_err(io)?;
+    file.flush().map_err(io)
 }
 
 /// Every way the config can be wrong. `Display` names the file, the line and the key.

@@ -41,6 +41,18 @@ enum Command {
         /// always settable, only hidden (also: GOUGI_TUNE_OPTIONS=1).
         #[arg(long)]
         tune_options: bool,
+        /// Defaults for a consultation member (what `builtin:search` runs): NetworkDelay and
+        /// NetworkDelay2 0, since gougi already keeps a margin (`G_Margin`).
+        #[arg(long)]
+        member: bool,
+    },
+    /// Write the shipped, commented SimpleGougi.config (the built-in default) to edit.
+    Init {
+        /// Where to write it (default: --config, else ./SimpleGougi.config).
+        path: Option<std::path::PathBuf>,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
     },
     /// Run the built-in df-pn mate solver as a USI engine (`go mate`).
     Mate,
@@ -616,17 +628,42 @@ fn bench_search(depth: Option<i32>, file: Option<std::path::PathBuf>) -> anyhow:
     Ok(())
 }
 
+/// `gougi init`: the built-in config, written out to edit; never over a file without --force.
+fn run_init(path: Option<std::path::PathBuf>, force: bool) -> anyhow::Result<()> {
+    let path = path.unwrap_or_else(|| gougi::config::CONFIG_NAMES[0].into());
+    if let Err(e) = gougi::config::write_built_in(&path, force) {
+        // A plain sentence and status 1, not anyhow's report (with a backtrace under
+        // RUST_BACKTRACE): this is a user's everyday mistake.
+        eprintln!("gougi init: {e}");
+        std::process::exit(1);
+    }
+    println!(
+        "wrote {}: edit it, then start gougi from this folder (or with --config {})",
+        path.display(),
+        path.display()
+    );
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Proxy) {
         Command::Proxy => gougi::gougi::run_proxy(cli.config.as_deref()),
         Command::Perft { depth, position } => run_perft(depth, &position),
-        Command::Search { tune_options } => {
+        Command::Search {
+            tune_options,
+            member,
+        } => {
             if tune_options {
                 gougi::search::params::list_tune_options();
             }
-            gougi::search::engine::run_usi()
+            gougi::search::engine::run_usi(if member {
+                gougi::search::engine::Options::member()
+            } else {
+                gougi::search::engine::Options::default()
+            })
         }
+        Command::Init { path, force } => run_init(path.or(cli.config), force),
         Command::Mate => gougi::mate::usi::run_stdio(),
         Command::Match(args) => match run_match(args) {
             // Ctrl-C: the summary so far is out; end as the shell expects of SIGINT.

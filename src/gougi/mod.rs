@@ -16,25 +16,55 @@ use std::path::Path;
 
 use crate::config;
 
+/// The environment variable that sets the log level (`error` … `trace`), over `Log.Level`.
+pub const LOG_LEVEL_ENV: &str = "GOUGI_LOG";
+/// The environment variable naming a log file (appended to), over `Log.File`.
+pub const LOG_FILE_ENV: &str = "GOUGI_LOG_FILE";
+
 /// `gougi` / `gougi proxy`: load the config, start the members and serve the GUI on
 /// stdin/stdout until `quit` or end of input.
 ///
-/// A broken config is reported to the GUI as `info string [Error] <file>:<line>: <key>: …`
-/// and gougi exits without `usiok` (after a short pause so the GUI reads the line), as the
-/// reference did; a `Log.File` that cannot be opened is such an error. Config warnings (free
-/// text ignored, a repeated key, a key the type ignores) are printed as
-/// `info string [Warning] <file>:<line>: …` before anything else, so nothing in the file is
-/// dropped without a word.
+/// With no config file found (and none named by `--config` or `GOUGI_CONFIG`) gougi plays with
+/// the built-in one ([`config::BUILT_IN_TEXT`]) and says so in one `info string`, so that the
+/// executable registered alone in a GUI works. A broken config is reported to the GUI as
+/// `info string [Error] <file>:<line>: <key>: …` and gougi exits without `usiok` (after a short
+/// pause so the GUI reads the line), as the reference did; a `Log.File` that cannot be opened is
+/// such an error. Config warnings (free text ignored, a repeated key, a key the type ignores)
+/// are printed as `info string [Warning] <file>:<line>: …` before anything else, so nothing in
+/// the file is dropped without a word. `GOUGI_LOG` / `GOUGI_LOG_FILE` override `Log.Level` /
+/// `Log.File` without editing the file ([`log_settings`]).
 pub fn run_proxy(explicit: Option<&Path>) -> anyhow::Result<()> {
-    let config = config::load_config(explicit).unwrap_or_else(|e| config_failure(&e));
-    let log_file = config
-        .open_log_file()
-        .unwrap_or_else(|e| config_failure(&e));
-    init_logging(&config, log_file);
+    let (config, built_in) =
+        config::load_config_or_built_in(explicit).unwrap_or_else(|e| config_failure(&e));
+    let env_level = std::env::var(LOG_LEVEL_ENV).ok();
+    let env_file = std::env::var_os(LOG_FILE_ENV);
+    let log = log_settings(&config, env_level.as_deref(), env_file.as_deref());
+    let log_file = match &log.file {
+        LogFile::Config => config
+            .open_log_file()
+            .unwrap_or_else(|e| config_failure(&e)),
+        LogFile::Env(path) => Some(open_env_log_file(path)),
+    };
+    init_logging(log.level, log_file);
     {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        for w in &config.warnings {
+        if built_in {
+            // One line: the GUI shows it, and a user reading it knows what to do next.
+            let line = format!(
+                "no {} found; using the built-in default ({}); gougi init writes one to edit",
+                config::CONFIG_NAMES[0],
+                built_in_members(&config)
+            );
+            tracing::info!("{line}");
+            let _ = writeln!(out, "info string {line}");
+        }
+        for w in config
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .chain(log.warning)
+        {
             tracing::warn!("{w}");
             // stdout is not the coordinator's yet; a GUI shows `info string` lines or skips them.
             let _ = writeln!(out, "info string [Warning] {w}");
@@ -59,6 +89,103 @@ pub fn run_proxy(explicit: Option<&Path>) -> anyhow::Result<()> {
     result
 }
 
+/// `builtin:search + builtin:mate`: the members of the built-in config, as its file writes them.
+fn built_in_members(config: &config::Config) -> String {
+    let mut texts: Vec<&str> = config
+        .engines
+        .iter()
+        .map(|e| e.command.text.as_str())
+        .collect();
+    if config.policy.needs_mate_engine() {
+        texts.extend(config.mate_engine.iter().map(|m| m.text.as_str()));
+    }
+    texts.join(" + ")
+}
+
+/// Where the log goes, after the environment had its say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LogFile {
+    /// The config's `Log.File` (stderr without one).
+    Config,
+    /// `GOUGI_LOG_FILE`, relative to the working directory like any path typed in a shell.
+    Env(std::path::PathBuf),
+}
+
+/// The log level and destination: the config's, overridden by `GOUGI_LOG` (a level name,
+/// any case) and `GOUGI_LOG_FILE` (a path) when they are set and not empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogSettings {
+    pub level: tracing::Level,
+    pub file: LogFile,
+    /// A `GOUGI_LOG` value that is not a level: said once, then the config's level is kept.
+    pub warning: Option<String>,
+}
+
+/// Without `Log.Level` or `GOUGI_LOG`: warnings and errors only.
+pub const DEFAULT_LOG_LEVEL: tracing::Level = tracing::Level::WARN;
+
+/// Combines the config's log settings with the environment's (`env_level` = `GOUGI_LOG`,
+/// `env_file` = `GOUGI_LOG_FILE`). The environment wins, so logging can be turned on for one
+/// run — from a `.bat` wrapper or a shell — without touching the file a GUI uses.
+pub fn log_settings(
+    config: &config::Config,
+    env_level: Option<&str>,
+    env_file: Option<&std::ffi::OsStr>,
+) -> LogSettings {
+    let config_level = config.log_level.unwrap_or(DEFAULT_LOG_LEVEL);
+    let (level, warning) = match env_level.map(str::trim).filter(|v| !v.is_empty()) {
+        None => (config_level, None),
+        Some(v) => match parse_level(v) {
+            Some(level) => (level, None),
+            None => (
+                config_level,
+                Some(format!(
+                    "{LOG_LEVEL_ENV}={v}: not a level (error, warn, info, debug, trace); \
+                     using {}",
+                    config_level.as_str().to_ascii_lowercase()
+                )),
+            ),
+        },
+    };
+    let file = match env_file.filter(|f| !f.is_empty()) {
+        Some(f) => LogFile::Env(std::path::PathBuf::from(f)),
+        None => LogFile::Config,
+    };
+    LogSettings {
+        level,
+        file,
+        warning,
+    }
+}
+
+/// A level name, any case (`tracing`'s own parser also takes digits, which nobody types).
+fn parse_level(v: &str) -> Option<tracing::Level> {
+    match v.to_ascii_lowercase().as_str() {
+        "error" => Some(tracing::Level::ERROR),
+        "warn" | "warning" => Some(tracing::Level::WARN),
+        "info" => Some(tracing::Level::INFO),
+        "debug" => Some(tracing::Level::DEBUG),
+        "trace" => Some(tracing::Level::TRACE),
+        _ => None,
+    }
+}
+
+/// Opens `GOUGI_LOG_FILE` for appending; a failure ends gougi like a `Log.File` that cannot be
+/// opened (the user asked for a log and would otherwise look for it in vain).
+fn open_env_log_file(path: &Path) -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap_or_else(|e| {
+            let message = format!("{LOG_FILE_ENV}: cannot open {}: {e}", path.display());
+            println!("info string [Error] {message}");
+            eprintln!("gougi: {message}");
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            std::process::exit(1);
+        })
+}
+
 /// Reports a config error the reference's way — `info string [Error] …` to the GUI, the same
 /// on stderr — and exits with status 1 after a pause long enough for the GUI to read it.
 fn config_failure(e: &config::ConfigError) -> ! {
@@ -68,10 +195,9 @@ fn config_failure(e: &config::ConfigError) -> ! {
     std::process::exit(1);
 }
 
-/// Logs go to the config's `Log.File` (already opened) or to stderr — never to stdout, the USI
+/// Logs go to the chosen file (already opened) or to stderr — never to stdout, the USI
 /// channel.
-fn init_logging(config: &config::Config, log_file: Option<std::fs::File>) {
-    let level = config.log_level.unwrap_or(tracing::Level::WARN);
+fn init_logging(level: tracing::Level, log_file: Option<std::fs::File>) {
     let builder = tracing_subscriber::fmt()
         .with_max_level(level)
         .with_ansi(false);
@@ -81,4 +207,54 @@ fn init_logging(config: &config::Config, log_file: Option<std::fs::File>) {
     };
     // A second initialisation (tests calling twice) is harmless.
     let _ = result;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    fn config(text: &str) -> config::Config {
+        config::Config::parse(text, Path::new("/tmp/SimpleGougi.config")).unwrap()
+    }
+
+    #[test]
+    fn the_environment_overrides_the_config_log_settings() {
+        let c = config(
+            "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nLog.Level=error\n\
+             Log.File=gougi.log\n",
+        );
+        let plain = log_settings(&c, None, None);
+        assert_eq!(
+            (plain.level, plain.file, plain.warning),
+            (tracing::Level::ERROR, LogFile::Config, None)
+        );
+        let env = log_settings(&c, Some("Debug"), Some(OsStr::new("x/trace.log")));
+        assert_eq!(env.level, tracing::Level::DEBUG);
+        assert_eq!(env.file, LogFile::Env("x/trace.log".into()));
+        // Empty values are unset (`set GOUGI_LOG=` in a .bat).
+        let empty = log_settings(&c, Some(" "), Some(OsStr::new("")));
+        assert_eq!(
+            (empty.level, empty.file),
+            (tracing::Level::ERROR, LogFile::Config)
+        );
+        let bad = log_settings(&c, Some("loud"), None);
+        assert_eq!(bad.level, tracing::Level::ERROR);
+        assert_eq!(
+            bad.warning.as_deref(),
+            Some("GOUGI_LOG=loud: not a level (error, warn, info, debug, trace); using error")
+        );
+    }
+
+    #[test]
+    fn without_settings_the_level_is_warn() {
+        let c = config("Gougi.Type=optimistic\nEngine1.Path=builtin:search\n");
+        assert_eq!(log_settings(&c, None, None).level, tracing::Level::WARN);
+    }
+
+    #[test]
+    fn built_in_members_as_written() {
+        let c = config::Config::built_in().unwrap();
+        assert_eq!(built_in_members(&c), "builtin:search + builtin:mate");
+    }
 }

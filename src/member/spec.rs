@@ -7,7 +7,11 @@
 use std::path::PathBuf;
 
 pub use crate::config::NodesRule;
-use crate::config::{Config, EngineCommand};
+use crate::config::{Builtin, Config, EngineCommand};
+
+/// The flag `builtin:search` members get (`gougi search --member`): defaults for an engine
+/// whose time gougi manages (no network latency margins, see `search::engine::Options::member`).
+pub const SEARCH_MEMBER_FLAG: &str = "--member";
 
 /// What a member is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,11 +68,16 @@ impl MemberSpec {
     }
 
     fn from_command(number: u32, role: Role, command: &EngineCommand) -> MemberSpec {
+        let mut args = command.args.clone();
+        if command.builtin == Some(Builtin::Search) {
+            // Right after the subcommand, before the user's own words (`builtin:search …`).
+            args.insert(1.min(args.len()), SEARCH_MEMBER_FLAG.to_owned());
+        }
         MemberSpec {
             number,
             role,
             program: command.program.clone(),
-            args: command.args.clone(),
+            args,
             working_dir: command.working_dir.clone(),
             display_name: None,
             weight: 1.0,
@@ -148,7 +157,7 @@ mod tests {
         );
         assert_eq!(specs[0].display_name.as_deref(), Some("S"));
         assert_eq!(specs[0].weight, 2.0);
-        assert_eq!(specs[0].args, vec!["search"]);
+        assert_eq!(specs[0].args, vec!["search", SEARCH_MEMBER_FLAG]);
         assert_eq!(specs[1].args, vec!["mate"]);
         assert_eq!(specs[0].program, std::env::current_exe().unwrap());
         assert!(specs.iter().all(|s| s.ponder && s.nodes == NodesRule::Gui));
@@ -176,6 +185,6 @@ mod tests {
         let config = Config::parse(text, Path::new("/tmp/SimpleGougi.config")).unwrap();
         let specs = MemberSpec::from_config(&config);
         assert_eq!(specs.len(), 1);
-        assert!(specs[0].command_text().ends_with(" search"));
+        assert!(specs[0].command_text().ends_with(" search --member"));
     }
 }

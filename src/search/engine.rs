@@ -64,20 +64,51 @@ impl Default for Options {
 /// Default `USI_Hash` in MiB: several engines usually share the machine in a consultation.
 pub const DEFAULT_HASH_MB: usize = 256;
 
-/// The option declarations printed after `usi`.
-pub const OPTION_LINES: &[&str] = &[
-    "option name USI_Hash type spin default 256 min 1 max 65536",
-    "option name USI_Ponder type check default false",
-    "option name Threads type spin default 1 min 1 max 256",
-    "option name MultiPV type spin default 1 min 1 max 600",
-    "option name NetworkDelay type spin default 120 min 0 max 10000",
-    "option name NetworkDelay2 type spin default 1120 min 0 max 10000",
-    "option name MinimumThinkingTime type spin default 1000 min 0 max 100000",
-    "option name SlowMover type spin default 100 min 1 max 1000",
-    "option name EvalFile type string default <empty>",
-];
+/// The option declarations printed after `usi`, with the defaults in `d` (`NetworkDelay*`
+/// differ for a consultation member, see [`Options::member`]).
+pub fn option_lines(d: &Options) -> Vec<String> {
+    vec![
+        format!(
+            "option name USI_Hash type spin default {} min 1 max 65536",
+            d.hash_mb
+        ),
+        "option name USI_Ponder type check default false".to_owned(),
+        "option name Threads type spin default 1 min 1 max 256".to_owned(),
+        "option name MultiPV type spin default 1 min 1 max 600".to_owned(),
+        format!(
+            "option name NetworkDelay type spin default {} min 0 max 10000",
+            d.time.network_delay
+        ),
+        format!(
+            "option name NetworkDelay2 type spin default {} min 0 max 10000",
+            d.time.network_delay2
+        ),
+        format!(
+            "option name MinimumThinkingTime type spin default {} min 0 max 100000",
+            d.time.minimum_thinking_time
+        ),
+        "option name SlowMover type spin default 100 min 1 max 1000".to_owned(),
+        "option name EvalFile type string default <empty>".to_owned(),
+    ]
+}
 
 impl Options {
+    /// The defaults of `gougi search --member`, what a consultation's `builtin:search` runs:
+    /// no latency margins. Those margins (1120 ms off the hard limit) are for an engine facing
+    /// a GUI over a network; a member's clock is already shortened by gougi's `G_Margin`, and
+    /// with them a member at byoyomi 1000 answered in 0.44 s. They are *defaults*, declared as
+    /// such after `usi`, so a GUI that sends every option back sends these.
+    pub fn member() -> Options {
+        Options {
+            time: TimeOptions {
+                network_delay: 0,
+                network_delay2: 0,
+                ..TimeOptions::default()
+            },
+            ..Options::default()
+        }
+    }
+
     /// Applies `setoption name <name> value <value>`; unknown names and bad values are errors.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
         if self.params.set(name, value)? {
@@ -218,6 +249,8 @@ struct Running {
 /// The engine state owned by the command loop.
 pub struct Engine {
     pos: Position,
+    /// The defaults declared after `usi` (the options before any `setoption`).
+    defaults: Options,
     options: Options,
     /// Allocated at the first `isready` or `go` (USI's time for heavy set-up), so that a
     /// `setoption name USI_Hash` before it does not allocate twice.
@@ -239,11 +272,16 @@ impl Default for Engine {
 
 impl Engine {
     pub fn new() -> Engine {
-        let options = Options::default();
+        Engine::with_defaults(Options::default())
+    }
+
+    /// An engine whose options start at (and are declared with) `defaults`.
+    pub fn with_defaults(defaults: Options) -> Engine {
         Engine {
             pos: Position::startpos(),
             tt: None,
-            options,
+            defaults: defaults.clone(),
+            options: defaults,
             workers: None,
             running: None,
             pending: None,
@@ -326,8 +364,8 @@ impl Engine {
             "usi" => {
                 emit("id name gougi-search");
                 emit("id author the gougi authors");
-                for l in OPTION_LINES {
-                    emit(l);
+                for l in option_lines(&self.defaults) {
+                    emit(&l);
                 }
                 if tune_options_listed() {
                     for l in SearchParams::option_lines() {
@@ -563,11 +601,12 @@ impl Engine {
     }
 }
 
-/// Runs the engine on stdin/stdout until `quit` or end of input.
-pub fn run_usi() -> anyhow::Result<()> {
+/// Runs the engine on stdin/stdout until `quit` or end of input, with the options' defaults
+/// in `defaults` ([`Options::default`], or [`Options::member`] for `gougi search --member`).
+pub fn run_usi(defaults: Options) -> anyhow::Result<()> {
     // End of input is `quit`: the channel closes and the loop below ends.
     let rx = crate::usi::StdinLines::spawn()?;
-    let mut engine = Engine::new();
+    let mut engine = Engine::with_defaults(defaults);
     for line in rx {
         if !engine.handle(&line) {
             break;

@@ -113,7 +113,18 @@ impl Gougi {
         if let Some(d) = dir {
             cmd.current_dir(d);
         }
-        let mut child = cmd.spawn().expect("start gougi");
+        // A program the test has just copied may still be open for writing in a child that
+        // another test thread forked meanwhile (Linux: "Text file busy"); that passes.
+        let mut tries = 0;
+        let mut child = loop {
+            match cmd.spawn() {
+                Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => break other.expect("start gougi"),
+            }
+        };
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {

@@ -109,6 +109,47 @@ enum Command {
     },
 }
 
+/// How each game of `gougi match` and `gougi tune` is limited.
+#[derive(clap::Args)]
+struct GameArgs {
+    /// Main time per side, milliseconds (sudden death alone, or with byoyomi/inc).
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    time: u64,
+    /// Byoyomi (秒読み) per move, milliseconds.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    byoyomi: u64,
+    /// Fischer increment per move, milliseconds (added when a turn starts).
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    inc: u64,
+    /// Node budget per move (`go … nodes N`).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Time over the allowance still accepted before a move loses on time, milliseconds.
+    #[arg(long, default_value_t = 200, value_name = "MS")]
+    grace: u64,
+    /// With no clock (nodes only), the longest a move may take, milliseconds.
+    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    hang_limit: u64,
+    /// A draw after this many plies (opening moves included).
+    #[arg(long, default_value_t = 320)]
+    max_plies: usize,
+    /// Vary each node budget by up to ±PCT % per move (deterministic engines otherwise replay
+    /// the same games).
+    #[arg(long, default_value_t = 0, value_name = "PCT")]
+    nodes_jitter: u32,
+}
+
+impl GameArgs {
+    fn limits(&self) -> gougi::arena::clock::Limits {
+        gougi::arena::clock::Limits {
+            time_ms: self.time,
+            byoyomi_ms: self.byoyomi,
+            inc_ms: self.inc,
+            nodes: self.nodes,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum LearnStep {
     /// Play the built-in search against itself and append `SFEN<tab>score<tab>result` lines.
@@ -262,31 +303,8 @@ struct MatchArgs {
     /// Games played at once.
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
-    /// Main time per side, milliseconds (sudden death alone, or with byoyomi/inc).
-    #[arg(long, default_value_t = 0, value_name = "MS")]
-    time: u64,
-    /// Byoyomi (秒読み) per move, milliseconds.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
-    byoyomi: u64,
-    /// Fischer increment per move, milliseconds (added when a turn starts).
-    #[arg(long, default_value_t = 0, value_name = "MS")]
-    inc: u64,
-    /// Node budget per move (`go … nodes N`).
-    #[arg(long)]
-    nodes: Option<u64>,
-    /// Time over the allowance still accepted before a move loses on time, milliseconds.
-    #[arg(long, default_value_t = 200, value_name = "MS")]
-    grace: u64,
-    /// With no clock (nodes only), the longest a move may take, milliseconds.
-    #[arg(long, default_value_t = 60_000, value_name = "MS")]
-    hang_limit: u64,
-    /// A draw after this many plies (opening moves included).
-    #[arg(long, default_value_t = 320)]
-    max_plies: usize,
-    /// Vary each node budget by up to ±PCT % per move (deterministic engines otherwise replay
-    /// the same games).
-    #[arg(long, default_value_t = 0, value_name = "PCT")]
-    nodes_jitter: u32,
+    #[command(flatten)]
+    game: GameArgs,
     /// Seed for --nodes-jitter (default: from the clock; printed in the summary).
     #[arg(long)]
     seed: Option<u64>,
@@ -344,16 +362,11 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
         openings: a.openings,
         games: a.games,
         concurrency: a.concurrency,
-        limits: gougi::arena::clock::Limits {
-            time_ms: a.time,
-            byoyomi_ms: a.byoyomi,
-            inc_ms: a.inc,
-            nodes: a.nodes,
-        },
-        grace: Duration::from_millis(a.grace),
-        hang_limit: Duration::from_millis(a.hang_limit),
-        max_plies: a.max_plies,
-        nodes_jitter: a.nodes_jitter,
+        limits: a.game.limits(),
+        grace: Duration::from_millis(a.game.grace),
+        hang_limit: Duration::from_millis(a.game.hang_limit),
+        max_plies: a.game.max_plies,
+        nodes_jitter: a.game.nodes_jitter,
         seed: a.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -392,30 +405,8 @@ struct TuneArgs {
     /// Pairs of games played at once (within one iteration).
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
-    /// Main time per side, milliseconds.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
-    time: u64,
-    /// Byoyomi per move, milliseconds.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
-    byoyomi: u64,
-    /// Fischer increment per move, milliseconds.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
-    inc: u64,
-    /// Node budget per move.
-    #[arg(long)]
-    nodes: Option<u64>,
-    /// Time over the allowance still accepted, milliseconds.
-    #[arg(long, default_value_t = 200, value_name = "MS")]
-    grace: u64,
-    /// With no clock (nodes only), the longest a move may take, milliseconds.
-    #[arg(long, default_value_t = 60_000, value_name = "MS")]
-    hang_limit: u64,
-    /// A draw after this many plies (opening moves included).
-    #[arg(long, default_value_t = 320)]
-    max_plies: usize,
-    /// Vary each node budget by up to ±PCT % per move.
-    #[arg(long, default_value_t = 0, value_name = "PCT")]
-    nodes_jitter: u32,
+    #[command(flatten)]
+    game: GameArgs,
     /// Seed of the perturbation signs (and node jitter); keep it when resuming.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -448,16 +439,11 @@ fn run_tune(a: TuneArgs) -> anyhow::Result<()> {
         games_per_iteration: a.games_per_iteration,
         openings: a.openings,
         concurrency: a.concurrency,
-        limits: gougi::arena::clock::Limits {
-            time_ms: a.time,
-            byoyomi_ms: a.byoyomi,
-            inc_ms: a.inc,
-            nodes: a.nodes,
-        },
-        grace: Duration::from_millis(a.grace),
-        hang_limit: Duration::from_millis(a.hang_limit),
-        max_plies: a.max_plies,
-        nodes_jitter: a.nodes_jitter,
+        limits: a.game.limits(),
+        grace: Duration::from_millis(a.game.grace),
+        hang_limit: Duration::from_millis(a.game.hang_limit),
+        max_plies: a.game.max_plies,
+        nodes_jitter: a.game.nodes_jitter,
         seed: a.seed,
         out: a.out,
         timeouts: gougi::arena::engine::StartTimeouts {

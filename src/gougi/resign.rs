@@ -53,16 +53,9 @@ pub fn playable(answers: &[Answer], rule: ResignRule) -> Vec<usize> {
 mod tests {
     use super::*;
 
+    /// An answer without a previous score.
     fn answer(number: u32, mv: &str, score: Option<i32>) -> Answer {
-        Answer {
-            number,
-            name: format!("e{number}"),
-            mv: mv.to_string(),
-            ponder: None,
-            score: score.map(Eval),
-            prev: None,
-            weight: 1.0,
-        }
+        crate::gougi::policy::testutil::ans(number, mv, score, None)
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! - [`mate`]: the df-pn mate (tsume) solver, its `gougi mate` USI loop and `bench mate`.
 //! - [`search`]: the built-in alpha-beta engine (`gougi search`, `gougi bench search`).
 //! - [`arena`]: `gougi match` — refereed games between engines, Elo/LOS/SPRT, KIF/CSA records.
+//! - [`book`]: opening books (YaneuraOu's `.db` text format): read, write, choose, make from CSA.
 //!
 //! Dependency arrows (a module may use only what it points to):
 //!
@@ -18,11 +19,13 @@
 //! arena ──> gougi, member, usi, shogi, config
 //! member ──> usi, shogi, config     (shogi: the in-process scripted members for tests)
 //! mate ──> shogi, usi
-//! search ──> shogi, usi
+//! search ──> book, shogi, usi
+//! book ──> shogi, config
 //! usi, shogi, config: leaves
 //! ```
 
 pub mod arena;
+pub mod book;
 pub mod config;
 pub mod gougi;
 pub mod mate;

@@ -150,14 +150,13 @@ fn shown(raw: &[u8]) -> String {
     s
 }
 
-/// Cuts a trailing `# …` or `// …` comment off a data line.
-fn strip_comment(line: &str) -> &str {
-    let cut = [line.find('#'), line.find("//")]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(line.len());
-    line[..cut].trim_end()
+/// Cuts a trailing `# …` or `// …` comment off a data line. Done on bytes, before decoding:
+/// the comment may be CP932, whose trail bytes (0x40 and up) never look like `#` or `/`.
+fn strip_comment(line: &[u8]) -> &[u8] {
+    let hash = line.iter().position(|&b| b == b'#');
+    let slashes = line.windows(2).position(|w| w == b"//");
+    let cut = hash.into_iter().chain(slashes).min().unwrap_or(line.len());
+    line[..cut].trim_ascii_end()
 }
 
 /// Parses a move line (`<move> <ponder|none> [eval [depth [count]]]`).
@@ -228,11 +227,10 @@ impl Book {
                 continue;
             }
             let line_no = i + 1;
-            let Ok(line) = std::str::from_utf8(raw) else {
+            let Ok(line) = std::str::from_utf8(strip_comment(raw)) else {
                 book.warn(name, line_no, "not text", raw);
                 continue;
             };
-            let line = strip_comment(line);
             if let Some(sfen) = line.strip_prefix("sfen ") {
                 match Position::from_sfen(sfen.trim()) {
                     Ok(pos) => current = Ok(Some(book.entry_for(&pos, sfen.trim()))),

@@ -70,7 +70,7 @@ fn unsorted_files_comments_crlf_and_cp932_read_the_same() {
     messy.extend_from_slice(
         b"sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\r\n",
     );
-    messy.extend_from_slice(b"3c3d none 0 0 5 # the usual reply\r\n\r\n#\x92\xe8\x90\xd5\r\n");
+    messy.extend_from_slice(b"3c3d none 0 0 5 # \x92\xe8\x90\xd5\r\n\r\n#\x92\xe8\x90\xd5\r\n");
     messy.extend_from_slice(format!("sfen {START}\r\n   7g7f none 30 0 2   \r\n").as_bytes());
     let a = parse(&sorted);
     let b = Book::parse(&messy, "messy.db").unwrap();

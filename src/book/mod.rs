@@ -35,10 +35,12 @@
 //! - Moves are not checked when the book is loaded (a big book would cost a legality test per
 //!   line); [`Book::choose`] checks every candidate with the rules core before it is played.
 //!
-//! Submodules: [`choose`] (the choice and its options), [`make`] (`gougi book make`).
+//! Submodules: [`choose`] (the choice), [`options`] (the USI options and the lines a book
+//! answer prints), [`make`] (`gougi book make`).
 
 pub mod choose;
 pub mod make;
+pub mod options;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -47,6 +49,7 @@ use std::path::{Path, PathBuf};
 use crate::shogi::{Move, Position};
 
 pub use choose::{BookChoice, Choice, SplitMix64};
+pub use options::{BookAnswer, BookOptions, OPTION_LINES};
 
 /// The header line writers put first.
 pub const HEADER: &str = "#YANEURAOU-DB2016 1.00";

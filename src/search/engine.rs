@@ -22,7 +22,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::book::{Book, BookChoice, SplitMix64};
+use crate::book::{Book, BookOptions, SplitMix64};
 use crate::shogi::{Move, Position};
 
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
@@ -53,35 +53,6 @@ pub struct Options {
     pub book: BookOptions,
 }
 
-/// The book options of `gougi search`, with YaneuraOu's names and defaults (see
-/// `crate::book::choose` for the two on purpose differences).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BookOptions {
-    /// `BookFile`: a YaneuraOu `.db` text book; empty (or `no_book`) = no book.
-    pub file: String,
-    /// `USI_OwnBook`: the GUI's switch for the engine's own book.
-    pub own_book: bool,
-    /// `BookMoves`, `BookIgnoreRate`, `BookEvalDiff`, `BookEvalBlackLimit`,
-    /// `BookEvalWhiteLimit`, `BookDepthLimit`, `ConsiderBookMoveCount`.
-    pub choice: BookChoice,
-    /// `BookPvMoves`: length of the `pv` printed for a book move.
-    pub pv_moves: usize,
-    /// `BookSeed`: the choice's random seed; 0 = from the clock.
-    pub seed: u64,
-}
-
-impl Default for BookOptions {
-    fn default() -> Self {
-        BookOptions {
-            file: String::new(),
-            own_book: true,
-            choice: BookChoice::default(),
-            pv_moves: 8,
-            seed: 0,
-        }
-    }
-}
-
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -98,7 +69,7 @@ impl Default for Options {
 /// Default `USI_Hash` in MiB: several engines usually share the machine in a consultation.
 pub const DEFAULT_HASH_MB: usize = 256;
 
-/// The option declarations printed after `usi`.
+/// The option declarations printed after `usi` (then the book's, `crate::book::OPTION_LINES`).
 pub const OPTION_LINES: &[&str] = &[
     "option name USI_Hash type spin default 256 min 1 max 65536",
     "option name USI_Ponder type check default false",
@@ -109,17 +80,6 @@ pub const OPTION_LINES: &[&str] = &[
     "option name MinimumThinkingTime type spin default 1000 min 0 max 100000",
     "option name SlowMover type spin default 100 min 1 max 1000",
     "option name EvalFile type string default <empty>",
-    "option name USI_OwnBook type check default true",
-    "option name BookFile type string default <empty>",
-    "option name BookMoves type spin default 16 min 0 max 10000",
-    "option name BookIgnoreRate type spin default 0 min 0 max 100",
-    "option name BookEvalDiff type spin default 30 min 0 max 99999",
-    "option name BookEvalBlackLimit type spin default 0 min -99999 max 99999",
-    "option name BookEvalWhiteLimit type spin default -140 min -99999 max 99999",
-    "option name BookDepthLimit type spin default 0 min 0 max 99999",
-    "option name ConsiderBookMoveCount type check default false",
-    "option name BookPvMoves type spin default 8 min 1 max 246",
-    "option name BookSeed type spin default 0 min 0 max 2147483647",
 ];
 
 impl Options {
@@ -132,21 +92,9 @@ impl Options {
                 .map_err(|_| format!("{name}: not a number: {value}"))?;
             Ok(v.clamp(lo, hi))
         };
-        let int = |lo: i64, hi: i64| -> Result<i32, String> {
-            let v: i64 = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("{name}: not a number: {value}"))?;
-            Ok(v.clamp(lo, hi) as i32)
-        };
-        let check = || -> Result<bool, String> {
-            match value.trim().to_ascii_lowercase().as_str() {
-                "true" => Ok(true),
-                "false" => Ok(false),
-                _ => Err(format!("{name}: not true/false: {value}")),
-            }
-        };
-        let book = &mut self.book;
+        if let Some(result) = self.book.set(name, value) {
+            return result;
+        }
         match name.to_ascii_lowercase().as_str() {
             "usi_hash" | "hash" => self.hash_mb = num(1, 65536)? as usize,
             "threads" => self.threads = num(1, 256)? as usize,
@@ -164,31 +112,6 @@ impl Options {
                 };
             }
             "usi_ponder" => {}
-            "usi_ownbook" => book.own_book = check()?,
-            "bookfile" => {
-                let v = value.trim();
-                book.file = if v == "<empty>" || v == "no_book" {
-                    String::new()
-                } else {
-                    v.to_string()
-                };
-            }
-            // `BookMaxPly` is accepted for `BookMoves` (the name the issue uses).
-            "bookmoves" | "bookmaxply" => book.choice.max_ply = num(0, 10_000)? as u32,
-            "bookignorerate" => book.choice.ignore_rate = num(0, 100)? as u32,
-            "bookevaldiff" => book.choice.eval_diff = Some(int(0, 99_999)?),
-            "bookevalblacklimit" => book.choice.eval_limit_black = Some(int(-99_999, 99_999)?),
-            "bookevalwhitelimit" => book.choice.eval_limit_white = Some(int(-99_999, 99_999)?),
-            // One floor for both sides, for users of engines with a single limit.
-            "bookevallimit" => {
-                let v = int(-99_999, 99_999)?;
-                book.choice.eval_limit_black = Some(v);
-                book.choice.eval_limit_white = Some(v);
-            }
-            "bookdepthlimit" => book.choice.depth_limit = int(0, 99_999)?,
-            "considerbookmovecount" => book.choice.by_count = check()?,
-            "bookpvmoves" => book.pv_moves = num(1, 246)? as usize,
-            "bookseed" => book.seed = num(0, i32::MAX as u64)?,
             _ => return Err(format!("unknown option {name}")),
         }
         Ok(())
@@ -339,72 +262,27 @@ impl Engine {
         }
     }
 
-    /// Loads the book `BookFile` names (none when empty), saying what was read: one line for
-    /// the book, one per bad line kept, or the error.
+    /// Loads the book `BookFile` names (none when empty), saying what was read.
     fn load_book(&mut self) {
-        self.book = None;
-        let file = self.options.book.file.clone();
-        if file.is_empty() {
-            return;
+        let (book, lines) = self.options.book.load();
+        for line in &lines {
+            emit(line);
         }
-        match Book::load(std::path::Path::new(&file)) {
-            Ok(book) => {
-                emit(&format!(
-                    "info string book: {file}: {} positions, {} moves",
-                    book.len(),
-                    book.move_count()
-                ));
-                for w in book.warnings() {
-                    emit(&format!("info string book warning: {w}"));
-                }
-                let more = book.skipped_lines().saturating_sub(book.warnings().len());
-                if more > 0 {
-                    emit(&format!(
-                        "info string book warning: {more} more bad lines skipped"
-                    ));
-                }
-                self.book = Some(book);
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "BookFile");
-                emit(&format!(
-                    "info string error: BookFile {e}; playing without a book"
-                ));
-            }
-        }
+        self.book = book;
     }
 
     /// The book's answer to a `go`, if it has one: the `info` lines are printed at once, the
     /// `bestmove` line is returned.
     fn book_answer(&mut self) -> Option<String> {
-        let opts = &self.options.book;
-        let book = self.book.as_ref().filter(|_| opts.own_book)?;
-        let rng = &mut self.book_rng;
-        let c = book.choose_explained(&self.pos, &opts.choice, &mut || rng.next_u64());
-        for m in &c.illegal {
-            emit(&format!("info string book: {m} is not legal here; skipped"));
+        let book = self.book.as_ref()?;
+        let answer = self
+            .options
+            .book
+            .answer(book, &self.pos, &mut self.book_rng);
+        for line in &answer.info {
+            emit(line);
         }
-        let pick = c.pick?;
-        emit(&format!(
-            "info string book: {} (count {}, eval {})",
-            pick.mv, pick.count, pick.eval
-        ));
-        let pv = book.pv(&self.pos, pick.mv, pick.ponder, opts.pv_moves);
-        let pv: Vec<String> = pv.iter().map(Move::to_string).collect();
-        let depth = if pick.depth > 0 {
-            format!(" depth {}", pick.depth)
-        } else {
-            String::new()
-        };
-        emit(&format!(
-            "info{depth} score cp {} pv {}",
-            pick.eval,
-            pv.join(" ")
-        ));
-        Some(match pick.ponder {
-            Some(p) => format!("bestmove {} ponder {p}", pick.mv),
-            None => format!("bestmove {}", pick.mv),
-        })
+        answer.bestmove
     }
 
     /// Answers a `go` without searching: at once, or at `stop`/`ponderhit` when pondering.
@@ -476,7 +354,7 @@ impl Engine {
             "usi" => {
                 emit("id name gougi-search");
                 emit("id author the gougi authors");
-                for l in OPTION_LINES {
+                for l in OPTION_LINES.iter().chain(crate::book::OPTION_LINES) {
                     emit(l);
                 }
                 emit("usiok");
@@ -560,11 +438,7 @@ impl Engine {
             self.load_book();
         }
         if self.options.book.seed != old_book.seed {
-            self.book_rng = if self.options.book.seed == 0 {
-                SplitMix64::from_time()
-            } else {
-                SplitMix64::new(self.options.book.seed)
-            };
+            self.book_rng = self.options.book.rng();
         }
         if self.options.hash_mb != old_hash {
             self.stop();

@@ -97,9 +97,10 @@ pub enum BookError {
 /// One position of the book.
 #[derive(Clone, Debug)]
 struct Entry {
-    /// The SFEN as read (without `sfen `), kept to write the book back.
+    /// Board, side and hands as read (without `sfen ` and the move number), to write back.
     sfen: Box<str>,
-    /// Its move number (1 when the SFEN has none): of two listings, the smaller is kept.
+    /// Its move number (1 when the SFEN has none or a bad one): of two listings, the smaller
+    /// is kept.
     ply: u32,
     /// Sorted by count, then eval (both descending), as writers order them.
     moves: Vec<BookMove>,
@@ -160,6 +161,23 @@ fn strip_comment(line: &[u8]) -> &[u8] {
     let slashes = line.windows(2).position(|w| w == b"//");
     let cut = hash.into_iter().chain(slashes).min().unwrap_or(line.len());
     line[..cut].trim_ascii_end()
+}
+
+/// Splits SFEN text into board-side-hands and the move number (1 when absent or not a
+/// positive number: the number is never part of the lookup, so a book with `0` or garbage
+/// there still reads).
+fn split_ply(sfen: &str) -> (&str, u32) {
+    let fields: Vec<&str> = sfen.split_ascii_whitespace().collect();
+    if fields.len() != 4 {
+        return (sfen, 1);
+    }
+    let head = sfen[..sfen.len() - fields[3].len()].trim_end();
+    let ply = fields[3]
+        .parse::<u32>()
+        .ok()
+        .filter(|&n| n >= 1)
+        .unwrap_or(1);
+    (head, ply)
 }
 
 /// Parses a move line (`<move> <ponder|none> [eval [depth [count]]]`).
@@ -235,8 +253,9 @@ impl Book {
                 continue;
             };
             if let Some(sfen) = line.strip_prefix("sfen ") {
-                match Position::from_sfen(sfen.trim()) {
-                    Ok(pos) => current = Ok(Some(book.entry_for(&pos, sfen.trim()))),
+                let (head, ply) = split_ply(sfen.trim());
+                match Position::from_sfen(head) {
+                    Ok(pos) => current = Ok(Some(book.entry_for(&pos, head, ply))),
                     Err(e) => {
                         book.warn(name, line_no, &format!("bad SFEN ({e})"), raw);
                         current = Err(());
@@ -275,20 +294,21 @@ impl Book {
         }
     }
 
-    /// The entry of `pos` (created if new); `sfen` is its text for writing back.
-    fn entry_for(&mut self, pos: &Position, sfen: &str) -> u32 {
+    /// The entry of `pos` (created if new); `head` (board, side, hands) and `ply` are its
+    /// text for writing back.
+    fn entry_for(&mut self, pos: &Position, head: &str, ply: u32) -> u32 {
         let next = self.entries.len() as u32;
         let idx = *self.index.entry(pos.key()).or_insert(next);
         if idx == next {
             self.entries.push(Entry {
-                sfen: sfen.into(),
-                ply: pos.ply(),
+                sfen: head.into(),
+                ply,
                 moves: Vec::new(),
             });
-        } else if pos.ply() < self.entries[idx as usize].ply {
+        } else if ply < self.entries[idx as usize].ply {
             let e = &mut self.entries[idx as usize];
-            e.sfen = sfen.into();
-            e.ply = pos.ply();
+            e.sfen = head.into();
+            e.ply = ply;
         }
         idx
     }
@@ -308,7 +328,9 @@ impl Book {
 
     /// Adds `m` to the moves of `pos` (merged as when a file lists a position twice).
     pub fn add(&mut self, pos: &Position, m: BookMove) {
-        let idx = self.entry_for(pos, &pos.to_sfen());
+        let sfen = pos.to_sfen();
+        let (head, ply) = split_ply(&sfen);
+        let idx = self.entry_for(pos, head, ply);
         self.merge(idx, m);
         sort_moves(&mut self.entries[idx as usize].moves);
     }
@@ -345,7 +367,7 @@ impl Book {
         self.skipped
     }
 
-    /// Every position with its moves, in no particular order: `(SFEN without "sfen ", moves)`.
+    /// Every position with its moves, in no particular order: `(board side hands, moves)`.
     pub fn positions(&self) -> impl Iterator<Item = (&str, &[BookMove])> {
         self.entries
             .iter()
@@ -361,9 +383,11 @@ impl Book {
             .iter()
             .filter(|e| !e.moves.is_empty())
             .map(|e| {
-                let text = Position::from_sfen(&e.sfen)
-                    .map_or_else(|_| e.sfen.to_string(), |p| p.to_sfen());
-                (text, e)
+                let head = Position::from_sfen(&e.sfen).map_or_else(
+                    |_| e.sfen.to_string(),
+                    |p| split_ply(&p.to_sfen()).0.to_string(),
+                );
+                (format!("{head} {}", e.ply), e)
             })
             .collect();
         sorted.sort_by(|a, b| a.0.cmp(&b.0));

@@ -52,6 +52,16 @@ fn the_move_number_and_the_spelling_of_hands_do_not_matter() {
     // No move number at all, and the optional fields missing: eval 0, depth 0, count 1.
     let q = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b - 7").unwrap();
     assert_eq!(listed(&book, &q), ["5i4h none 0 0 1"]);
+    // A move number of 0 (some tools write it) or garbage is read as 1, not refused.
+    let odd =
+        parse("sfen 4k4/9/9/9/9/9/9/9/4K4 b - 0\n5i4h\nsfen 4k4/9/9/9/9/9/9/9/4K4 w - x\n5a4b\n");
+    assert!(odd.warnings().is_empty(), "{:?}", odd.warnings());
+    assert_eq!(odd.len(), 2);
+    let mut out = Vec::new();
+    odd.write_to(&mut out).unwrap();
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .contains("sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1\n5i4h none 0 0 1\n"));
     // Side to move matters.
     let r = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b 2Pr 10").unwrap();
     assert!(book.moves(&r).is_empty());

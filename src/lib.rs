@@ -11,6 +11,7 @@
 //! - [`search`]: the built-in alpha-beta engine (`gougi search`, `gougi bench search`).
 //! - [`arena`]: `gougi match` — refereed games between engines, Elo/LOS/SPRT, KIF/CSA records.
 //! - [`tune`]: `gougi tune` — SPSA over engine options and config numbers, games through the arena.
+//! - [`book`]: opening books (YaneuraOu's `.db` text format): read, write, choose, make from CSA.
 //!
 //! Dependency arrows (a module may use only what it points to):
 //!
@@ -20,12 +21,14 @@
 //! tune ──> arena, shogi, config
 //! member ──> usi, shogi, config     (shogi: the in-process scripted members for tests)
 //! mate ──> shogi, usi
-//! search ──> shogi, usi
+//! search ──> book, shogi, usi
+//! book ──> shogi, config
 //! config ──> gougi::policy::kind (the catalogue of consultation types)
 //! usi, shogi: leaves
 //! ```
 
 pub mod arena;
+pub mod book;
 pub mod config;
 pub mod gougi;
 pub mod mate;

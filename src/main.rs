@@ -100,6 +100,11 @@ enum Command {
         #[command(subcommand)]
         step: LearnStep,
     },
+    /// Opening books in YaneuraOu's `.db` text format (`BookFile` of `gougi search`).
+    Book {
+        #[command(subcommand)]
+        action: BookAction,
+    },
     /// An instant USI engine (first legal move at once), the member of `gougi bench proxy`.
     #[command(hide = true)]
     BenchMember {
@@ -148,6 +153,26 @@ impl GameArgs {
             nodes: self.nodes,
         }
     }
+}
+
+#[derive(Subcommand)]
+enum BookAction {
+    /// Make a book from CSA records (`gougi match` games): each position up to --max-ply with
+    /// the moves played from it, count = times played, eval = mean of the `'**` comments.
+    Make {
+        /// The book to write (sorted, standard format).
+        #[arg(long, value_name = "BOOK.db")]
+        out: std::path::PathBuf,
+        /// Positions up to this move number (1 = the start position).
+        #[arg(long, default_value_t = 32)]
+        max_ply: u32,
+        /// Leave out moves played fewer times.
+        #[arg(long, default_value_t = 1)]
+        min_count: u64,
+        /// CSA files.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -673,6 +698,21 @@ fn main() -> anyhow::Result<()> {
             &mut std::io::stdout(),
         ),
         Command::Learn { step } => run_learn(step),
+        Command::Book {
+            action:
+                BookAction::Make {
+                    out,
+                    max_ply,
+                    min_count,
+                    files,
+                },
+        } => gougi::book::make::run(
+            &out,
+            gougi::book::make::MakeOptions { max_ply, min_count },
+            &files,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
         Command::BenchMember { infos } => gougi::gougi::bench::instant_member(infos),
         Command::Bench { target } => match target {
             BenchTarget::Perft => bench_perft(),

@@ -11,12 +11,18 @@
 //! answered `checkmate notimplemented` (the df-pn solver is `gougi mate`); `bestmove win`
 //! when the side to move can declare (入玉宣言); `bestmove resign` only when no legal move
 //! exists.
+//!
+//! Book (`BookFile`, YaneuraOu's `.db` text format, see [`crate::book`]): loaded when the
+//! option is set; a `go` the book answers prints `info string book: <move> (count, eval)` and an
+//! `info … pv` line at once and the `bestmove` without searching (held until `stop`/`ponderhit`
+//! during `go ponder`/`go infinite`, as any `bestmove`).
 
 use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use crate::book::{Book, BookOptions, SplitMix64};
 use crate::shogi::{Move, Position};
 
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
@@ -46,6 +52,8 @@ pub struct Options {
     pub eval_file: String,
     /// The search's tunable constants (hidden `T_…` options, see `params.rs`).
     pub params: SearchParams,
+    /// The opening book options (`BookFile`, `BookMoves`, …).
+    pub book: BookOptions,
 }
 
 impl Default for Options {
@@ -57,6 +65,7 @@ impl Default for Options {
             time: TimeOptions::default(),
             eval_file: String::new(),
             params: SearchParams::default(),
+            book: BookOptions::default(),
         }
     }
 }
@@ -121,6 +130,9 @@ impl Options {
                 .map_err(|_| format!("{name}: not a number: {value}"))?;
             Ok(v.clamp(lo, hi))
         };
+        if let Some(result) = self.book.set(name, value) {
+            return result;
+        }
         match name.to_ascii_lowercase().as_str() {
             "usi_hash" | "hash" => self.hash_mb = num(1, 65536)? as usize,
             "threads" => self.threads = num(1, 256)? as usize,
@@ -262,6 +274,10 @@ pub struct Engine {
     pending: Option<String>,
     /// The evaluation weights (the embedded ones unless `EvalFile` names a file).
     weights: &'static Weights,
+    /// The book `BookFile` names, once loaded.
+    book: Option<Book>,
+    /// The choice's random numbers (seeded by `BookSeed`, else from the clock).
+    book_rng: SplitMix64,
 }
 
 impl Default for Engine {
@@ -286,7 +302,32 @@ impl Engine {
             running: None,
             pending: None,
             weights: Weights::embedded(),
+            book: None,
+            book_rng: SplitMix64::from_time(),
         }
+    }
+
+    /// Loads the book `BookFile` names (none when empty), saying what was read.
+    fn load_book(&mut self) {
+        let (book, lines) = self.options.book.load();
+        for line in &lines {
+            emit(line);
+        }
+        self.book = book;
+    }
+
+    /// The book's answer to a `go`, if it has one: the `info` lines are printed at once, the
+    /// `bestmove` line is returned.
+    fn book_answer(&mut self) -> Option<String> {
+        let book = self.book.as_ref()?;
+        let answer = self
+            .options
+            .book
+            .answer(book, &self.pos, &mut self.book_rng);
+        for line in &answer.info {
+            emit(line);
+        }
+        answer.bestmove
     }
 
     /// Answers a `go` without searching: at once, or at `stop`/`ponderhit` when pondering.
@@ -367,6 +408,9 @@ impl Engine {
                 for l in option_lines(&self.defaults) {
                     emit(&l);
                 }
+                for l in crate::book::OPTION_LINES {
+                    emit(l);
+                }
                 if tune_options_listed() {
                     for l in SearchParams::option_lines() {
                         emit(&l);
@@ -423,6 +467,7 @@ impl Engine {
         };
         let old_hash = self.options.hash_mb;
         let old_eval = self.options.eval_file.clone();
+        let old_book = self.options.book.clone();
         if let Err(e) = self.options.set(name, value) {
             tracing::warn!(error = %e, "setoption");
             emit(&format!("info string error: {e}"));
@@ -447,6 +492,12 @@ impl Engine {
                     self.options.eval_file = old_eval;
                 }
             }
+        }
+        if self.options.book.file != old_book.file {
+            self.load_book();
+        }
+        if self.options.book.seed != old_book.seed {
+            self.book_rng = self.options.book.rng();
         }
         if self.options.hash_mb != old_hash {
             self.stop();
@@ -518,6 +569,10 @@ impl Engine {
         let legal = root_moves(&self.pos);
         if legal.is_empty() {
             self.answer_now("bestmove resign", &params);
+            return;
+        }
+        if let Some(line) = self.book_answer() {
+            self.answer_now(&line, &params);
             return;
         }
         let black = self.pos.side_to_move() == crate::shogi::Color::Black;

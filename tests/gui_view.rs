@@ -97,3 +97,57 @@ fn the_relayed_depth_never_jumps_back_when_the_lead_changes() {
     );
     assert_eq!(lines.last().unwrap(), "bestmove 2g2f");
 }
+
+#[test]
+fn the_proxys_book_answers_before_any_member_is_asked() {
+    let dir = scratch_dir("proxybook");
+    let log = dir.join("e1.log");
+    let book = dir.join("book.db");
+    std::fs::write(
+        &book,
+        "#YANEURAOU-DB2016 1.00\n\
+         sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n\
+         7g7f 3c3d 30 0 10\n",
+    )
+    .unwrap();
+    let script = format!(
+        "id name e1\ntranscript: {}\ngo: info score cp 5 pv 2g2f ; bestmove 2g2f\n",
+        log.display()
+    );
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &[&script], None, ""));
+    g.send("usi");
+    let lines = g.until_prefix("usiok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name G_BookFile type string default <empty>"),
+        "{lines:#?}"
+    );
+    g.send(&format!(
+        "setoption name G_BookFile value {}",
+        book.display()
+    ));
+    g.send("isready");
+    g.until(Duration::from_secs(10), |l| l == "readyok");
+    g.send("usinewgame");
+    g.send("position startpos");
+    g.send("go btime 0 wtime 0 byoyomi 1000");
+    let lines = g.until_prefix("bestmove");
+    assert_eq!(
+        lines[lines.len() - 3..],
+        [
+            "info string book: 7g7f (count 10, eval 30)",
+            "info score cp 30 pv 7g7f 3c3d",
+            "bestmove 7g7f ponder 3c3d"
+        ],
+        "{lines:#?}"
+    );
+    // Out of the book: the members are asked.
+    g.send("position startpos moves 7g7f 8c8d");
+    g.send("go btime 0 wtime 0 byoyomi 1000");
+    let lines = g.until_prefix("bestmove");
+    assert_eq!(lines.last().unwrap(), "bestmove 2g2f", "{lines:#?}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let gos: Vec<&str> = text.lines().filter(|l| l.starts_with("go")).collect();
+    assert_eq!(gos.len(), 1, "{text}");
+}

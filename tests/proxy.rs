@@ -715,6 +715,16 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name G_EarlyAgreement type spin default 0 min 0 max 100",
             "option name G_MateVerifyMs type spin default 200 min 0 max 10000",
             "option name G_OutputEncoding type combo default UTF-8 var UTF-8 var Shift_JIS",
+            "option name G_BookFile type string default <empty>",
+            "option name G_BookMoves type spin default 16 min 0 max 10000",
+            "option name G_BookIgnoreRate type spin default 0 min 0 max 100",
+            "option name G_BookEvalDiff type spin default 30 min 0 max 99999",
+            "option name G_BookEvalBlackLimit type spin default 0 min -99999 max 99999",
+            "option name G_BookEvalWhiteLimit type spin default -140 min -99999 max 99999",
+            "option name G_BookDepthLimit type spin default 0 min 0 max 99999",
+            "option name G_ConsiderBookMoveCount type check default false",
+            "option name G_BookPvMoves type spin default 8 min 1 max 246",
+            "option name G_BookSeed type spin default 0 min 0 max 2147483647",
         ]
     );
     g.send("setoption name E1_OwnBook value false");

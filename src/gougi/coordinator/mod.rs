@@ -40,6 +40,7 @@ use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 use tracing::{debug, info, warn};
 
+use crate::book::{Book, BookOptions, SplitMix64};
 use crate::config::Config;
 use crate::gougi::annotate::{self, History, MemberLine, Verdict};
 use crate::gougi::answer::{Answer, Eval};
@@ -117,6 +118,13 @@ pub struct Coordinator<W> {
     /// The GUI's last `position` was refused (illegal move, bad SFEN): `go` is answered
     /// without consulting anyone.
     position_refused: Option<String>,
+    /// `G_BookFile` and the `G_Book…` options: the proxy answers from the book before asking
+    /// anyone (loaded at `isready`).
+    book_options: BookOptions,
+    book: Option<Book>,
+    /// The file `book` was loaded from (a reload happens only when `G_BookFile` changes).
+    book_loaded: Option<String>,
+    book_rng: SplitMix64,
     /// Answers of the built-in mate solver, by round.
     solver_tx: mpsc::UnboundedSender<(u64, Checkmate)>,
     solver_rx: mpsc::UnboundedReceiver<(u64, Checkmate)>,
@@ -199,6 +207,10 @@ impl<W: std::io::Write> Coordinator<W> {
             input_closed: false,
             isready_seen: false,
             position_refused: None,
+            book_options: BookOptions::default(),
+            book: None,
+            book_loaded: None,
+            book_rng: SplitMix64::from_time(),
             solver_tx,
             solver_rx,
         }

@@ -84,6 +84,16 @@ impl<W: std::io::Write> Coordinator<W> {
             );
         }
         self.supervise();
+        // The book answers a timed or limited `go` at once, before anyone is asked (not a
+        // ponder, which must wait for `ponderhit`, nor analysis or `go mate`).
+        let plain = !limits.ponder && !limits.infinite && limits.mate.is_none();
+        if plain && self.position_refused.is_none() {
+            if let Some(bestmove) = self.book_answer() {
+                self.stop_all_searching();
+                self.say(bestmove);
+                return;
+            }
+        }
         let id = self.next_round;
         self.next_round += 1;
         let kind = if limits.mate.is_some() {

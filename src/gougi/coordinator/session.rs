@@ -57,6 +57,14 @@ impl<W: std::io::Write> Coordinator<W> {
         {
             lines.push(spec.to_string());
         }
+        for line in crate::book::OPTION_LINES {
+            if let Some(rest) = line
+                .strip_prefix("option name ")
+                .filter(|r| !r.starts_with("USI_"))
+            {
+                lines.push(format!("option name G_{rest}"));
+            }
+        }
         lines.push("usiok".to_string());
         self.buffer.extend(lines);
         self.drain_deferred();
@@ -64,6 +72,23 @@ impl<W: std::io::Write> Coordinator<W> {
 
     pub(super) fn on_setoption(&mut self, opt: SetOption) {
         let value = opt.value.clone().unwrap_or_default();
+        // The proxy's own book: `G_BookFile`, `G_BookMoves`, … are the book options of
+        // `gougi search` with a `G_` in front (`USI_OwnBook` stays the members').
+        if let Some(result) = opt
+            .name
+            .strip_prefix("G_")
+            .filter(|n| !n.starts_with("USI_"))
+            .and_then(|n| self.book_options.set(n, &value))
+        {
+            if let Err(e) = result {
+                self.say(format!(
+                    "info string [Warning] setoption {} {}: {e}",
+                    opt.name,
+                    value.trim()
+                ));
+            }
+            return;
+        }
         if Values::is_own(&opt.name) {
             if let Err(e) = self.options.set(&opt.name, &value) {
                 warn!(option = %opt.name, value = %value, error = %e, "setoption");
@@ -145,6 +170,7 @@ impl<W: std::io::Write> Coordinator<W> {
 
     pub(super) fn on_isready(&mut self) {
         self.supervise();
+        self.load_book();
         let now = Instant::now();
         let multipv = self.config.policy.info().multipv_vote.then(|| SetOption {
             name: "MultiPV".to_string(),
@@ -231,5 +257,32 @@ impl<W: std::io::Write> Coordinator<W> {
                 send(slot, cmd);
             }
         }
+    }
+}
+
+impl<W: std::io::Write> Coordinator<W> {
+    /// Load the book `G_BookFile` names when it changed (its report goes to the GUI).
+    fn load_book(&mut self) {
+        let file = self.book_options.file.clone();
+        if self.book_loaded.as_deref() == Some(file.as_str()) {
+            return;
+        }
+        let (book, lines) = self.book_options.load();
+        self.buffer.extend(lines);
+        self.book = book;
+        self.book_loaded = Some(file);
+        self.book_rng = self.book_options.rng();
+    }
+
+    /// The book's answer to the current position, if it has one: its `info` lines are said
+    /// and the `bestmove` line returned. Only for a position the rules core accepted.
+    pub(super) fn book_answer(&mut self) -> Option<String> {
+        let book = self.book.as_ref()?;
+        let pos = self.game.board.as_ref()?;
+        let answer = self.book_options.answer(book, pos, &mut self.book_rng);
+        if answer.bestmove.is_some() {
+            self.buffer.extend(answer.info);
+        }
+        answer.bestmove
     }
 }

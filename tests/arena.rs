@@ -797,6 +797,7 @@ fn a_stopped_run_resumes_from_its_records() {
 }
 
 /// Pids of the live (not zombie) processes whose parent is `parent`.
+#[cfg(target_os = "linux")]
 fn children(parent: u32) -> Vec<u32> {
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -818,6 +819,7 @@ fn children(parent: u32) -> Vec<u32> {
     out
 }
 
+#[cfg(target_os = "linux")]
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
         let rest = &s[s.rfind(')').unwrap() + 2..];

@@ -42,6 +42,7 @@
 //! | `Engine<N>.Scale` | score calibration: the member's cp per logistic unit, win rate = 1/(1+e^(−cp/Scale)); `gougi calibrate` fits it from game records | none (raw scores) |
 //! | `Engine<N>.Ponder` | `true` or `false`: with `false` the member never gets `go ponder`; at `ponderhit` it starts with a normal `go` | `true` |
 //! | `Engine<N>.Nodes` | a node count ≥ 1 (every `go` it gets carries `nodes <n>` instead of the GUI's limits) or `off` (it never gets `nodes`: a GUI `go nodes` reaches it as `go btime 0 wtime 0 byoyomi 1000`) ([`NodesRule`]) | absent: the GUI's `go` as is |
+//! | `Engine<N>.ShowOptions`, `Engine<N>.HideOptions` | regular expressions over the member's option names: the GUI's dialog lists (as `E<N>_…`) those matching ShowOptions and not HideOptions ([`OptionFilter`]) | all shown |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
 //! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
@@ -146,6 +147,29 @@ pub struct EngineCommand {
     pub text: String,
 }
 
+/// `Engine<N>.ShowOptions` / `Engine<N>.HideOptions`: regular expressions (searched anywhere in
+/// the option's name; anchor with `^…$`) choosing which of a member's options reach the GUI's
+/// dialog as `E<N>_<name>`: those that match `show` (all when absent) and not `hide`. Three real
+/// members bring over a hundred rows; the hidden ones keep the member's defaults. Checked when
+/// the config is read, so a bad pattern is a config error naming its line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OptionFilter {
+    pub show: Option<String>,
+    pub hide: Option<String>,
+}
+
+impl OptionFilter {
+    /// The filter as a predicate on option names (patterns compiled once).
+    pub fn matcher(&self) -> impl Fn(&str) -> bool {
+        let compile = |p: &Option<String>| p.as_deref().and_then(|p| regex::Regex::new(p).ok());
+        let (show, hide) = (compile(&self.show), compile(&self.hide));
+        move |name: &str| {
+            show.as_ref().is_none_or(|r| r.is_match(name))
+                && !hide.as_ref().is_some_and(|r| r.is_match(name))
+        }
+    }
+}
+
 /// One normal member, `Engine<N>.*`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineEntry {
@@ -164,6 +188,8 @@ pub struct EngineEntry {
     pub ponder: bool,
     /// `Engine<N>.Nodes`: how `nodes` limits reach this member (default [`NodesRule::Gui`]).
     pub nodes: NodesRule,
+    /// `Engine<N>.ShowOptions` / `HideOptions`: which of its options the GUI's dialog shows.
+    pub option_filter: OptionFilter,
     /// The line of `Engine<N>.Path`, for later messages.
     pub line: usize,
 }
@@ -497,6 +523,8 @@ pub enum Problem {
     BadPonder { value: String },
     #[error("must be a node count of 1 or more, or off, got {value:?}")]
     BadNodes { value: String },
+    #[error("not a regular expression: {message}")]
+    BadPattern { message: String },
     #[error("no \"=\": a setting is Key=value (start a comment with #)")]
     NoEquals,
     #[error("cannot open {}: {message}", .path.display())]
@@ -544,6 +572,8 @@ enum Key {
     EngineScoreView(u32),
     EnginePonder(u32),
     EngineNodes(u32),
+    EngineShowOptions(u32),
+    EngineHideOptions(u32),
     MatePath,
     MatePvCount,
     LogFile,
@@ -591,6 +621,8 @@ impl Key {
                     "ScoreView" => Key::EngineScoreView(n),
                     "Ponder" => Key::EnginePonder(n),
                     "Nodes" => Key::EngineNodes(n),
+                    "ShowOptions" => Key::EngineShowOptions(n),
+                    "HideOptions" => Key::EngineHideOptions(n),
                     _ => return Ok(None),
                 };
                 if n == 0 {
@@ -618,6 +650,8 @@ impl Key {
                 "scoreview" => "ScoreView",
                 "ponder" => "Ponder",
                 "nodes" => "Nodes",
+                "showoptions" => "ShowOptions",
+                "hideoptions" => "HideOptions",
                 _ => "Path",
             };
             return Some(format!("Engine{digits}.{f}"));
@@ -778,7 +812,9 @@ impl Parser {
             | Key::EngineScale(n)
             | Key::EngineScoreView(n)
             | Key::EnginePonder(n)
-            | Key::EngineNodes(n)) = *key
+            | Key::EngineNodes(n)
+            | Key::EngineShowOptions(n)
+            | Key::EngineHideOptions(n)) = *key
             else {
                 continue;
             };
@@ -867,8 +903,37 @@ impl Parser {
                     }
                 },
             };
+            let mut patterns = [None, None];
+            for (k, (key, field)) in [
+                (Key::EngineShowOptions(n), "ShowOptions"),
+                (Key::EngineHideOptions(n), "HideOptions"),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                if let Some((pl, v)) = self.get(key) {
+                    if let Err(e) = regex::Regex::new(v) {
+                        return Err(self.err(
+                            pl,
+                            &format!("Engine{n}.{field}"),
+                            Problem::BadPattern {
+                                message: e
+                                    .to_string()
+                                    .lines()
+                                    .last()
+                                    .unwrap_or("")
+                                    .trim()
+                                    .to_owned(),
+                            },
+                        ));
+                    }
+                    patterns[k] = Some(v.to_owned());
+                }
+            }
+            let [show, hide] = patterns;
             engines.push(EngineEntry {
                 number: n,
+                option_filter: OptionFilter { show, hide },
                 command,
                 name,
                 weight,

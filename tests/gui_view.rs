@@ -151,3 +151,54 @@ fn the_proxys_book_answers_before_any_member_is_asked() {
     let gos: Vec<&str> = text.lines().filter(|l| l.starts_with("go")).collect();
     assert_eq!(gos.len(), 1, "{text}");
 }
+
+#[test]
+fn show_and_hide_options_choose_what_the_gui_dialog_lists() {
+    let dir = scratch_dir("filter");
+    let decls = "option name Threads type spin default 1 min 1 max 8\n\
+                 option name BookFile type string default <empty>\n\
+                 option name BookMoves type spin default 16 min 0 max 100\n\
+                 option name EvalDir type string default eval\n";
+    let scripts = [
+        format!("id name e1\n{decls}"),
+        format!("id name e2\n{decls}"),
+    ];
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let extra = "Engine1.ShowOptions=^(Threads|Book)\nEngine1.HideOptions=Moves$\nEngine2.HideOptions=^Book\n";
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &refs, None, extra));
+    g.send("usi");
+    let lines = g.until_prefix("usiok");
+    let members: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("option name E"))
+        .collect();
+    assert_eq!(
+        members,
+        [
+            "option name E1_Threads type spin default 1 min 1 max 8",
+            "option name E1_BookFile type string default <empty>",
+            "option name E2_Threads type spin default 1 min 1 max 8",
+            "option name E2_EvalDir type string default eval",
+        ]
+    );
+}
+
+#[test]
+fn a_bad_option_pattern_is_a_config_error_naming_its_line() {
+    let dir = scratch_dir("badfilter");
+    let config = mock_config(
+        &dir,
+        "optimistic",
+        &["id name e1\n"],
+        None,
+        "Engine1.ShowOptions=(Threads\n",
+    );
+    let mut g = Gougi::with_config(&config);
+    g.send("usi");
+    let line = g.next(Duration::from_secs(10)).unwrap_or_default();
+    assert!(
+        line.starts_with("info string [Error]")
+            && line.contains(":3: Engine1.ShowOptions: not a regular expression"),
+        "{line}"
+    );
+}

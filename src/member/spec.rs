@@ -47,6 +47,8 @@ pub struct MemberSpec {
     pub ponder: bool,
     /// `Engine<N>.Nodes` (default [`NodesRule::Gui`]). Mate members keep the default.
     pub nodes: NodesRule,
+    /// `Engine<N>.ShowOptions`/`HideOptions`: which options the GUI sees (all by default).
+    pub option_filter: crate::config::OptionFilter,
 }
 
 impl MemberSpec {
@@ -64,6 +66,7 @@ impl MemberSpec {
             black_view_scores: false,
             ponder: true,
             nodes: NodesRule::Gui,
+            option_filter: Default::default(),
         }
     }
 
@@ -85,6 +88,7 @@ impl MemberSpec {
             black_view_scores: false,
             ponder: true,
             nodes: NodesRule::Gui,
+            option_filter: Default::default(),
         }
     }
 
@@ -101,6 +105,7 @@ impl MemberSpec {
                 black_view_scores: e.black_view_scores,
                 ponder: e.ponder,
                 nodes: e.nodes,
+                option_filter: e.option_filter.clone(),
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
             })
             .collect();

@@ -45,7 +45,8 @@ impl<W: std::io::Write> Coordinator<W> {
                     slot.label()
                 ));
             }
-            for decl in &slot.options {
+            let shown = slot.spec.option_filter.matcher();
+            for decl in slot.options.iter().filter(|d| shown(&d.name)) {
                 let mut d = decl.clone();
                 d.name = format!("{}{}", slot.spec.prefix(), d.name);
                 lines.push(d.to_string());

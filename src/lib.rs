@@ -16,7 +16,7 @@
 //! Dependency arrows (a module may use only what it points to):
 //!
 //! ```text
-//! gougi ──> member, mate, usi, shogi, config
+//! gougi ──> member, mate, book, usi, shogi, config
 //! arena ──> gougi, member, usi, shogi, config
 //! tune ──> arena, shogi, config
 //! member ──> usi, shogi, config     (shogi: the in-process scripted members for tests)

@@ -12,32 +12,51 @@ arguments, so the settings come from the environment:
                        `position` line and USI_NODES_SEED, so both players get the same budget
                        in the same position and a rerun replays the same games
     USI_NODES_SEED     (default 1)
+    USI_NODES_NO_PV    1: cut `pv …` off the engine's `info` lines (see below)
 
     GOUGI_BIN=$PWD/target/release/gougi USI_NODES=3000 python3 -m cshogi.cli \
         tools/usi_nodes.py tools/usi_nodes.py --options1 T_LmrLog:2001 …
 
 The engine's stderr is discarded: cshogi pipes it and never reads it, so a chatty engine
 would otherwise block once the pipe fills.
+
+USI_NODES_NO_PV=1 exists because cshogi's runner turns each `info … pv` into a CSA comment and
+its native move_to_csa aborts the whole match (std::length_error) on a PV move that is not
+legal in the position (a stale PV tail such as `7b9b+` for a dragon). Without the PV the
+comment is skipped; results do not depend on it (the runner uses the score only for --resign
+and --mate-win).
 """
 
 import os
 import random
 import subprocess
 import sys
+import threading
+
+
+def copy_without_pv(stream):
+    for line in stream:
+        if line.startswith("info ") and " pv " in line:
+            line = line[: line.index(" pv ")] + "\n"
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
 def main():
     nodes = int(os.environ["USI_NODES"])
     jitter = float(os.environ.get("USI_NODES_JITTER", "0"))
     seed = os.environ.get("USI_NODES_SEED", "1")
+    no_pv = os.environ.get("USI_NODES_NO_PV", "0") == "1"
     child = subprocess.Popen(
         [os.environ.get("GOUGI_BIN", "gougi"), "search"],
         stdin=subprocess.PIPE,
-        stdout=None,
+        stdout=subprocess.PIPE if no_pv else None,
         stderr=subprocess.DEVNULL,
         text=True,
         bufsize=1,
     )
+    if no_pv:
+        threading.Thread(target=copy_without_pv, args=(child.stdout,), daemon=True).start()
     position = ""
     for line in sys.stdin:
         words = line.split()

@@ -488,6 +488,25 @@ fn d13_relay_all_never_numbers_a_string_line() {
 }
 
 #[test]
+fn d13_a_pv_is_cut_before_its_first_illegal_move() {
+    // The third move repeats the first: illegal (a PV stitched from a hash table can do this).
+    let scripts = [
+        "id name e1\ngo: info depth 5 score cp 10 pv 7g7f 3c3d 7g7f 8c8d ; sleep 50 ; bestmove 7g7f ponder 3c3d\n"
+            .to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info depth 5 score cp 10 pv 7g7f 3c3d"),
+        "{lines:#?}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("8c8d")), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f ponder 3c3d");
+}
+
+#[test]
 fn d13_a_bogus_bestmove_before_the_real_one_does_not_lose_it() {
     let scripts = [
         "id name e1\ngo: info score cp 90 pv 2g2f ; say bestmove xyz ; bestmove 2g2f\n".to_string(),

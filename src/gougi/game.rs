@@ -100,6 +100,23 @@ impl Game {
     }
 
     /// The game after `moves` (each already checked), for ponder and exchange positions.
+    /// How many of `moves`, played in turn from this position, are legal (all of them when
+    /// the board is unknown). Engines print PVs stitched from their hash table, and one with an
+    /// illegal move makes some GUIs and match runners abort.
+    pub fn legal_prefix(&self, moves: &[UsiMove]) -> usize {
+        let Some(board) = &self.board else {
+            return moves.len();
+        };
+        let mut pos = board.clone();
+        for (k, m) in moves.iter().enumerate() {
+            match pos.parse_usi_move(m.as_str()) {
+                Ok(mv) => pos.do_move(mv),
+                Err(_) => return k,
+            }
+        }
+        moves.len()
+    }
+
     pub fn after(&self, moves: &[UsiMove]) -> Game {
         let mut command = self.command.clone();
         command.moves.extend_from_slice(moves);

@@ -71,6 +71,18 @@ impl<W: std::io::Write> Coordinator<W> {
             debug!(member = self.slots[i].spec.number, line = %info, "info not relayed");
             return;
         }
+        // Never pass on an illegal move: a PV is cut before its first illegal move (a member's
+        // PV stitched from its hash table can hold one), before anything stores or relays it.
+        if let Some(InfoText::Pv(tokens)) = &info.text {
+            let moves = info.pv_moves();
+            let game = self.round.as_ref().map_or(&self.game, |r| r.game_of(i));
+            let legal = game.legal_prefix(&moves);
+            if legal < tokens.len() {
+                debug!(member = self.slots[i].spec.number, line = %info, kept = legal, "PV cut at an illegal move");
+                let kept: Vec<String> = tokens[..legal].to_vec();
+                info.text = (!kept.is_empty()).then_some(InfoText::Pv(kept));
+            }
+        }
         let slot = &mut self.slots[i];
         if self.config.policy.info().multipv_vote {
             if let (

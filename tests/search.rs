@@ -514,3 +514,37 @@ fn eval_file_option_loads_weights_and_refuses_bad_files() {
     drop(e);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every PV the search prints — exact, lowerbound and upperbound lines alike — is a line of
+/// legal moves. A zero-window fail-high at a PV node once left an earlier move's line under the
+/// failing move, and it reached a fail-low (`upperbound`) line at the root as an illegal move
+/// (`7b9b+` of a dragon), which made cshogi's match runner abort.
+#[test]
+fn every_printed_pv_is_legal() {
+    let openings = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/openings/heldout-512.txt"
+    ))
+    .unwrap();
+    let mut e = Engine::start();
+    let mut lines_checked = 0;
+    // One process over a game's worth of positions: the table carries lines across `go`s.
+    for opening in openings.lines().take(40) {
+        e.send(&format!("position {opening}"));
+        e.send("go nodes 20000");
+        for line in e.until("bestmove") {
+            let Some((_, pv)) = line.split_once(" pv ") else {
+                continue;
+            };
+            let mut pos = parse_position(opening).unwrap();
+            for (k, m) in pv.split_whitespace().enumerate() {
+                match pos.parse_usi_move(m) {
+                    Ok(mv) => pos.do_move(mv),
+                    Err(why) => panic!("{opening}: move {k} ({m}) of {line:?}: {why:?}"),
+                }
+            }
+            lines_checked += 1;
+        }
+    }
+    assert!(lines_checked > 100, "only {lines_checked} PV lines");
+}

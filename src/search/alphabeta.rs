@@ -858,6 +858,12 @@ impl<E: Evaluator> Worker<E> {
             self.tt.prefetch(self.pos.key_after(m));
             self.eval.push(&self.pos, m);
             self.pos.do_move_gives_check(m, gives_check);
+            if PV {
+                // This move's child line starts empty: a zero-window search that fails high
+                // (no PV re-search) must not leave an earlier move's line under this one — it
+                // reached the GUI as an illegal PV in fail-low (`upperbound`) lines.
+                self.pv_len[ply as usize + 1] = ply as usize + 1;
+            }
 
             // Step 16. Late move reductions, then PVS re-searches.
             let mut value;

@@ -121,6 +121,13 @@ mod tests {
     fn the_shipped_openings_load() {
         let v = load(Path::new("tests/data/openings/balanced-16.txt")).unwrap();
         assert_eq!(v.len(), 16);
+        // The held-out set (verification only): every line legal, none repeated.
+        let held = load(Path::new("tests/data/openings/heldout-512.txt")).unwrap();
+        assert_eq!(held.len(), 512);
+        let mut texts: Vec<String> = held.iter().map(|o| o.usi()).collect();
+        texts.sort();
+        texts.dedup();
+        assert_eq!(texts.len(), 512);
         let dir = std::env::temp_dir().join(format!("gougi-open-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("bad.txt");

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::report::{pair_line, svg, PairResult};
-use crate::gougi::calibrate::{read_csa, read_text};
+use crate::gougi::calibrate::{read_csa, read_games};
 
 /// The pooled result of `player` over `records` (name, CSA text), in order; games whose end
 /// line is in `skip_ends` are counted apart. Returns the result, the opponents with their game
@@ -47,10 +47,8 @@ pub fn run(
     svg_path: Option<&std::path::Path>,
     out: &mut impl std::io::Write,
 ) -> anyhow::Result<()> {
-    let mut records = Vec::with_capacity(files.len());
-    for f in files {
-        records.push((f.display().to_string(), read_text(f)?));
-    }
+    // A file may hold several games (CSA's `/`-separated multi-game form).
+    let records = read_games(files)?;
     let (result, opponents, skipped) =
         pool(&records, player, skip_ends).map_err(anyhow::Error::msg)?;
     if result.tally.games() == 0 {
@@ -118,6 +116,27 @@ mod tests {
             &[]
         )
         .is_err());
+    }
+
+    #[test]
+    fn every_game_of_a_multi_game_file_counts() {
+        // cshogi's `--multi-csa`: games separated by a line holding `/`.
+        let dir = std::env::temp_dir().join(format!("gougi-tally-multi-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("all.csa");
+        let text = [
+            GAME.to_owned(),
+            GAME.replace("%TORYO", "%KACHI"),
+            GAME.replace("%TORYO", "%SENNICHITE"),
+        ]
+        .join("/\n");
+        std::fs::write(&f, text).unwrap();
+        let records = read_games(std::slice::from_ref(&f)).unwrap();
+        assert_eq!(records.len(), 3);
+        assert!(records[2].0.ends_with("all.csa#3"));
+        let (r, _, _) = pool(&records, "alpha", &[]).unwrap();
+        assert_eq!((r.tally.wins, r.tally.draws, r.tally.losses), (1, 1, 1));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -187,9 +187,8 @@ pub fn run(
     let mut samples = Vec::new();
     let mut games = 0usize;
     let (mut wins, mut draws, mut points) = (0usize, 0usize, 0.0);
-    for f in files {
-        let text = read_text(f)?;
-        match read_csa(&text, player).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))? {
+    for (name, text) in read_games(files)? {
+        match read_csa(&text, player).map_err(|e| anyhow::anyhow!("{name}: {e}"))? {
             None => {}
             Some(r) => {
                 games += 1;
@@ -235,6 +234,42 @@ pub fn run(
 }
 
 /// CSA files are ASCII apart from names and comments, which may be Shift_JIS.
+/// The games of CSA files, one per entry (name, text): a file may hold several games separated
+/// by a line with a single `/` (CSA's multi-game form, which cshogi's match runner writes with
+/// `--multi-csa`). Each game is named `file` or `file#k` (k from 1).
+pub(crate) fn read_games(files: &[std::path::PathBuf]) -> anyhow::Result<Vec<(String, String)>> {
+    let mut games = Vec::new();
+    for f in files {
+        let text = read_text(f)?;
+        let parts = split_games(&text);
+        let several = parts.len() > 1;
+        for (k, part) in parts.into_iter().enumerate() {
+            let name = if several {
+                format!("{}#{}", f.display(), k + 1)
+            } else {
+                f.display().to_string()
+            };
+            games.push((name, part));
+        }
+    }
+    Ok(games)
+}
+
+/// Split a CSA text at lines that hold a single `/`; empty parts are dropped.
+pub(crate) fn split_games(text: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    for line in text.lines() {
+        if line.trim() == "/" {
+            parts.push(String::new());
+        } else if let Some(last) = parts.last_mut() {
+            last.push_str(line);
+            last.push('\n');
+        }
+    }
+    parts.retain(|p| !p.trim().is_empty());
+    parts
+}
+
 pub(crate) fn read_text(path: &Path) -> anyhow::Result<String> {
     let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok(crate::config::decode(&bytes))

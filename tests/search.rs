@@ -548,3 +548,28 @@ fn every_printed_pv_is_legal() {
     }
     assert!(lines_checked > 100, "only {lines_checked} PV lines");
 }
+
+/// `go nodes N` stops at N, give or take the few nodes in flight (the node limit is looked at when it is due, not only every 1,024
+/// nodes: "3,000 nodes" used to mean 3,072 or 4,096).
+#[test]
+fn go_nodes_stops_at_the_limit() {
+    let mut e = Engine::start();
+    for n in [700u64, 3000, 5000] {
+        e.send("position startpos moves 7g7f 3c3d");
+        e.send(&format!("go nodes {n}"));
+        let lines = e.until("bestmove");
+        let searched: u64 = lines
+            .iter()
+            .rev()
+            .find_map(|l| {
+                let mut it = l.split_whitespace();
+                it.position(|t| t == "nodes")?;
+                it.next()?.parse().ok()
+            })
+            .expect("an info line with nodes");
+        assert!(
+            (n..=n + 16).contains(&searched),
+            "go nodes {n}: searched {searched}: {lines:#?}"
+        );
+    }
+}

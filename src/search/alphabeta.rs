@@ -199,6 +199,10 @@ pub struct Worker<E: Evaluator> {
     pub completed_depth: i32,
     sel_depth: i32,
     nodes: u64,
+    /// The node count at which the clock and the node limit are looked at next: every
+    /// `CHECK_INTERVAL` nodes, sooner when a node limit is closer (so `go nodes 3000` stops at
+    /// 3,000, not at 4,096).
+    check_at: u64,
     best_move_changes: f64,
     info: Option<InfoSink>,
     /// Spare move buffers, so that nodes neither allocate nor clear 5 KB arrays.
@@ -244,6 +248,7 @@ impl<E: Evaluator> Worker<E> {
             completed_depth: 0,
             sel_depth: 0,
             nodes: 0,
+            check_at: CHECK_INTERVAL,
             best_move_changes: 0.0,
             info: None,
             buf_pool: Vec::new(),
@@ -282,6 +287,11 @@ impl<E: Evaluator> Worker<E> {
         self.ctl = ctl;
         self.info = info;
         self.nodes = 0;
+        self.check_at = CHECK_INTERVAL;
+        if let Some(n) = self.limits.nodes {
+            // The main worker checks its own count until the limit (helpers every interval).
+            self.check_at = self.check_at.min(n.max(1));
+        }
         self.completed_depth = 0;
         self.sel_depth = 0;
         self.best_move_changes = 0.0;
@@ -321,12 +331,17 @@ impl<E: Evaluator> Worker<E> {
     /// Looks at the clock and the node limit (main worker only).
     fn check_time(&mut self) {
         self.publish_nodes();
+        self.check_at = self.nodes + CHECK_INTERVAL;
         if self.id != 0 {
             return;
         }
         if let Some(n) = self.limits.nodes {
-            if self.ctl.total_nodes() >= n {
+            let total = self.ctl.total_nodes();
+            if total >= n {
                 self.ctl.stop.store(true, Ordering::Relaxed);
+            } else {
+                // Look again where the limit would be reached if this worker alone searched.
+                self.check_at = self.check_at.min(self.nodes + (n - total));
             }
         }
         if self.ctl.ponder.load(Ordering::Relaxed) {
@@ -550,7 +565,7 @@ impl<E: Evaluator> Worker<E> {
         // Step 2. Initialize the node.
         let in_check = self.pos.in_check();
         self.nodes += 1;
-        if self.nodes % CHECK_INTERVAL == 0 {
+        if self.nodes >= self.check_at {
             self.check_time();
         }
         if PV {
@@ -1028,7 +1043,7 @@ impl<E: Evaluator> Worker<E> {
     ) -> Value {
         // Step Q1. Initialize the node.
         self.nodes += 1;
-        if self.nodes % CHECK_INTERVAL == 0 {
+        if self.nodes >= self.check_at {
             self.check_time();
         }
         if PV {

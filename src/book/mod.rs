@@ -42,6 +42,7 @@ pub mod choose;
 pub mod make;
 pub mod options;
 
+use crate::shogi::zobrist::KeyHasher;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -106,25 +107,7 @@ struct Entry {
     moves: Vec<BookMove>,
 }
 
-/// Zobrist keys are already uniformly random: hashing them again (SipHash) is wasted time.
-#[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl std::hash::Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
-type KeyMap = HashMap<u64, u32, std::hash::BuildHasherDefault<KeyHasher>>;
+type KeyMap = HashMap<u64, u32, KeyHasher>;
 
 /// An opening book in memory.
 #[derive(Clone, Default)]

@@ -54,6 +54,7 @@
 //! (TCA); Pawlewicz & Lew 2007 (1+ε); Kaneko et al. (proof/disproof pieces); KomoringHeights
 //! (design study only, no code taken).
 
+use crate::shogi::zobrist::KeyHasher;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -117,33 +118,6 @@ fn path_key((board, hand): NodeId) -> u64 {
         ^ u64::from(hand.raw())
             .wrapping_add(1)
             .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-}
-
-/// The path map's hasher: its keys are Zobrist hashes already, so hashing them again (SipHash,
-/// the default) only costs time — about 2.5 % of a solve in a profile.
-#[derive(Clone, Copy, Default)]
-struct KeyHasher(u64);
-
-impl std::hash::Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Only u64 keys are hashed; fold anything else in for completeness.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
-impl std::hash::BuildHasher for KeyHasher {
-    type Hasher = KeyHasher;
-    fn build_hasher(&self) -> KeyHasher {
-        KeyHasher(0)
-    }
 }
 
 /// Following table parents towards the branch root stops when a node's summed number exceeds

@@ -93,3 +93,31 @@ mod tests {
         assert_eq!(v.len(), n);
     }
 }
+
+/// A hasher for maps keyed by Zobrist keys (the mate solver's path, the book's positions):
+/// the keys are uniformly random already, so hashing them again (SipHash, the default) only
+/// costs time — about 2.5 % of a df-pn solve in a profile. `write_u64` takes the key as it is;
+/// other input is folded in byte by byte for completeness.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+impl std::hash::BuildHasher for KeyHasher {
+    type Hasher = KeyHasher;
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher(0)
+    }
+}

@@ -225,16 +225,17 @@ impl Values {
         Ok(())
     }
 
-    /// A spin option's value; panics only on a misspelt name in gougi's own code.
-    pub fn int(&self, name: &str) -> i64 {
+    /// A spin option's value; panics only on a misspelt name here (the typed accessors below
+    /// are the only callers, and a test calls every one of them).
+    fn int(&self, name: &str) -> i64 {
         match Self::index(name).map(|i| &self.values[i]) {
             Some(Value::Int(v)) => *v,
             _ => panic!("G_ option {name} is not a spin option"),
         }
     }
 
-    /// A combo option's value; panics only on a misspelt name in gougi's own code.
-    pub fn text(&self, name: &str) -> &'static str {
+    /// A combo option's value; panics only on a misspelt name here (see [`Values::int`]).
+    fn text(&self, name: &str) -> &'static str {
         match Self::index(name).map(|i| &self.values[i]) {
             Some(Value::Text(v)) => v,
             _ => panic!("G_ option {name} is not a combo option"),
@@ -242,9 +243,109 @@ impl Values {
     }
 }
 
+/// `G_InfoRelay`: which members' lines the GUI sees while they think.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InfoRelay {
+    Leader,
+    All,
+    None,
+}
+
+/// `G_VoteScoring` (`multipv-vote`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoteScoring {
+    WinRate,
+    Borda,
+}
+
+/// The options as typed values: the rest of gougi reads these, never a name.
+impl Values {
+    /// `G_Margin`, in milliseconds.
+    pub fn margin_ms(&self) -> u64 {
+        self.int("G_Margin").max(0) as u64
+    }
+    pub fn info_relay(&self) -> InfoRelay {
+        match self.text("G_InfoRelay") {
+            "all" => InfoRelay::All,
+            "none" => InfoRelay::None,
+            _ => InfoRelay::Leader,
+        }
+    }
+    pub fn resign(&self) -> crate::gougi::resign::ResignRule {
+        crate::gougi::resign::ResignRule::from_option(self.text("G_Resign"))
+    }
+    /// `G_EarlyAgreement` as a share of the members' weight (0 = off).
+    pub fn early_agreement(&self) -> f64 {
+        self.int("G_EarlyAgreement") as f64 / 100.0
+    }
+    pub fn mate_verify_ms(&self) -> u64 {
+        self.int("G_MateVerifyMs").max(0) as u64
+    }
+    /// `G_MultiPV`, at least 1.
+    pub fn multipv(&self) -> usize {
+        self.int("G_MultiPV").max(1) as usize
+    }
+    pub fn vote_scoring(&self) -> VoteScoring {
+        match self.text("G_VoteScoring") {
+            "borda" => VoteScoring::Borda,
+            _ => VoteScoring::WinRate,
+        }
+    }
+    /// `G_OutputEncoding=Shift_JIS`.
+    pub fn shift_jis_output(&self) -> bool {
+        self.text("G_OutputEncoding") == "Shift_JIS"
+    }
+    pub fn change_player_plys(&self) -> u32 {
+        self.int("G_ChangePlayerPlys").max(1) as u32
+    }
+    pub fn chuuban_start_plys(&self) -> u32 {
+        self.int("G_ChuubanStartPlys").max(1) as u32
+    }
+    pub fn shuuban_start_plys(&self) -> u32 {
+        self.int("G_ShuubanStartPlys").max(1) as u32
+    }
+    pub fn change_player_score_diff(&self) -> i64 {
+        self.int("G_ChangePlayerScoreDiff")
+    }
+    pub fn mate_timeout_ms(&self) -> u64 {
+        self.int("G_MateTimeout").max(1) as u64
+    }
+    pub fn pv_mate_timeout_ms(&self) -> u64 {
+        self.int("G_PvMateTimeout").max(1) as u64
+    }
+    pub fn mate_info_count(&self) -> i64 {
+        self.int("G_MateInfoCount")
+    }
+    pub fn mate_info_interval_ms(&self) -> u64 {
+        self.int("G_MateInfoInterval").max(1) as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_typed_accessor_reads_a_declared_option() {
+        // A misspelt name would panic here, not in a game.
+        let v = Values::default();
+        assert_eq!(v.margin_ms(), 120);
+        assert_eq!(v.info_relay(), InfoRelay::Leader);
+        assert_eq!(v.resign(), crate::gougi::resign::ResignRule::Chosen);
+        assert_eq!(v.early_agreement(), 0.0);
+        assert_eq!(v.mate_verify_ms(), 200);
+        assert_eq!(v.multipv(), 3);
+        assert_eq!(v.vote_scoring(), VoteScoring::WinRate);
+        assert!(!v.shift_jis_output());
+        assert_eq!(v.change_player_plys(), 1);
+        assert_eq!((v.chuuban_start_plys(), v.shuuban_start_plys()), (51, 101));
+        assert_eq!(v.change_player_score_diff(), 100);
+        assert_eq!(
+            (v.mate_timeout_ms(), v.pv_mate_timeout_ms()),
+            (10_000, 5_000)
+        );
+        assert_eq!((v.mate_info_count(), v.mate_info_interval_ms()), (100, 100));
+    }
 
     #[test]
     fn declarations_match_the_reference() {

@@ -136,11 +136,11 @@ impl<W: std::io::Write> Coordinator<W> {
         if !self.config.policy.info().multipv_vote {
             return None;
         }
-        let scoring = match self.options.text("G_VoteScoring") {
-            "borda" => vote::Scoring::Borda {
-                k: self.options.int("G_MultiPV").max(1) as usize,
+        let scoring = match self.options.vote_scoring() {
+            VoteScoring::Borda => vote::Scoring::Borda {
+                k: self.options.multipv(),
             },
-            _ => vote::Scoring::WinRate,
+            VoteScoring::WinRate => vote::Scoring::WinRate,
         };
         Some((vote::multipv_vote(ballots, scoring)?, scoring))
     }
@@ -189,7 +189,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn resign_rule(&self) -> ResignRule {
-        ResignRule::from_option(self.options.text("G_Resign"))
+        self.options.resign()
     }
 
     /// Apply declarations and `G_Resign` around a policy's choice: the index of the answer to

@@ -42,7 +42,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let left = round
             .hard
             .map_or(Duration::ZERO, |h| h.saturating_duration_since(now));
-        let margin = Duration::from_millis(self.options.int("G_Margin") as u64);
+        let margin = Duration::from_millis(self.options.margin_ms());
         let budget = left.saturating_sub(margin / 2).mul_f64(0.9);
         let mv = |k: usize| {
             round.answers[&slots[k]]

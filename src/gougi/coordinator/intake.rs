@@ -124,7 +124,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn relay_info(&mut self, i: usize, mut info: Info) {
-        let mode = self.options.text("G_InfoRelay");
+        let mode = self.options.info_relay();
         let Some(round) = &mut self.round else { return };
         // Exchange phase 2 searches after the other member's move: its lines are about another
         // position (the PV is the other side's, the score has the other sign).
@@ -132,8 +132,8 @@ impl<W: std::io::Write> Coordinator<W> {
             return;
         }
         match mode {
-            "none" => {}
-            "all" => {
+            InfoRelay::None => {}
+            InfoRelay::All => {
                 let text_only = matches!(info.text, Some(InfoText::String(_)))
                     && info.score.is_none()
                     && info.depth.is_none();
@@ -334,9 +334,9 @@ impl<W: std::io::Write> Coordinator<W> {
         let Some(Score::Mate(m)) = got.score else {
             return None;
         };
-        let ms = self.options.int("G_MateVerifyMs");
+        let ms = self.options.mate_verify_ms();
         let round = self.round.as_ref()?;
-        if !m.winning || ms <= 0 || round.kind == RoundKind::Tsume {
+        if !m.winning || ms == 0 || round.kind == RoundKind::Tsume {
             return None;
         }
         let BestMove::Move { mv, .. } = got.best else {
@@ -344,7 +344,7 @@ impl<W: std::io::Write> Coordinator<W> {
         };
         let pos = round.game_of(i).board.clone()?;
         let m = pos.parse_usi_move(&mv.to_string()).ok()?;
-        let mut budget = Duration::from_millis(ms as u64);
+        let mut budget = Duration::from_millis(ms);
         if let Some(limit) = round.soft.or(round.hard) {
             budget = budget.min(limit.saturating_duration_since(Instant::now()));
         }

@@ -45,7 +45,7 @@ impl<W: std::io::Write> Coordinator<W> {
                     self.mates.succeeded += 1;
                     self.say(format!("info string pvMate : {cm}"));
                     let sfen = game.sfen_command();
-                    let count = self.options.int("G_MateInfoCount");
+                    let count = self.options.mate_info_count();
                     self.mates.mateinfo.push((
                         format!("mateinfo {sfen} {cm}"),
                         count,
@@ -104,7 +104,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn start_mate_search(&mut self) {
-        let timeout = self.options.int("G_MateTimeout") as u64;
+        let timeout = self.options.mate_timeout_ms();
         let sfen = self.config.policy.info().mate_sfen;
         for i in 0..self.slots.len() {
             if self.slots[i].spec.role != Role::Mate
@@ -159,7 +159,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn dispatch_pv_mates(&mut self) {
-        let timeout = self.options.int("G_PvMateTimeout") as u64;
+        let timeout = self.options.pv_mate_timeout_ms();
         for i in 0..self.slots.len() {
             if self.slots[i].spec.role != Role::PvMate
                 || !self.slots[i].usable()
@@ -198,7 +198,7 @@ impl<W: std::io::Write> Coordinator<W> {
 
     pub(super) fn send_mateinfo(&mut self) {
         let now = Instant::now();
-        let interval = Duration::from_millis(self.options.int("G_MateInfoInterval") as u64);
+        let interval = Duration::from_millis(self.options.mate_info_interval_ms());
         let Some(normal) = (0..self.slots.len())
             .find(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
         else {

@@ -46,7 +46,7 @@ use crate::gougi::annotate::{self, History, MemberLine, Verdict};
 use crate::gougi::answer::{Answer, Eval};
 use crate::gougi::deadline::{self, Clock};
 use crate::gougi::game::Game;
-use crate::gougi::options::{self, Values};
+use crate::gougi::options::{self, InfoRelay, Values, VoteScoring};
 use crate::gougi::policy::change_player;
 use crate::gougi::policy::exchange::{self, Phase1};
 use crate::gougi::policy::kind::{self, Memory, Settle, Shape};
@@ -294,10 +294,11 @@ impl<W: std::io::Write> Coordinator<W> {
             text.push_str(&line);
             text.push('\n');
         }
-        let bytes = match self.options.text("G_OutputEncoding") {
+        let bytes = if self.options.shift_jis_output() {
             // Characters Shift_JIS lacks become numeric character references.
-            "Shift_JIS" => encoding_rs::SHIFT_JIS.encode(&text).0.into_owned(),
-            _ => text.into_bytes(),
+            encoding_rs::SHIFT_JIS.encode(&text).0.into_owned()
+        } else {
+            text.into_bytes()
         };
         self.out.write_all(&bytes)?;
         self.out.flush()

@@ -48,7 +48,7 @@ impl<W: std::io::Write> Coordinator<W> {
             ponder: false,
             ..clock_limits.clone()
         };
-        let margin = self.options.int("G_Margin") as u64;
+        let margin = self.options.margin_ms();
         let black = round.game.black_to_move();
         let (soft, hard, member_limits) = timing(&round.limits, black, margin);
         round.soft = soft.map(|d| round.started + d);
@@ -106,7 +106,7 @@ impl<W: std::io::Write> Coordinator<W> {
             RoundKind::Play
         };
         let game = self.game.clone();
-        let margin = self.options.int("G_Margin") as u64;
+        let margin = self.options.margin_ms();
         let started = Instant::now();
         let black = game.black_to_move();
         let (soft, hard, member_limits) = match kind {
@@ -420,7 +420,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
             }
         }
-        let share = self.options.int("G_EarlyAgreement") as f64 / 100.0;
+        let share = self.options.early_agreement();
         share > 0.0 && top + 1e-9 >= share * total
     }
 }

@@ -175,7 +175,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let now = Instant::now();
         let multipv = self.config.policy.info().multipv_vote.then(|| SetOption {
             name: "MultiPV".to_string(),
-            value: Some(self.options.int("G_MultiPV").to_string()),
+            value: Some(self.options.multipv().to_string()),
         });
         for slot in &mut self.slots {
             // `multipv-vote` asks every member that offers MultiPV for G_MultiPV lines (over

@@ -212,7 +212,7 @@ pub static CATALOGUE: [TypeInfo; 16] = {
             "change-every",
             "数手ごとに対局者交代",
             |o| Rule::Every {
-                plys: o.int("G_ChangePlayerPlys") as u32,
+                plys: o.change_player_plys(),
             },
             &["G_ChangePlayerPlys"],
         ),
@@ -223,8 +223,8 @@ pub static CATALOGUE: [TypeInfo; 16] = {
                 "by-phase",
                 "序盤・中盤・終盤で対局者交代",
                 |o| Rule::ByPhase {
-                    middle_from: o.int("G_ChuubanStartPlys") as u32,
-                    end_from: o.int("G_ShuubanStartPlys") as u32,
+                    middle_from: o.chuuban_start_plys(),
+                    end_from: o.shuuban_start_plys(),
                 },
                 &["G_ChuubanStartPlys", "G_ShuubanStartPlys"],
             )
@@ -234,7 +234,7 @@ pub static CATALOGUE: [TypeInfo; 16] = {
             "change-on-drop",
             "2手前の評価値から一定値以上下降したら対局者交代",
             |o| Rule::OnDrop {
-                diff: o.int("G_ChangePlayerScoreDiff"),
+                diff: o.change_player_score_diff(),
             },
             &["G_ChangePlayerScoreDiff"],
         ),
@@ -243,7 +243,7 @@ pub static CATALOGUE: [TypeInfo; 16] = {
             "change-on-rise",
             "2手前の評価値から一定値以上上昇したら対局者交代",
             |o| Rule::OnRise {
-                diff: o.int("G_ChangePlayerScoreDiff"),
+                diff: o.change_player_score_diff(),
             },
             &["G_ChangePlayerScoreDiff"],
         ),

@@ -1083,22 +1083,8 @@ fn token_soups_round_trip_through_display() {
         "option name X type",
         "id name",
     ];
-    const TOKENS: &[&str] = &[
-        // go
-        "ponder",
-        "btime",
-        "wtime",
-        "byoyomi",
-        "binc",
-        "winc",
-        "movestogo",
-        "rtime",
-        "infinite",
-        "nodes",
-        "depth",
-        "movetime",
-        "mate",
-        "searchmoves",
+    // The `go` keywords are the parser's own list; the rest follow.
+    const OTHER_TOKENS: &[&str] = &[
         // info
         "seldepth",
         "time",
@@ -1161,6 +1147,11 @@ fn token_soups_round_trip_through_display() {
         "日本",
         "rep_draw",
     ];
+    let tokens: Vec<&str> = crate::usi::parse::GO_KEYWORDS
+        .iter()
+        .copied()
+        .chain(OTHER_TOKENS.iter().copied())
+        .collect();
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..60_000 {
         let head = HEADS[rng.below(HEADS.len() as u64) as usize];
@@ -1168,7 +1159,7 @@ fn token_soups_round_trip_through_display() {
         let mut line = head.to_owned();
         for _ in 0..n {
             line.push(' ');
-            line.push_str(TOKENS[rng.below(TOKENS.len() as u64) as usize]);
+            line.push_str(tokens[rng.below(tokens.len() as u64) as usize]);
         }
         if let Ok(cmd) = GuiCommand::parse(&line, Strictness::Lenient) {
             let text = cmd.to_string();

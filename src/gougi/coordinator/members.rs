@@ -9,20 +9,27 @@ impl<W: std::io::Write> Coordinator<W> {
         if slot.state == SlotState::Dead {
             return;
         }
-        slot.state = SlotState::Dead;
         slot.handle = None;
+        let code = code.map_or("a signal".to_string(), |c| format!("code {c}"));
+        warn!(member = slot.spec.number, name = %slot.name, %code, "member exited");
+        self.lose_member(i, &format!("exited with {code};"));
+        self.try_answer_usi();
+        self.try_answer_ready();
+    }
+
+    /// Member `i`'s process is gone (it exited, or gougi killed it): forget what that process
+    /// owed, count the failure and plan the restart, tell the GUI (`happened`, with its own
+    /// punctuation, then what follows: `restarting it in 2 s`), and leave it out of the round.
+    fn lose_member(&mut self, i: usize, happened: &str) {
+        let slot = &mut self.slots[i];
+        slot.state = SlotState::Dead;
         slot.pending.clear();
         slot.awaiting_ready = false;
         slot.ready_since = None;
         slot.stopped_at = None;
         slot.garbage_at = None;
-        let code = code.map_or("a signal".to_string(), |c| format!("code {c}"));
-        warn!(member = slot.spec.number, name = %slot.name, %code, "member exited");
         let what = schedule_restart(slot);
-        let line = format!(
-            "info string [Error] {} exited with {code}; {what}",
-            slot.label()
-        );
+        let line = format!("info string [Error] {} {happened} {what}", slot.label());
         self.say(line);
         self.mates.busy.remove(&i);
         if let Some(round) = &mut self.round {
@@ -31,8 +38,6 @@ impl<W: std::io::Write> Coordinator<W> {
                 round.leader = round.participants.first().copied();
             }
         }
-        self.try_answer_usi();
-        self.try_answer_ready();
     }
 
     pub(super) fn on_usiok(&mut self, i: usize) {
@@ -124,23 +129,7 @@ impl<W: std::io::Write> Coordinator<W> {
             let Some(why) = why else { continue };
             warn!(member = slot.spec.number, why, "member hangs; killing it");
             kill(slot);
-            slot.pending.clear();
-            slot.stopped_at = None;
-            slot.awaiting_ready = false;
-            slot.ready_since = None;
-            slot.garbage_at = None;
-            let what = schedule_restart(slot);
-            self.buffer.push(format!(
-                "info string [Error] {} hangs ({why}); killed, {what}",
-                slot.label()
-            ));
-            self.mates.busy.remove(&i);
-            if let Some(round) = &mut self.round {
-                round.participants.retain(|&p| p != i);
-                if round.leader == Some(i) {
-                    round.leader = round.participants.first().copied();
-                }
-            }
+            self.lose_member(i, &format!("hangs ({why}); killed,"));
         }
         self.restart_dead();
         self.try_answer_usi();

@@ -95,11 +95,6 @@ impl Position {
         }
     }
 
-    /// The initial position (平手).
-    pub fn startpos() -> Position {
-        Position::from_sfen(super::sfen::STARTPOS_SFEN).expect("the startpos SFEN is valid")
-    }
-
     /// Side to move.
     #[inline]
     pub fn side_to_move(&self) -> Color {

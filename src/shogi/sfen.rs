@@ -219,6 +219,12 @@ fn validate(pos: &Position) -> Result<(), SfenError> {
 }
 
 impl Position {
+    /// The initial position (平手). Here, beside the parser, so that `position` does not import
+    /// `sfen` (which imports `legality`, which imports `position`): no import circle.
+    pub fn startpos() -> Position {
+        Position::from_sfen(STARTPOS_SFEN).expect("the startpos SFEN is valid")
+    }
+
     /// Parses a position: `startpos`, `sfen <board> <side> <hands> [<move number>]`, or the
     /// bare SFEN fields. The move number defaults to 1.
     pub fn from_sfen(text: &str) -> Result<Position, SfenError> {

@@ -15,11 +15,9 @@
 //! `Display` prints the canonical line (single spaces), e.g. `position startpos moves 7g7f 3c3d`.
 
 use std::fmt;
-use std::str::FromStr;
 
 use super::go::GoLimits;
 use super::moves::{write_moves, UsiMove};
-use super::parse::{self, Strictness, UsiParseError};
 
 /// The position a `position` command starts from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -127,27 +125,9 @@ pub enum GuiCommand {
 }
 
 impl GuiCommand {
-    /// Parses one line with the given strictness (see [`Strictness`] for the two modes).
-    pub fn parse(line: &str, mode: Strictness) -> Result<Self, UsiParseError> {
-        parse::parse_gui_command(line, mode)
-    }
-
-    /// Strict parse: the grammar exactly (whitespace still tolerated).
-    pub fn parse_strict(line: &str) -> Result<Self, UsiParseError> {
-        parse::parse_gui_command(line, Strictness::Strict)
-    }
-
     /// True for what a blank line parses to (`Unknown("")`): nothing to act on or relay.
     pub fn is_blank(&self) -> bool {
         matches!(self, GuiCommand::Unknown(line) if line.is_empty())
-    }
-}
-
-impl FromStr for GuiCommand {
-    type Err = UsiParseError;
-    /// Lenient parse, what a GUI-facing loop wants.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse::parse_gui_command(s, Strictness::Lenient)
     }
 }
 

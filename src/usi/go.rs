@@ -14,10 +14,9 @@
 //! then the extra tokens, then `searchmoves …` last (it takes moves until the next keyword).
 
 use std::fmt;
-use std::str::FromStr;
 
+use super::lex;
 use super::moves::{write_moves, UsiMove};
-use super::parse::{self, Strictness, UsiParseError};
 
 /// The longest time, in milliseconds, that planning takes from a clock field: `i32::MAX`,
 /// about 24.8 days. Larger values (up to `u64::MAX`, which a GUI can send) are read as this
@@ -86,19 +85,6 @@ impl GoLimits {
             (self.wtime, self.winc)
         }
     }
-
-    /// Parses the tokens after `go` (or after `ponderhit`).
-    pub fn parse(text: &str, mode: Strictness) -> Result<Self, UsiParseError> {
-        parse::parse_go_limits_text(text, mode)
-    }
-}
-
-impl FromStr for GoLimits {
-    type Err = UsiParseError;
-    /// Lenient parse of the tokens after `go`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        GoLimits::parse(s, Strictness::Lenient)
-    }
 }
 
 impl fmt::Display for GoLimits {
@@ -145,7 +131,7 @@ impl fmt::Display for GoLimits {
             Some(MateLimit::Infinite) => word(f, format_args!("mate infinite"))?,
             None => {}
         }
-        for token in parse::printable_extras(&self.extra, &parse::GO_KEYWORDS) {
+        for token in lex::printable_extras(&self.extra, &GO_KEYWORDS) {
             word(f, format_args!("{token}"))?;
         }
         if let Some(moves) = &self.searchmoves {
@@ -158,3 +144,21 @@ impl fmt::Display for GoLimits {
         Ok(())
     }
 }
+
+/// Every keyword of `go`: in lenient mode a value is never taken from one of these.
+pub(crate) const GO_KEYWORDS: [&str; 14] = [
+    "ponder",
+    "btime",
+    "wtime",
+    "byoyomi",
+    "binc",
+    "winc",
+    "movestogo",
+    "rtime",
+    "infinite",
+    "nodes",
+    "depth",
+    "movetime",
+    "mate",
+    "searchmoves",
+];

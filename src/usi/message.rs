@@ -17,11 +17,10 @@
 //! tokens, then `pv …` or `string …`.
 
 use std::fmt;
-use std::str::FromStr;
 
+use super::lex;
 use super::moves::{write_moves, UsiMove};
 use super::option::OptionDecl;
-use super::parse::{self, Strictness, UsiParseError};
 use super::score::InfoScore;
 
 /// The rest-of-line part of an `info` line.
@@ -121,7 +120,7 @@ impl fmt::Display for Info {
         if let Some(s) = &self.score {
             write!(f, " score {s}")?;
         }
-        for token in parse::printable_extras(&self.extra, &parse::INFO_KEYWORDS) {
+        for token in lex::printable_extras(&self.extra, &INFO_KEYWORDS) {
             write!(f, " {token}")?;
         }
         match &self.text {
@@ -261,26 +260,6 @@ pub enum EngineMessage {
     Unknown(String),
 }
 
-impl EngineMessage {
-    /// Parses one line with the given strictness (see [`Strictness`] for the two modes).
-    pub fn parse(line: &str, mode: Strictness) -> Result<Self, UsiParseError> {
-        parse::parse_engine_message(line, mode)
-    }
-
-    /// Strict parse: the grammar exactly (whitespace still tolerated).
-    pub fn parse_strict(line: &str) -> Result<Self, UsiParseError> {
-        parse::parse_engine_message(line, Strictness::Strict)
-    }
-}
-
-impl FromStr for EngineMessage {
-    type Err = UsiParseError;
-    /// Lenient parse, what a member reader wants.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse::parse_engine_message(s, Strictness::Lenient)
-    }
-}
-
 impl fmt::Display for EngineMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -298,3 +277,22 @@ impl fmt::Display for EngineMessage {
         }
     }
 }
+
+/// Every keyword of `info`: in lenient mode a value is never taken from one of these.
+pub(crate) const INFO_KEYWORDS: [&str; 15] = [
+    "depth",
+    "seldepth",
+    "time",
+    "nodes",
+    "nps",
+    "hashfull",
+    "multipv",
+    "currmove",
+    "currmovenumber",
+    "cpuload",
+    "score",
+    "lowerbound",
+    "upperbound",
+    "pv",
+    "string",
+];

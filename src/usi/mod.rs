@@ -7,7 +7,8 @@
 //!   `checkmate`, `Unknown`).
 //! - [`go`]: [`GoLimits`]; [`score`]: [`Score`], [`Bound`]; [`option`]: [`OptionDecl`],
 //!   [`OptionValue`]; [`moves`]: [`UsiMove`].
-//! - [`parse`]: strict and lenient parsing, [`UsiParseError`].
+//! - [`parse`]: strict and lenient parsing (every type's `parse`/`FromStr`); [`error`]:
+//!   [`Strictness`], [`UsiParseError`]. The types never import the parser: no import circle.
 //! - [`text`]: lines as bytes (UTF-8, else CP932), and stdin read that way.
 //!
 //! Invariants: every type's `Display` prints one canonical line (single spaces, fixed field
@@ -22,7 +23,9 @@
 //! `reference/usi-notes.md` for the quirks handled here.
 
 pub mod command;
+pub mod error;
 pub mod go;
+mod lex;
 pub mod message;
 pub mod moves;
 pub mod option;
@@ -31,11 +34,12 @@ pub mod score;
 pub mod text;
 
 pub use command::{GameResult, GuiCommand, PositionBase, PositionCommand, SetOption};
+pub use error::{Strictness, UsiParseError};
 pub use go::{GoLimits, MateLimit, MAX_TIME_MS};
 pub use message::{BestMove, Checkmate, EngineMessage, Info, InfoText};
 pub use moves::UsiMove;
 pub use option::{OptionDecl, OptionKind, OptionValue};
-pub use parse::{parse_engine_message, parse_gui_command, Strictness, UsiParseError};
+pub use parse::{parse_engine_message, parse_gui_command};
 pub use score::{Bound, InfoScore, Mate, Score, CP_LIMIT, MATE_KEY};
 pub use text::{decode_line, StdinLines};
 

@@ -16,7 +16,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::parse::UsiParseError;
+use super::error::UsiParseError;
 
 /// A syntactically valid USI move token. See the module doc for the grammar.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

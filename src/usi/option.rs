@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use super::parse::UsiParseError;
+use super::error::UsiParseError;
 
 /// The type and bounds of one option.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -55,60 +55,13 @@
 use std::str::FromStr;
 
 use super::command::{GameResult, GuiCommand, PositionBase, PositionCommand, SetOption};
-use super::go::{GoLimits, MateLimit};
-use super::message::{BestMove, Checkmate, EngineMessage, Info, InfoText};
+use super::error::{Strictness, UsiParseError};
+use super::go::{GoLimits, MateLimit, GO_KEYWORDS};
+use super::lex::lenient_integer;
+use super::message::{BestMove, Checkmate, EngineMessage, Info, InfoText, INFO_KEYWORDS};
 use super::moves::UsiMove;
 use super::option::{OptionDecl, OptionKind};
 use super::score::{Bound, InfoScore, Mate, Score, CP_LIMIT};
-
-/// How forgiving a parse is. See the module doc for the exact differences.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Strictness {
-    /// The USI grammar exactly (whitespace still tolerated).
-    Strict,
-    /// What real GUIs and engines send; keeps unknown tokens instead of failing.
-    Lenient,
-}
-
-/// Why a line could not be parsed. Field-carrying so a log says exactly what was wrong.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum UsiParseError {
-    #[error("`{command}`: missing {what}")]
-    Missing {
-        command: &'static str,
-        what: &'static str,
-    },
-    #[error("`{command}`: unexpected token `{token}`")]
-    UnexpectedToken {
-        command: &'static str,
-        token: String,
-    },
-    #[error("`{command}`: invalid value `{value}` for `{field}`")]
-    InvalidValue {
-        command: &'static str,
-        field: &'static str,
-        value: String,
-    },
-    #[error("`{command}`: `{field}` given more than once")]
-    Duplicate {
-        command: &'static str,
-        field: &'static str,
-    },
-    #[error("invalid USI move `{text}`")]
-    InvalidMove { text: String },
-    #[error("invalid sfen `{sfen}`: {reason}")]
-    InvalidSfen { sfen: String, reason: &'static str },
-    #[error("invalid score `{text}`")]
-    InvalidScore { text: String },
-    #[error("option `{name}`: unknown type `{kind}`")]
-    UnknownOptionType { name: String, kind: String },
-    #[error("option `{name}`: value `{value}` rejected: {reason}")]
-    InvalidOptionValue {
-        name: String,
-        value: String,
-        reason: &'static str,
-    },
-}
 
 type Result<T> = std::result::Result<T, UsiParseError>;
 
@@ -242,23 +195,6 @@ macro_rules! bounded {
 }
 bounded!(u32, u64, i32, i64);
 
-/// Lenient reading of an integer of any size: an optional sign and one or more ASCII digits,
-/// saturating at the `i128` range (far beyond any field). `None` for anything else.
-pub(crate) fn lenient_integer(text: &str) -> Option<i128> {
-    let (negative, digits) = match text.as_bytes().first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let magnitude = digits.bytes().fold(0i128, |v, d| {
-        v.saturating_mul(10).saturating_add(i128::from(d - b'0'))
-    });
-    Some(if negative { -magnitude } else { magnitude })
-}
-
 /// Reads the number after a keyword.
 ///
 /// Strict: the next token must be a number of type `T` (no `+`), else an error.
@@ -305,28 +241,76 @@ fn keep_extra(extra: &mut Vec<String>, tok: &str, after_extra: &mut bool) {
     }
 }
 
-/// The `extra` tokens that print as part of a well-formed line, in order: empty tokens,
-/// tokens with whitespace (they would split) and keywords of the grammar (they would take a
-/// meaning) are left out, and so is an integer that does not follow a printed token (it would
-/// read as a stray value). Values from a lenient parse never contain these, so their lines
-/// round-trip; the filter keeps hand-built values from printing malformed lines.
-pub(crate) fn printable_extras<'a>(extra: &'a [String], keywords: &[&str]) -> Vec<&'a str> {
-    let mut out: Vec<&str> = Vec::with_capacity(extra.len());
-    for token in extra {
-        let printable = !token.is_empty()
-            && !token.bytes().any(|b| b.is_ascii_whitespace())
-            && !keywords.contains(&token.as_str())
-            && (!out.is_empty() || lenient_integer(token).is_none());
-        if printable {
-            out.push(token);
-        }
-    }
-    out
-}
-
 /// Finds `token` in a table of keywords, returning the table's `'static` copy (for error fields).
 fn keyword(token: &str, table: &[&'static str]) -> Option<&'static str> {
     table.iter().copied().find(|k| *k == token)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The types' parse entry points. They live here, not beside the types, so that the types never
+// import the parser (the parser imports them): `usi/` has no import circle.
+
+impl GuiCommand {
+    /// Parses one line with the given strictness (see [`Strictness`] for the two modes).
+    pub fn parse(line: &str, mode: Strictness) -> Result<Self> {
+        parse_gui_command(line, mode)
+    }
+
+    /// Strict parse: the grammar exactly (whitespace still tolerated).
+    pub fn parse_strict(line: &str) -> Result<Self> {
+        parse_gui_command(line, Strictness::Strict)
+    }
+}
+
+impl FromStr for GuiCommand {
+    type Err = UsiParseError;
+    /// Lenient parse, what a GUI-facing loop wants.
+    fn from_str(s: &str) -> Result<Self> {
+        parse_gui_command(s, Strictness::Lenient)
+    }
+}
+
+impl GoLimits {
+    /// Parses the tokens after `go` (or after `ponderhit`).
+    pub fn parse(text: &str, mode: Strictness) -> Result<Self> {
+        parse_go_limits_text(text, mode)
+    }
+}
+
+impl FromStr for GoLimits {
+    type Err = UsiParseError;
+    /// Lenient parse of the tokens after `go`.
+    fn from_str(s: &str) -> Result<Self> {
+        GoLimits::parse(s, Strictness::Lenient)
+    }
+}
+
+impl EngineMessage {
+    /// Parses one line with the given strictness (see [`Strictness`] for the two modes).
+    pub fn parse(line: &str, mode: Strictness) -> Result<Self> {
+        parse_engine_message(line, mode)
+    }
+
+    /// Strict parse: the grammar exactly (whitespace still tolerated).
+    pub fn parse_strict(line: &str) -> Result<Self> {
+        parse_engine_message(line, Strictness::Strict)
+    }
+}
+
+impl FromStr for EngineMessage {
+    type Err = UsiParseError;
+    /// Lenient parse, what a member reader wants.
+    fn from_str(s: &str) -> Result<Self> {
+        parse_engine_message(s, Strictness::Lenient)
+    }
+}
+
+impl FromStr for Score {
+    type Err = UsiParseError;
+    /// Parses `cp <x>` or `mate <y>` (lenient: a leading `+` is accepted).
+    fn from_str(s: &str) -> Result<Self> {
+        parse_score_text(s, Strictness::Lenient)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -540,24 +524,6 @@ fn check_sfen_fields(fields: &[&str], mode: Strictness) -> Result<String> {
     }
     Ok(sfen)
 }
-
-/// Every keyword of `go`: in lenient mode a value is never taken from one of these.
-pub(crate) const GO_KEYWORDS: [&str; 14] = [
-    "ponder",
-    "btime",
-    "wtime",
-    "byoyomi",
-    "binc",
-    "winc",
-    "movestogo",
-    "rtime",
-    "infinite",
-    "nodes",
-    "depth",
-    "movetime",
-    "mate",
-    "searchmoves",
-];
 
 /// The tokens after `go` or `ponderhit` (`command` says which; strict `ponderhit` takes only
 /// clock fields).
@@ -807,25 +773,6 @@ fn parse_checkmate(c: &mut Cursor<'_>, mode: Strictness) -> Result<Checkmate> {
     }
     Ok(Checkmate::Mate(moves))
 }
-
-/// Every keyword of `info`: in lenient mode a value is never taken from one of these.
-pub(crate) const INFO_KEYWORDS: [&str; 15] = [
-    "depth",
-    "seldepth",
-    "time",
-    "nodes",
-    "nps",
-    "hashfull",
-    "multipv",
-    "currmove",
-    "currmovenumber",
-    "cpuload",
-    "score",
-    "lowerbound",
-    "upperbound",
-    "pv",
-    "string",
-];
 
 fn parse_info(c: &mut Cursor<'_>, mode: Strictness) -> Result<Info> {
     const CMD: &str = "info";

@@ -16,9 +16,6 @@
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::str::FromStr;
-
-use super::parse::{self, Strictness, UsiParseError};
 
 /// A mate score: who mates, and in how many plies if the engine said.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -163,14 +160,6 @@ impl fmt::Display for Score {
     }
 }
 
-impl FromStr for Score {
-    type Err = UsiParseError;
-    /// Parses `cp <x>` or `mate <y>` (lenient: a leading `+` is accepted).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse::parse_score_text(s, Strictness::Lenient)
-    }
-}
-
 /// Whether an `info` score is exact or a fail-high/fail-low bound.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Bound {
@@ -227,6 +216,8 @@ impl fmt::Display for InfoScore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    // Test-only arrow to the parser: the strict mode has no `FromStr` entry point.
+    use crate::usi::{parse, Strictness};
 
     fn s(text: &str) -> Score {
         text.parse().unwrap()

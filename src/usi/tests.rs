@@ -1147,7 +1147,7 @@ fn token_soups_round_trip_through_display() {
         "日本",
         "rep_draw",
     ];
-    let tokens: Vec<&str> = crate::usi::parse::GO_KEYWORDS
+    let tokens: Vec<&str> = crate::usi::go::GO_KEYWORDS
         .iter()
         .copied()
         .chain(OTHER_TOKENS.iter().copied())

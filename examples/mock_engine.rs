@@ -680,15 +680,28 @@ fn spawn_reader(transcript: Option<String>) -> Result<Receiver<Input>, String> {
     };
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
-        for line in io::stdin().lock().lines() {
-            let Ok(line) = line else { break };
-            let line = line.trim_end_matches('\r').to_owned();
+        // Lines are read as bytes: a CP932 `setoption` value must neither end the mock (as
+        // `lines()` would on invalid UTF-8) nor reach the transcript re-encoded — tests check
+        // the exact bytes gougi wrote.
+        let mut stdin = io::stdin().lock();
+        let mut raw = Vec::new();
+        loop {
+            raw.clear();
+            match stdin.read_until(b'\n', &mut raw) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let bytes = raw.strip_suffix(b"\n").unwrap_or(&raw);
+            let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+            let line = String::from_utf8_lossy(bytes).into_owned();
             if let Some(f) = file.as_mut() {
                 // A failing transcript must not change how the engine answers. One write
                 // per line: several mock engines may share a transcript, and with O_APPEND a
                 // single write lands whole, where `writeln!` (line, then newline) could be
                 // split by another process's line.
-                let _ = f.write_all(format!("{line}\n").as_bytes());
+                let mut record = bytes.to_vec();
+                record.push(b'\n');
+                let _ = f.write_all(&record);
             }
             if tx.send(Input::Line(line)).is_err() {
                 return;

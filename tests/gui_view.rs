@@ -202,3 +202,41 @@ fn a_bad_option_pattern_is_a_config_error_naming_its_line() {
         "{line}"
     );
 }
+
+#[test]
+fn a_cp932_setoption_value_reaches_the_member_in_cp932_and_a_utf8_one_in_utf8() {
+    // A Japanese Windows GUI sends file names in CP932; a Windows engine reads them so. gougi
+    // decodes the GUI's line to show and check it, and writes the member the same bytes.
+    let dir = scratch_dir("cp932opt");
+    let log = dir.join("e1.log");
+    let script = format!(
+        "id name e1\noption name EvalDir type string default eval\n\
+         option name BookDir type string default book\ntranscript: {}\n",
+        log.display()
+    );
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &[&script], None, ""));
+    g.handshake();
+    let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("評価関数");
+    let mut line = b"setoption name E1_EvalDir value ".to_vec();
+    line.extend_from_slice(&sjis);
+    line.push(b'\n');
+    g.send_bytes(&line);
+    g.send("setoption name E1_BookDir value 定跡");
+    g.send("isready");
+    g.until(Duration::from_secs(10), |l| l == "readyok");
+    let t0 = Instant::now();
+    let bytes = loop {
+        let bytes = std::fs::read(&log).unwrap_or_default();
+        if bytes.windows(7).any(|w| w == b"isready") || t0.elapsed() > Duration::from_secs(5) {
+            break bytes;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut want_cp932 = b"setoption name EvalDir value ".to_vec();
+    want_cp932.extend_from_slice(&sjis);
+    want_cp932.push(b'\n');
+    let want_utf8 = "setoption name BookDir value 定跡\n".as_bytes();
+    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(has(&want_cp932), "{}", String::from_utf8_lossy(&bytes));
+    assert!(has(want_utf8), "{}", String::from_utf8_lossy(&bytes));
+}

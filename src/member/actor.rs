@@ -82,7 +82,11 @@ impl MemberEvent {
 /// What a handle asks of its member's task.
 #[derive(Debug)]
 pub(super) enum Command {
-    Line(String),
+    /// One line to write; `cp932`: encode it in CP932 (Shift_JIS) instead of UTF-8.
+    Line {
+        text: String,
+        cp932: bool,
+    },
     Kill,
 }
 
@@ -199,7 +203,17 @@ impl MemberHandle {
     /// Sends one raw line (no line terminator inside; a `\n` or `\r` would smuggle a second
     /// command, so it is refused).
     pub fn send_line(&self, line: impl Into<String>) -> Result<(), MemberError> {
-        let line = line.into();
+        self.send_text(line.into(), false)
+    }
+
+    /// Sends one USI command written in CP932 (Shift_JIS): for a `setoption` whose value the GUI
+    /// sent in CP932 (a Japanese Windows GUI's file names), so the member reads the same bytes
+    /// it would have read from the GUI directly.
+    pub fn send_cp932(&self, command: &GuiCommand) -> Result<(), MemberError> {
+        self.send_text(command.to_string(), true)
+    }
+
+    fn send_text(&self, line: String, cp932: bool) -> Result<(), MemberError> {
         if line.contains(['\n', '\r']) {
             return Err(MemberError::Io(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -207,7 +221,7 @@ impl MemberHandle {
             )));
         }
         self.commands
-            .send(Command::Line(line))
+            .send(Command::Line { text: line, cp932 })
             .map_err(|_| MemberError::Exited {
                 code: self.exit_code().flatten(),
             })
@@ -243,9 +257,14 @@ async fn run(
         tokio::select! {
             // A command from the handle; `None` means every handle was dropped: shut down.
             command = commands.recv() => match command {
-                Some(Command::Line(line)) => {
-                    tracing::debug!(%line, "to member");
-                    match timeout(WRITE_TIMEOUT, write_line(&mut writer, &line)).await {
+                Some(Command::Line { text: line, cp932 }) => {
+                    tracing::debug!(%line, cp932, "to member");
+                    let bytes = if cp932 {
+                        encoding_rs::SHIFT_JIS.encode(&line).0
+                    } else {
+                        std::borrow::Cow::Borrowed(line.as_bytes())
+                    };
+                    match timeout(WRITE_TIMEOUT, write_line(&mut writer, &bytes)).await {
                         Ok(Ok(())) => {}
                         // A broken pipe means the member is dying; its stdout EOF ends the loop.
                         Ok(Err(e)) => tracing::warn!(error = %e, %line, "write to member failed"),
@@ -292,8 +311,8 @@ async fn run(
     });
 }
 
-async fn write_line(writer: &mut BufWriter<ChildStdin>, line: &str) -> std::io::Result<()> {
-    writer.write_all(line.as_bytes()).await?;
+async fn write_line(writer: &mut BufWriter<ChildStdin>, line: &[u8]) -> std::io::Result<()> {
+    writer.write_all(line).await?;
     writer.write_all(b"\n").await?;
     writer.flush().await
 }

@@ -12,7 +12,7 @@
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
-use crate::usi::text::decode_line;
+use crate::usi::text::decode_line_tagged;
 
 /// The longest line kept, in bytes. USI lines are short; a PV of 500 moves is ~3 KB.
 pub const MAX_LINE: usize = 64 * 1024;
@@ -25,6 +25,8 @@ pub struct LineReader<R> {
     overflow: bool,
     /// Bytes of the current line were seen (so an unterminated last line is still returned).
     started: bool,
+    /// The last line returned was read as CP932.
+    last_cp932: bool,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -34,7 +36,13 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             buf: Vec::new(),
             overflow: false,
             started: false,
+            last_cp932: false,
         }
+    }
+
+    /// Whether the last line [`next_line`](Self::next_line) returned was read as CP932.
+    pub fn last_was_cp932(&self) -> bool {
+        self.last_cp932
     }
 
     /// The next line without its terminator, `Ok(None)` at end of file.
@@ -77,7 +85,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 }
             }
         }
-        let line = collapse_replacements(decode_line(&self.buf));
+        let (line, cp932) = decode_line_tagged(&self.buf);
+        self.last_cp932 = cp932;
+        let line = collapse_replacements(line);
         if self.overflow {
             tracing::warn!(
                 kept = line.len(),

@@ -450,7 +450,7 @@ async fn run(
         tokio::select! {
             biased;
             command = commands.recv() => match command {
-                Some(Command::Line(line)) => {
+                Some(Command::Line { text: line, .. }) => {
                     let now = Instant::now();
                     if let Some(r) = shared.lock().records.get_mut(&member.number) {
                         r.received.push((instance, line.clone()));

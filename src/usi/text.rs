@@ -14,15 +14,21 @@ use std::sync::mpsc;
 /// Decode one line's bytes (without its terminator): UTF-8, then CP932, then lossy UTF-8.
 /// A trailing `\r` is dropped, so `\r\n` and `\n` both end a line.
 pub fn decode_line(bytes: &[u8]) -> String {
+    decode_line_tagged(bytes).0
+}
+
+/// [`decode_line`], also telling whether the line was read as CP932 (so what goes on to a
+/// member can be written back in CP932: a Windows engine expects the bytes its GUI sends).
+pub fn decode_line_tagged(bytes: &[u8]) -> (String, bool) {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     if let Ok(s) = std::str::from_utf8(bytes) {
-        return s.to_owned();
+        return (s.to_owned(), false);
     }
     let (text, _, had_errors) = encoding_rs::SHIFT_JIS.decode(bytes);
     if !had_errors {
-        return text.into_owned();
+        return (text.into_owned(), true);
     }
-    String::from_utf8_lossy(bytes).into_owned()
+    (String::from_utf8_lossy(bytes).into_owned(), false)
 }
 
 /// The longest GUI line kept, in bytes; the rest up to the newline is dropped. A `position`

@@ -220,7 +220,13 @@ pub(super) fn kill(slot: &mut Slot) {
 
 pub(super) fn send(slot: &mut Slot, cmd: &GuiCommand) {
     if let Some(h) = &slot.handle {
-        if let Err(e) = h.send(cmd) {
+        let cp932 = matches!(cmd, GuiCommand::SetOption(o) if slot.cp932.contains(&o.name));
+        let sent = if cp932 {
+            h.send_cp932(cmd)
+        } else {
+            h.send(cmd)
+        };
+        if let Err(e) = sent {
             debug!(member = slot.spec.number, error = %e, "send failed");
         }
     }

@@ -112,6 +112,8 @@ pub struct Coordinator<W> {
     started_at: Instant,
     /// The GUI's input ended: finish what was asked, then quit.
     input_closed: bool,
+    /// The GUI line being handled was read as CP932.
+    gui_line_cp932: bool,
     /// The GUI sent `isready` at least once: members that finish their handshake later are
     /// sent `isready` by gougi.
     isready_seen: bool,
@@ -158,6 +160,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 options: Vec::new(),
                 settings: Vec::new(),
                 explicit: HashSet::new(),
+                cp932: HashSet::new(),
                 pending: VecDeque::new(),
                 stopped_at: None,
                 awaiting_ready: false,
@@ -205,6 +208,7 @@ impl<W: std::io::Write> Coordinator<W> {
             verify_table: None,
             started_at: now,
             input_closed: false,
+            gui_line_cp932: false,
             isready_seen: false,
             position_refused: None,
             book_options: BookOptions::default(),
@@ -229,7 +233,10 @@ impl<W: std::io::Write> Coordinator<W> {
             let timer = self.next_timer();
             tokio::select! {
                 line = lines.next_line(), if !self.input_closed => match line {
-                    Ok(Some(line)) => self.on_gui_line(&line),
+                    Ok(Some(line)) => {
+                        self.gui_line_cp932 = lines.last_was_cp932();
+                        self.on_gui_line(&line);
+                    }
                     Ok(None) => self.on_input_end(),
                     Err(e) => {
                         warn!(error = %e, "reading the GUI's input failed; treated as its end");

@@ -162,6 +162,11 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
                 slot.settings.retain(|s| s.name != o.name);
                 slot.settings.push(o.clone());
+                if self.gui_line_cp932 {
+                    slot.cp932.insert(o.name.clone());
+                } else {
+                    slot.cp932.remove(&o.name);
+                }
                 if matches!(slot.state, SlotState::Ready | SlotState::Readying) {
                     send(slot, &GuiCommand::SetOption(o));
                 }

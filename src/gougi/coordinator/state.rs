@@ -97,6 +97,9 @@ pub(super) struct Slot {
     /// Options the GUI set for this member by its own name (`E<N>_Threads`): the shared
     /// `USI_Hash`/`Threads` budget does not override them.
     pub(super) explicit: HashSet<String>,
+    /// Options whose value the GUI sent in CP932: `setoption` for them is written to the member
+    /// in CP932 too (a Japanese Windows engine reads its file names in the GUI's encoding).
+    pub(super) cp932: HashSet<String>,
     pub(super) pending: VecDeque<Request>,
     /// When `stop` was sent while answers were still owed.
     pub(super) stopped_at: Option<Instant>,

@@ -1,0 +1,316 @@
+//! Engines on other hosts over plain OpenSSH (issue 22 part 4): `cmd=ssh -T host …` in a match
+//! and in a tune, and `Engine<N>.Path=ssh -T host …` in a consultation, whose dropped connection
+//! is a member crash that gougi restarts.
+//!
+//! Each test starts its own `sshd` on 127.0.0.1 (a free port, key authentication only, a host
+//! key and an authorized key made in a scratch folder), so nothing outside the test is touched.
+//! Without `/usr/sbin/sshd` the tests skip with a message, unless `GOUGI_REQUIRE_SSH` is set (as
+//! `.ci/run` does after installing openssh-server), where a missing sshd is a failure.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{mock_engine_path, scratch_dir, Gougi};
+
+const SSHD: &str = "/usr/sbin/sshd";
+
+/// A private sshd on 127.0.0.1, killed on drop.
+struct Sshd {
+    child: Child,
+    port: u16,
+    key: PathBuf,
+}
+
+impl Sshd {
+    /// `None` (skip) when sshd or ssh is not installed and the environment does not require it.
+    fn start(dir: &Path) -> Option<Sshd> {
+        let have = Path::new(SSHD).exists() && which("ssh") && which("ssh-keygen");
+        if !have {
+            assert!(
+                std::env::var_os("GOUGI_REQUIRE_SSH").is_none(),
+                "GOUGI_REQUIRE_SSH is set but sshd/ssh is missing (apt-get install openssh-server)"
+            );
+            eprintln!("skipping: sshd not installed (apt-get install openssh-server)");
+            return None;
+        }
+        for name in ["hostkey", "userkey"] {
+            let ok = Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .arg(dir.join(name))
+                .status()
+                .expect("ssh-keygen")
+                .success();
+            assert!(ok, "ssh-keygen {name}");
+        }
+        std::fs::copy(dir.join("userkey.pub"), dir.join("authorized_keys")).unwrap();
+        // sshd refuses to start without its privilege-separation folder.
+        let _ = std::fs::create_dir_all("/run/sshd");
+        let port = free_port();
+        let config = dir.join("sshd_config");
+        std::fs::write(
+            &config,
+            format!(
+                "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\n\
+                 PasswordAuthentication no\nKbdInteractiveAuthentication no\n\
+                 PubkeyAuthentication yes\nUsePAM no\nStrictModes no\n\
+                 PermitRootLogin prohibit-password\nPidFile {}\n",
+                dir.join("hostkey").display(),
+                dir.join("authorized_keys").display(),
+                dir.join("sshd.pid").display(),
+            ),
+        )
+        .unwrap();
+        let child = Command::new(SSHD)
+            .args(["-D", "-e", "-f"])
+            .arg(&config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("sshd.log")).unwrap())
+            .spawn()
+            .expect("start sshd");
+        let sshd = Sshd {
+            child,
+            port,
+            key: dir.join("userkey"),
+        };
+        // Ready when a login works.
+        let t0 = Instant::now();
+        loop {
+            let ok = Command::new("sh")
+                .arg("-c")
+                .arg(format!("{} true", sshd.ssh()))
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                return Some(sshd);
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "sshd did not accept a login: {}",
+                std::fs::read_to_string(dir.join("sshd.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The client command line up to the remote command (no spaces in any of its paths).
+    fn ssh(&self) -> String {
+        format!(
+            "ssh -T -p {} -i {} -o BatchMode=yes -o StrictHostKeyChecking=no \
+             -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR 127.0.0.1",
+            self.port,
+            self.key.display()
+        )
+    }
+
+    /// Drops every open connection the way a network failure does: the server side of each
+    /// session dies (the listener stays, so a reconnect works).
+    fn drop_connections(&self) -> usize {
+        let mut killed = 0;
+        for pid in children_of(self.child.id()) {
+            let ok = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            killed += usize::from(ok);
+        }
+        killed
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn which(program: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Direct children of `pid`, from /proc.
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // The parent pid is the second field after the parenthesised command name.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(pid) {
+            out.push(child);
+        }
+    }
+    out
+}
+
+fn gougi_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_gougi")
+}
+
+#[test]
+fn a_consultation_member_over_ssh_plays_and_is_restarted_after_a_dropped_connection() {
+    let dir = scratch_dir("ssh-member");
+    let Some(sshd) = Sshd::start(&dir) else {
+        return;
+    };
+    let local = dir.join("local.txt");
+    std::fs::write(
+        &local,
+        "id name local\ngo: info depth 1 score cp 10 pv 7g7f ; bestmove 7g7f\n",
+    )
+    .unwrap();
+    let remote = dir.join("remote.txt");
+    std::fs::write(
+        &remote,
+        "id name remote\ngo: info depth 1 score cp 90 pv 2g2f ; bestmove 2g2f\n",
+    )
+    .unwrap();
+    let mock = mock_engine_path();
+    let config = dir.join("SimpleGougi.config");
+    std::fs::write(
+        &config,
+        format!(
+            "Gougi.Type=optimistic\nEngine1.Path={} {}\nEngine2.Path={} {} {}\n",
+            mock.display(),
+            local.display(),
+            sshd.ssh(),
+            mock.display(),
+            remote.display()
+        ),
+    )
+    .unwrap();
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    g.send("usinewgame");
+    g.send("position startpos");
+    g.send("go btime 0 wtime 0 byoyomi 3000");
+    let lines = g.until_prefix("bestmove");
+    // The remote member's higher score wins: it really answered over the connection.
+    assert_eq!(lines.last().unwrap(), "bestmove 2g2f", "{lines:#?}");
+
+    assert!(sshd.drop_connections() >= 1, "no ssh session to drop");
+    // The member's exit is reported, it is restarted (back-off 0 s for a first failure), and
+    // it plays again.
+    let t0 = Instant::now();
+    let mut reported = false;
+    let mut last = String::new();
+    while t0.elapsed() < Duration::from_secs(30) {
+        g.send("position startpos");
+        g.send("go btime 0 wtime 0 byoyomi 1000");
+        let lines = g.until_prefix("bestmove");
+        reported |= lines
+            .iter()
+            .chain(g.seen.iter())
+            .any(|l| l.starts_with("info string [Error] E2 (remote) exited"));
+        last = lines.last().cloned().unwrap_or_default();
+        if last == "bestmove 2g2f" && reported {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    assert!(
+        reported,
+        "the dropped member was not reported: {:#?}",
+        g.seen
+    );
+    assert_eq!(last, "bestmove 2g2f", "the member did not come back");
+    g.send("quit");
+    assert_eq!(g.wait_exit(Duration::from_secs(10)), Some(0));
+}
+
+#[test]
+fn a_match_and_a_tune_run_an_engine_over_ssh() {
+    let dir = scratch_dir("ssh-match");
+    let Some(sshd) = Sshd::start(&dir) else {
+        return;
+    };
+    let openings = dir.join("openings.txt");
+    std::fs::write(&openings, "startpos moves 7g7f 3c3d 2g2f 8c8d\n").unwrap();
+    let remote = format!("cmd=\"{} {} search\" name=remote", sshd.ssh(), gougi_bin());
+    let out = dir.join("match");
+    let o = Command::new(gougi_bin())
+        .args(["match", "--engine", &remote, "--engine"])
+        .arg("cmd=builtin:search name=local")
+        .arg("--openings")
+        .arg(&openings)
+        .args(["--nodes", "2000", "--max-plies", "40", "--out"])
+        .arg(&out)
+        .env_remove("GOUGI_CONFIG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("gougi match");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Two games (the opening with both colours), none lost to a crash or a time-out.
+    assert!(stdout.contains("2 games"), "{stdout}");
+    assert!(!stdout.to_lowercase().contains("crash"), "{stdout}");
+
+    let params = dir.join("remote.tune");
+    std::fs::write(&params, "T_LmrLog 2081 1000 4000 100 200\n").unwrap();
+    let tuned = dir.join("tune");
+    let remote_tunable = format!(
+        "cmd=\"{} {} search --tune-options\" name=remote",
+        sshd.ssh(),
+        gougi_bin()
+    );
+    let o = Command::new(gougi_bin())
+        .args(["tune", "--engine", &remote_tunable, "--params"])
+        .arg(&params)
+        .args([
+            "--iterations",
+            "2",
+            "--games-per-iteration",
+            "2",
+            "--nodes",
+            "1000",
+            "--max-plies",
+            "30",
+            "--openings",
+        ])
+        .arg(&openings)
+        .arg("--out")
+        .arg(&tuned)
+        .env_remove("GOUGI_CONFIG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("gougi tune");
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let trace = std::fs::read_to_string(tuned.join("trace.csv")).unwrap();
+    assert_eq!(trace.lines().count(), 4, "{trace}");
+}

@@ -11,6 +11,8 @@
 //! - [`search`]: the built-in alpha-beta engine (`gougi search`, `gougi bench search`).
 //! - [`arena`]: `gougi match` — refereed games between engines, Elo/LOS/SPRT, KIF/CSA records.
 //! - [`tune`]: `gougi tune` — SPSA over engine options and config numbers, games through the arena.
+//! - [`monitor`]: live pages beside the GUI (`G_Monitor`, `gougi match --serve`): a small
+//!   HTTP/1.1 server on a thread of its own, its event stream and the self-contained pages.
 //! - [`book`]: opening books (YaneuraOu's `.db` text format): read, write, choose, make from CSA.
 //!
 //! Dependency arrows (a module may use only what it points to):
@@ -24,7 +26,7 @@
 //! search ──> book, shogi, usi
 //! book ──> shogi, config
 //! config ──> gougi::policy::kind (the catalogue of consultation types)
-//! usi, shogi: leaves
+//! monitor, usi, shogi: leaves
 //! ```
 
 pub mod arena;
@@ -33,6 +35,7 @@ pub mod config;
 pub mod gougi;
 pub mod mate;
 pub mod member;
+pub mod monitor;
 pub mod search;
 pub mod shogi;
 pub mod tune;

@@ -265,6 +265,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn emit_decision(&mut self, round: &Round, got: &Got) {
+        self.publish_round(round, got);
         self.say(final_info(round, got, &self.slots));
         self.say(got.best.to_string());
         self.after_decision();

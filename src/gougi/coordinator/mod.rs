@@ -130,6 +130,8 @@ pub struct Coordinator<W> {
     /// Answers of the built-in mate solver, by round.
     solver_tx: mpsc::UnboundedSender<(u64, Checkmate)>,
     solver_rx: mpsc::UnboundedReceiver<(u64, Checkmate)>,
+    /// `G_Monitor`: the value it was set to and the live page's server (`output.rs`).
+    monitor: Option<(String, crate::monitor::Server)>,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
@@ -217,6 +219,7 @@ impl<W: std::io::Write> Coordinator<W> {
             book_rng: SplitMix64::from_time(),
             solver_tx,
             solver_rx,
+            monitor: None,
         }
     }
 
@@ -382,6 +385,9 @@ impl<W: std::io::Write> Coordinator<W> {
                 self.try_answer_usi();
             }
             GuiCommand::IsReady => self.on_isready(),
+            GuiCommand::SetOption(opt) if opt.name == "G_Monitor" => {
+                self.set_monitor(opt.value.as_deref().unwrap_or(""))
+            }
             GuiCommand::SetOption(opt) => self.on_setoption(opt),
             GuiCommand::UsiNewGame => {
                 self.in_game = true;
@@ -392,6 +398,10 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
                 self.fresh_chances();
                 self.broadcast(&GuiCommand::UsiNewGame);
+                self.publish_hello();
+                self.publish(crate::monitor::Retain::Reset, |_| {
+                    crate::monitor::consult::Event::NewGame
+                });
             }
             GuiCommand::Position(p) => {
                 match Game::new(p.clone()) {

@@ -97,3 +97,197 @@ pub(super) fn final_info(round: &Round, got: &Got, slots: &[Slot]) -> String {
     }
     info.to_string()
 }
+
+/// `G_Monitor`: the live page's address (empty = off). Declared by gougi for every type.
+pub(super) const MONITOR_OPTION: &str = "option name G_Monitor type string default <empty>";
+
+// ----- the live page (`G_Monitor`, `crate::monitor`) ------------------------------------------
+//
+// Publishing is a `try_send` to the server's own thread (see `monitor`'s module doc): nothing
+// here waits, and with no monitor running nothing is built at all.
+
+impl<W: std::io::Write> Coordinator<W> {
+    /// `setoption name G_Monitor value <addr>`: start, move or stop the page's server. The
+    /// same value again (GUIs send every option before each game) keeps the running server.
+    pub(super) fn set_monitor(&mut self, value: &str) {
+        let value = value.trim();
+        if self.monitor.as_ref().is_some_and(|(v, _)| v == value) {
+            return;
+        }
+        self.monitor = None;
+        let addr = match crate::monitor::parse_address(value) {
+            Ok(Some(addr)) => addr,
+            Ok(None) => return,
+            Err(e) => {
+                self.say(format!(
+                    "info string [Warning] setoption G_Monitor {value}: {e}; no monitor"
+                ));
+                return;
+            }
+        };
+        match crate::monitor::Server::start(addr, crate::monitor::consult::PAGE) {
+            Ok(server) => {
+                info!(url = %server.url(), "monitor started");
+                self.say(format!("info string monitor: {}", server.url()));
+                if !addr.ip().is_loopback() {
+                    self.say(format!(
+                        "info string [Warning] G_Monitor {value}: not a loopback address; \
+                         anyone who can reach it sees the game"
+                    ));
+                }
+                self.monitor = Some((value.to_string(), server));
+                self.publish_hello();
+            }
+            Err(e) => {
+                warn!(%addr, error = %e, "monitor");
+                self.say(format!(
+                    "info string [Warning] setoption G_Monitor {value}: cannot listen on {addr}: {e}; no monitor"
+                ));
+            }
+        }
+    }
+
+    pub(super) fn publish(
+        &self,
+        retain: crate::monitor::Retain,
+        event: impl FnOnce(&Self) -> crate::monitor::consult::Event,
+    ) {
+        if let Some((_, server)) = &self.monitor {
+            server.publish(retain, &event(self));
+        }
+    }
+
+    pub(super) fn publish_hello(&self) {
+        use crate::monitor::consult::{Event, Hello, MemberInfo};
+        self.publish(crate::monitor::Retain::Latest("hello".into()), |c| {
+            Event::Hello(Hello {
+                policy: c.config.policy.id().to_string(),
+                policy_ja: c.config.policy.japanese_name().to_string(),
+                members: c
+                    .slots
+                    .iter()
+                    .map(|s| MemberInfo {
+                        number: s.number(),
+                        name: s.name.clone(),
+                        scale: s.spec.scale,
+                        role: match s.spec.role {
+                            Role::Normal => "normal",
+                            _ => "mate",
+                        }
+                        .to_string(),
+                    })
+                    .collect(),
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            })
+        });
+    }
+
+    /// One decision for the page: called as `bestmove` is said, with the `[O]/[X]` lines and
+    /// any `info string` of the decision still in the buffer (they become the notes).
+    pub(super) fn publish_round(&self, round: &Round, got: &Got) {
+        self.publish(crate::monitor::Retain::Log, |c| {
+            crate::monitor::consult::Event::Round(c.round_event(round, got))
+        });
+    }
+
+    fn round_event(&self, round: &Round, got: &Got) -> crate::monitor::consult::Round {
+        use crate::monitor::consult::{MemberRound, Round as RoundEvent};
+        let game = &round.game;
+        let played = got.best.mv();
+        let bestmove = best_text(&got.best);
+        let ja = |game: &Game, best: &BestMove| match best {
+            BestMove::Resign => "投了".to_string(),
+            BestMove::Win => "入玉宣言".to_string(),
+            BestMove::Move { mv, .. } => game.japanese(&[*mv]).join(""),
+        };
+        let mut members: Vec<usize> = round.participants.clone();
+        members.extend(
+            round
+                .answers
+                .keys()
+                .filter(|i| !round.participants.contains(i)),
+        );
+        members.sort_by_key(|&i| self.slots[i].number());
+        let members: Vec<MemberRound> = members
+            .into_iter()
+            .map(|i| {
+                let slot = &self.slots[i];
+                let mut row = MemberRound {
+                    number: slot.number(),
+                    name: slot.name.clone(),
+                    ..Default::default()
+                };
+                let Some(a) = round.answers.get(&i) else {
+                    return row;
+                };
+                let g = round.game_of(i);
+                let info = a.info.as_ref();
+                row.answered = true;
+                row.bestmove = best_text(&a.best);
+                row.bestmove_ja = ja(g, &a.best);
+                row.agrees = a.best == got.best || (played.is_some() && a.best.mv() == played);
+                if let Some(s) = a.score {
+                    row.score_text = score_text(&s);
+                    let e = Eval::from_score(&s);
+                    row.raw = Some(e.0);
+                    row.calibrated = Some(e.calibrated(slot.spec.scale).0);
+                }
+                row.depth = info.and_then(|i| i.depth);
+                row.nodes = info.and_then(|i| i.nodes);
+                row.time_ms = info.and_then(|i| i.time);
+                row.pv = a.pv.iter().map(ToString::to_string).collect();
+                row.pv_ja = g.japanese(&a.pv).join(" ");
+                row
+            })
+            .collect();
+        let chosen: Vec<u32> = members
+            .iter()
+            .filter(|m| m.agrees)
+            .map(|m| m.number)
+            .collect();
+        let answered = members.iter().filter(|m| m.answered).count();
+        let by = match chosen.as_slice() {
+            [] => "no member's own bestmove".to_string(),
+            list => list
+                .iter()
+                .map(|n| {
+                    let m = members.iter().find(|m| m.number == *n).expect("listed");
+                    label(*n, &m.name)
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        let reason = format!(
+            "{} ({}): {bestmove} from {by}; {} of {answered} answers agree",
+            self.config.policy.id(),
+            self.config.policy.japanese_name(),
+            chosen.len()
+        );
+        let notes = self
+            .buffer
+            .iter()
+            .filter_map(|l| l.strip_prefix("info string "))
+            .filter(|l| !l.starts_with("[O]") && !l.starts_with("[X]"))
+            .map(str::to_string)
+            .collect();
+        RoundEvent {
+            ply: game.ply(),
+            black: game.black_to_move(),
+            sfen: game.board.as_ref().map_or(String::new(), |b| b.to_sfen()),
+            after: match played {
+                Some(mv) => game
+                    .after(&[mv])
+                    .board
+                    .map_or(String::new(), |b| b.to_sfen()),
+                None => String::new(),
+            },
+            bestmove_ja: ja(game, &got.best),
+            bestmove,
+            chosen,
+            reason,
+            notes,
+            time_ms: round.started.elapsed().as_millis() as u64,
+            members,
+        }
+    }
+}

@@ -66,6 +66,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 lines.push(format!("option name G_{rest}"));
             }
         }
+        lines.push(MONITOR_OPTION.to_string());
         lines.push("usiok".to_string());
         self.buffer.extend(lines);
         self.drain_deferred();

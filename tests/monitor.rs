@@ -1,0 +1,450 @@
+//! The live page (`G_Monitor`, issue 21 part 4): the real `gougi` binary with mock members plays
+//! moves through stdin, and headless Chromium (Debian's `chromium`, installed by `.ci/run`)
+//! loads the page; the DOM its JavaScript builds must show the moves and the members' scores.
+//! Also the server's refusals over raw TCP, and that a client that never reads cannot hold the
+//! USI path.
+//!
+//! Without Chromium the browser tests fail, unless `GOUGI_SKIP_BROWSER=1` says to skip them.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{mock_config, scratch_dir, Gougi};
+
+const BYO: &str = "go btime 0 wtime 0 byoyomi 5000";
+
+/// gougi's moves (Black) and the GUI's replies (White): quiet opening moves, each legal.
+const BLACK: [&str; 10] = [
+    "7g7f", "2g2f", "2f2e", "6i7h", "3i4h", "5i6h", "4i5h", "9g9f", "1g1f", "4g4f",
+];
+const WHITE: [&str; 10] = [
+    "3c3d", "8c8d", "8d8e", "4a3b", "7a6b", "5a4a", "6a5b", "9c9d", "1c1d", "6c6d",
+];
+
+/// Raw scores of the three members at each move (E2 has `Scale=300`: its calibrated score is
+/// twice its raw one).
+const SCORES: [[i32; 3]; 10] = [
+    [123, -87, 40],
+    [45, 61, 52],
+    [60, 35, 71],
+    [72, 48, 66],
+    [85, 30, 95],
+    [90, 52, 80],
+    [110, 40, 130],
+    [130, 70, 118],
+    [150, 65, 160],
+    [170, 90, 155],
+];
+
+/// Scripts for `rounds` moves of `majority`: E1 and E3 always play the line; E2 plays it on even
+/// moves and a pawn push elsewhere on odd ones (so agreement is not total).
+fn scripts(rounds: usize) -> Vec<String> {
+    let names = ["Alpha", "Beta", "Gamma"];
+    (0..3)
+        .map(|m| {
+            let mut s = format!("id name {}\n", names[m]);
+            for k in 0..rounds {
+                let line = BLACK[k];
+                let (mv, pv) = if m == 1 && k % 2 == 0 {
+                    let alt = if k < 4 { "5g5f" } else { "3g3f" };
+                    (alt.to_string(), alt.to_string())
+                } else {
+                    (line.to_string(), format!("{line} {}", WHITE[k]))
+                };
+                let ponder = pv
+                    .split(' ')
+                    .nth(1)
+                    .map_or(String::new(), |p| format!(" ponder {p}"));
+                s += &format!(
+                    "go: sleep {} ; info depth {} time {} nodes {} score cp {} pv {pv} ; bestmove {mv}{ponder}\n",
+                    20 * (m + 1),
+                    8 + k + m,
+                    20 * (m + 1),
+                    1000 * (k + 1) * (m + 1),
+                    SCORES[k][m]
+                );
+            }
+            s
+        })
+        .collect()
+}
+
+/// gougi with the three mock members and the monitor on a free loopback port: returns the
+/// page's address.
+fn start(dir: &Path, rounds: usize) -> (Gougi, String) {
+    let scripts = scripts(rounds);
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let config = mock_config(
+        dir,
+        "majority",
+        &refs,
+        None,
+        &format!(
+            "Engine2.Scale=300\nLog.Level=debug\nLog.File={}\n",
+            dir.join("gougi.log").display()
+        ),
+    );
+    let mut g = Gougi::with_config(&config);
+    g.send("usi");
+    let usi = g.until_prefix("usiok");
+    assert!(
+        usi.iter()
+            .any(|l| l == "option name G_Monitor type string default <empty>"),
+        "{usi:#?}"
+    );
+    g.send("setoption name G_Monitor value 127.0.0.1:0");
+    g.send("isready");
+    let lines = g.until(Duration::from_secs(20), |l| l == "readyok");
+    let url = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("info string monitor: "))
+        .unwrap_or_else(|| panic!("no monitor line: {lines:#?}"))
+        .to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    g.send("usinewgame");
+    (g, url)
+}
+
+/// Plays gougi's move `k` (0-based) and checks it is the line's.
+fn play(g: &mut Gougi, k: usize) {
+    let mut moves = Vec::new();
+    for j in 0..k {
+        moves.push(BLACK[j]);
+        moves.push(WHITE[j]);
+    }
+    let position = if moves.is_empty() {
+        "position startpos".to_string()
+    } else {
+        format!("position startpos moves {}", moves.join(" "))
+    };
+    g.send(&position);
+    g.send(BYO);
+    let lines = g.until_prefix("bestmove");
+    let best = lines.last().expect("bestmove");
+    assert!(
+        best.starts_with(&format!("bestmove {}", BLACK[k])),
+        "{lines:#?}"
+    );
+}
+
+/// `chromium` or `chromium-browser` on PATH; `None` (skip) only when `GOUGI_SKIP_BROWSER=1`.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    if std::env::var("GOUGI_SKIP_BROWSER").as_deref() == Ok("1") {
+        eprintln!("skipped: no chromium on PATH and GOUGI_SKIP_BROWSER=1");
+        return None;
+    }
+    panic!(
+        "no chromium on PATH: install it (apt-get install chromium; .ci/run does) or set \
+         GOUGI_SKIP_BROWSER=1 to skip the browser tests"
+    );
+}
+
+/// Headless Chromium on `url`: `what` is `--dump-dom` (the DOM on stdout) or
+/// `--screenshot=<file>`. `?stream=1` makes the server end each event stream after a second
+/// (the page reconnects at once): Chromium's virtual clock stands still while a request is
+/// open, so an endless stream would never let the time budget run out.
+fn browse(chromium: &Path, dir: &Path, url: &str, what: &str) -> std::process::Child {
+    let profile = dir.join(format!("chromium-{}", what.len()));
+    Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1280,1000",
+            "--virtual-time-budget=4000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(what)
+        .arg(format!("{url}?stream=1"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromium")
+}
+
+/// Waits for `child` at most `limit`; its stdout.
+fn finish(mut child: std::process::Child, limit: Duration) -> String {
+    let mut out = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + limit;
+    loop {
+        if child.try_wait().expect("chromium status").is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    reader.join().expect("reader")
+}
+
+/// Waits until the log says an event stream is open (the browser is on the live feed).
+fn wait_for_stream(log: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.contains("monitor: event stream opened") {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("no event stream opened within 30 s");
+}
+
+/// One element of the DOM by id, from its opening tag to the next `</tr>` / `</polyline>`…
+fn element<'a>(dom: &'a str, id: &str) -> &'a str {
+    let start = dom
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id} in the DOM:\n{dom}"));
+    let rest = &dom[start..];
+    let end = rest.find("</tr>").unwrap_or(rest.len());
+    &rest[..end]
+}
+
+#[test]
+fn the_page_shows_every_move_and_every_members_score_live() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch_dir("monitor-page");
+    let (mut g, url) = start(&dir, 3);
+    play(&mut g, 0);
+    // The page is opened after the first move (it comes in the HTML's snapshot) and sees the
+    // next two arrive over its event stream.
+    let browser = browse(&chromium, &dir, &url, "--dump-dom");
+    wait_for_stream(&dir.join("gougi.log"));
+    play(&mut g, 1);
+    play(&mut g, 2);
+    let dom = finish(browser, Duration::from_secs(90));
+
+    // Every move, in order, with its Japanese name and who proposed it.
+    for (k, (mv, ja)) in [
+        ("7g7f", "７六歩(77)"),
+        ("2g2f", "２六歩(27)"),
+        ("2f2e", "２五歩(26)"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let row = element(&dom, &format!("ply-{}", k + 1));
+        assert!(row.contains(&format!("data-move=\"{mv}\"")), "{row}");
+        assert!(row.contains(ja), "{row}");
+    }
+    assert!(element(&dom, "ply-1").contains("E1 Alpha, E3 Gamma"));
+    // On move 2 the vote was settled by E1 and E2 before E3 answered (majority decides then).
+    assert!(element(&dom, "ply-2").contains("E1 Alpha, E2 Beta</td><td class=\"num\">2/2<"));
+    assert!(!dom.contains("id=\"ply-4\""), "{dom}");
+    // The last move's members: raw and calibrated scores (E2's Scale=300 doubles its score),
+    // the verdicts and the PVs.
+    let e1 = element(&dom, "member-1");
+    assert!(e1.contains(">+60<") && e1.contains("[O]"), "{e1}");
+    assert!(e1.contains("２五歩(26) ８五歩(84)"), "{e1}");
+    let e2 = element(&dom, "member-2");
+    assert!(e2.contains(">+35<") && e2.contains(">+70<"), "{e2}");
+    assert!(e2.contains("[X]") && e2.contains("５六歩(57)"), "{e2}");
+    let e3 = element(&dom, "member-3");
+    assert!(e3.contains(">+71<"), "{e3}");
+    // Why: the type and the members behind the move.
+    assert!(
+        dom.contains(
+            "majority (多数決合議（3者）): 2f2e from E1 (Alpha), E3 (Gamma); 2 of 3 answers agree"
+        ),
+        "{dom}"
+    );
+    // The score graphs hold a point per answer of every member, calibrated and raw (E3 was
+    // stopped on move 2).
+    for (m, points) in [(1, 3), (2, 3), (3, 2)] {
+        let lines = dom
+            .matches(&format!("data-member=\"{m}\" data-points=\"{points}\""))
+            .count();
+        assert_eq!(lines, 2, "member {m}'s lines in:\n{dom}");
+    }
+    // The board after 2f2e: Black's pawn on 2e (row e, column 8 from the left).
+    assert!(dom.contains("after 5. ２五歩(26)"), "{dom}");
+    assert!(
+        dom.contains("class=\"b  last\" data-sq=\"43\">歩<"),
+        "the pawn on 2e is not drawn as the last move:\n{dom}"
+    );
+    // Agreement and time.
+    assert!(
+        dom.contains("All members agreed on 1 of 3 moves (33 %)"),
+        "{dom}"
+    );
+    let e2_stats = element(&dom, "stat-2");
+    assert!(
+        e2_stats.contains(">33 %<") && e2_stats.contains(">40<"),
+        "{e2_stats}"
+    );
+}
+
+/// `cargo test --test monitor screenshot -- --ignored` writes docs/monitor.png (a ten-move
+/// game); README shows it.
+#[test]
+#[ignore]
+fn screenshot() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch_dir("monitor-shot");
+    let (mut g, url) = start(&dir, 10);
+    for k in 0..10 {
+        play(&mut g, k);
+    }
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/monitor.png");
+    let browser = browse(
+        &chromium,
+        &dir,
+        &url,
+        &format!("--screenshot={}", out.display()),
+    );
+    finish(browser, Duration::from_secs(90));
+    assert!(std::fs::metadata(&out).expect("screenshot").len() > 10_000);
+}
+
+/// A raw HTTP exchange: what the server answers to `request`, up to when it closes.
+fn exchange(addr: &str, request: &[u8]) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request).expect("send");
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn bad_requests_get_a_status_and_a_stalled_reader_cannot_hold_the_usi_path() {
+    let dir = scratch_dir("monitor-http");
+    let (mut g, url) = start(&dir, 3);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    play(&mut g, 0);
+
+    let status = |r: &str| r.lines().next().unwrap_or("").to_string();
+    let post = exchange(
+        &addr,
+        b"POST /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    );
+    assert_eq!(status(&post), "HTTP/1.1 405 Method Not Allowed", "{post}");
+    assert!(post.contains("Allow: GET"), "{post}");
+    let garbage = exchange(&addr, b"\x16\x03\x01 hello\r\n\r\n");
+    assert_eq!(status(&garbage), "HTTP/1.1 400 Bad Request", "{garbage}");
+    let mut big = b"GET / HTTP/1.1\r\nX: ".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 20_000));
+    let big = exchange(&addr, &big);
+    assert_eq!(
+        status(&big),
+        "HTTP/1.1 431 Request Header Fields Too Large",
+        "{big}"
+    );
+    let rebound = exchange(&addr, b"GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n");
+    assert_eq!(status(&rebound), "HTTP/1.1 403 Forbidden", "{rebound}");
+    let missing = exchange(&addr, b"GET /etc/passwd HTTP/1.1\r\n\r\n");
+    assert_eq!(status(&missing), "HTTP/1.1 404 Not Found", "{missing}");
+
+    // Clients that stall: one sends half a request, one opens the event stream and never reads.
+    let mut half = TcpStream::connect(&addr).expect("connect");
+    half.write_all(b"GET / HT").unwrap();
+    let mut stalled = TcpStream::connect(&addr).expect("connect");
+    stalled
+        .write_all(b"GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    play(&mut g, 1);
+    play(&mut g, 2);
+
+    // The snapshot has all three rounds, each member's scores, as JSON.
+    let state = exchange(
+        &addr,
+        b"GET /state.json HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    );
+    assert_eq!(status(&state), "HTTP/1.1 200 OK", "{state}");
+    let body = state.split("\r\n\r\n").nth(1).expect("body");
+    let v: serde_json::Value = serde_json::from_str(body).expect("JSON");
+    let events = v["events"].as_array().expect("events");
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["kind"].as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["hello", "newgame", "round", "round", "round"],
+        "{v}"
+    );
+    let round = &events[4];
+    assert_eq!(round["bestmove"], "2f2e");
+    assert_eq!(round["members"][1]["raw"], 35);
+    assert_eq!(round["members"][1]["calibrated"], 70);
+    assert_eq!(round["members"][1]["agrees"], false);
+    assert_eq!(round["chosen"], serde_json::json!([1, 3]));
+    drop((half, stalled));
+
+    // stdout stayed USI: nothing of HTTP reached the GUI.
+    assert!(
+        g.seen
+            .iter()
+            .all(|l| !l.contains("HTTP") && !l.contains("GET ")),
+        "{:#?}",
+        g.seen
+    );
+}
+
+#[test]
+fn a_bad_or_busy_address_is_a_warning_and_gougi_plays_on() {
+    let dir = scratch_dir("monitor-bad");
+    let (mut g, url) = start(&dir, 2);
+    let addr = url.trim_start_matches("http://").trim_end_matches('/');
+    // The same value again keeps the running server (GUIs send every option before each game).
+    g.send("setoption name G_Monitor value 127.0.0.1:0");
+    g.send("setoption name G_Monitor value shogi.lan:80");
+    // Now off; then the first server's port, which another program (this test) holds.
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let held = holder.local_addr().unwrap().to_string();
+    g.send(&format!("setoption name G_Monitor value {held}"));
+    play(&mut g, 0);
+    let seen = g.seen.join("\n");
+    assert!(
+        seen.contains(
+            "info string [Warning] setoption G_Monitor shogi.lan:80: shogi.lan:80: not a port or an address with a port"
+        ),
+        "{seen}"
+    );
+    assert!(
+        seen.contains(&format!(
+            "info string [Warning] setoption G_Monitor {held}: cannot listen on {held}:"
+        )),
+        "{seen}"
+    );
+    assert_eq!(
+        seen.matches("info string monitor: ").count(),
+        1,
+        "the same value restarted the server:\n{seen}"
+    );
+    // The first server was stopped when the value changed.
+    assert!(
+        TcpStream::connect(addr).is_err()
+            || exchange(addr, b"GET /state.json HTTP/1.1\r\n\r\n").is_empty(),
+        "the old server still answers"
+    );
+}

@@ -337,6 +337,32 @@ fn every_go_variant_gives_a_legal_bestmove() {
     }
 }
 
+/// Issue 19, goal 5: with its default options (a GUI that sets no `NetworkDelay`), `gougi
+/// search` spends its byoyomi — it used to answer `go byoyomi 1000` in 0.5 s, since the
+/// network margin NetworkDelay2 1120 ate the whole second — and answers inside it. The bounds
+/// are loose (the median of three moves, 0.8 s to 1 s) so a loaded machine cannot make this
+/// flaky; the measured distribution is in BENCHMARKS.
+#[test]
+fn byoyomi_is_spent_and_never_overrun_with_default_options() {
+    let mut e = Engine::start();
+    e.send("usinewgame");
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        e.send(&format!("position {MIDGAME}"));
+        let asked = Instant::now();
+        e.send("go btime 0 wtime 0 byoyomi 1000");
+        let lines = e.until("bestmove");
+        times.push(asked.elapsed());
+        legal_bestmove(MIDGAME, &lines);
+    }
+    times.sort();
+    let median = times[1];
+    assert!(
+        median > Duration::from_millis(800) && median < Duration::from_millis(1000),
+        "{times:?}"
+    );
+}
+
 #[test]
 fn infinite_waits_for_stop() {
     let mut e = Engine::start();

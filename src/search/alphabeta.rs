@@ -53,11 +53,18 @@ pub struct Control {
 
 impl Control {
     pub fn new(threads: usize) -> Control {
+        Control::starting_at(threads, Instant::now())
+    }
+
+    /// A control whose thinking clock started at `start`: `go` passes the moment it was read,
+    /// so the time spent allocating tables and threads before the search counts against the
+    /// budget (the GUI's clock was running then too).
+    pub fn starting_at(threads: usize, start: Instant) -> Control {
         Control {
             stop: AtomicBool::new(false),
             ponder: AtomicBool::new(false),
             stop_on_ponderhit: AtomicBool::new(false),
-            epoch: Instant::now(),
+            epoch: start,
             start_ms: AtomicU64::new(0),
             optimum_ms: AtomicU64::new(u64::MAX),
             maximum_ms: AtomicU64::new(u64::MAX),

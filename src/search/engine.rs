@@ -103,10 +103,11 @@ pub fn option_lines(d: &Options) -> Vec<String> {
 
 impl Options {
     /// The defaults of `gougi search --member`, what a consultation's `builtin:search` runs:
-    /// no latency margins. Those margins (1120 ms off the hard limit) are for an engine facing
-    /// a GUI over a network; a member's clock is already shortened by gougi's `G_Margin`, and
-    /// with them a member at byoyomi 1000 answered in 0.44 s. They are *defaults*, declared as
-    /// such after `usi`, so a GUI that sends every option back sends these.
+    /// no latency margins, because the member's clock is already shortened by gougi's
+    /// `G_Margin`, which has the same size as a bare `gougi search`'s `NetworkDelay2` (both
+    /// measured on a pipe): a member thinks as long as the engine alone would. They are
+    /// *defaults*, declared as such after `usi`, so a GUI that sends every option back sends
+    /// these.
     pub fn member() -> Options {
         Options {
             time: TimeOptions {
@@ -545,6 +546,9 @@ impl Engine {
     }
 
     fn go(&mut self, args: &str) {
+        // The GUI's clock runs from here: everything below (joining an old search, the book,
+        // allocating the table and threads) is part of this move's time.
+        let received = std::time::Instant::now();
         self.stop();
         let params = match GoParams::parse(args) {
             Ok(p) => p,
@@ -587,7 +591,7 @@ impl Engine {
             None
         };
         let mut workers = self.workers();
-        let ctl = Arc::new(Control::new(workers.len()));
+        let ctl = Arc::new(Control::starting_at(workers.len(), received));
         ctl.set_budget(budget);
         ctl.ponder
             .store(params.ponder || params.infinite, Ordering::Relaxed);
@@ -595,7 +599,6 @@ impl Engine {
         if !params.ponder && budget.is_none() && params.depth.is_none() && params.nodes.is_none() {
             ctl.ponder.store(true, Ordering::Relaxed);
         }
-        ctl.restart_clock();
         let tt = self.table();
         tt.new_search();
         let limits = SearchLimits {

@@ -34,7 +34,7 @@
 //! # Keys
 //! | key | value | default |
 //! |---|---|---|
-//! | `Gougi.Type` | one of the 16 types (the original's 14 and gougi's `weighted-optimistic`, `multipv-vote`), Japanese name or English id ([`PolicyKind`]) | required |
+//! | `Gougi.Type` | one of the 17 types (the original's 14 and gougi's `weighted-optimistic`, `multipv-vote`, `leader`), Japanese name or English id ([`PolicyKind`]) | required |
 //! | `Engine<N>.Path` | member N ≥ 1 (any number of members, gaps allowed): a command line | — |
 //! | `Engine<N>.Name` | display name override for member N (else its `id name`) | `id name` |
 //! | `Engine<N>.Weight` | vote weight, a finite number > 0 | 1 |

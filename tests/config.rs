@@ -169,6 +169,7 @@ fn both_names_for_every_type() {
         // gougi's own.
         ("weighted-optimistic", "重み付き楽観合議"),
         ("multipv-vote", "候補手投票合議"),
+        ("leader", "リーダー合議"),
     ];
     assert_eq!(PolicyKind::ALL.len(), expected.len());
     let dir = TempDir::new();

@@ -50,6 +50,11 @@ pub const SPECS: &[Spec] = &[
     // calibrated win rate (`winrate`) or its rank (`borda`: k points for first, k−1 for second…).
     spin("G_MultiPV", 3, 1, 20, false),
     combo("G_VoteScoring", "winrate", &["winrate", "borda"], false),
+    // gougi's own type `leader`: the nodes of each re-search by the leader (its own move and
+    // each other member's move, searched from the position after the move), and by how much
+    // (calibrated cp, see `Engine<N>.Scale`) a candidate must beat the leader's own move.
+    spin("G_LeaderNodes", 20_000, 1, 1_000_000_000, false),
+    spin("G_LeaderMargin", 50, 0, 100_000, false),
     // gougi's own, for every type.
     // Milliseconds kept in hand on every move for pipes, the decision and the GUI's delay;
     // 120 matches YaneuraOu's NetworkDelay default.
@@ -307,6 +312,12 @@ impl Values {
     pub fn change_player_score_diff(&self) -> i64 {
         self.int("G_ChangePlayerScoreDiff")
     }
+    pub fn leader_nodes(&self) -> u64 {
+        self.int("G_LeaderNodes").max(1) as u64
+    }
+    pub fn leader_margin(&self) -> i64 {
+        self.int("G_LeaderMargin")
+    }
     pub fn mate_timeout_ms(&self) -> u64 {
         self.int("G_MateTimeout").max(1) as u64
     }
@@ -345,6 +356,7 @@ mod tests {
             (10_000, 5_000)
         );
         assert_eq!((v.mate_info_count(), v.mate_info_interval_ms()), (100, 100));
+        assert_eq!((v.leader_nodes(), v.leader_margin()), (20_000, 50));
     }
 
     #[test]

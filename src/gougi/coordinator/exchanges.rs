@@ -125,3 +125,183 @@ impl<W: std::io::Write> Coordinator<W> {
         self.emit_decision(&round, &got);
     }
 }
+
+/// The `leader` type (see `policy/leader.rs`): every member searches; then, when other members
+/// proposed other moves, the leader re-searches its own move and each candidate one at a time
+/// (the position after the move, `G_LeaderNodes` nodes, within what is left of the clock).
+impl<W: std::io::Write> Coordinator<W> {
+    pub(super) fn finish_leader(&mut self, mut round: Round) {
+        match round.leader_check.take() {
+            None => self.leader_phase1(round),
+            Some(check) => self.leader_step(round, check),
+        }
+    }
+
+    fn leader_phase1(&mut self, mut round: Round) {
+        let (slots, answers) = self.collect(&round);
+        if answers.is_empty() || answers.iter().any(|a| a.mv == "win") {
+            // No answer (fallback) or a declaration (`choose` plays it).
+            self.finish_all(round);
+            return;
+        }
+        let leader::Phase1::Recheck { leader, candidates } = leader::phase1(&answers) else {
+            self.finish_all(round);
+            return;
+        };
+        let check = LeaderCheck {
+            leader: slots[leader],
+            gots: slots.iter().map(|i| round.answers[i].clone()).collect(),
+            slots,
+            answers,
+            queue: std::iter::once(leader).chain(candidates).collect(),
+            current: None,
+            values: Vec::new(),
+        };
+        if !self.leader_can_search(&round, &check) {
+            self.finish_all(round);
+            return;
+        }
+        round.answers.clear();
+        round.participants = vec![check.leader];
+        round.leader = Some(check.leader);
+        self.leader_next(round, check);
+    }
+
+    /// Whether another re-search may start: a playing round the GUI did not stop, the leader
+    /// up, and (with a clock) time left before the hard deadline.
+    fn leader_can_search(&self, round: &Round, check: &LeaderCheck) -> bool {
+        let now = Instant::now();
+        round.kind == RoundKind::Play
+            && !round.gui_stopped
+            && round.hard.is_none_or(|h| h > now)
+            && self.slots[check.leader].usable()
+            && !check.queue.is_empty()
+    }
+
+    /// Start the next re-search of the queue on the leader.
+    fn leader_next(&mut self, mut round: Round, mut check: LeaderCheck) {
+        let Some(k) = check.queue.pop_front() else {
+            self.leader_decide(round, check);
+            return;
+        };
+        let mv = check.gots[k]
+            .best
+            .mv()
+            .expect("re-searched answers are moves");
+        let after = round.game.after(&[mv]);
+        let mut limits = GoLimits {
+            nodes: Some(self.options.leader_nodes()),
+            ..Default::default()
+        };
+        if let Some(hard) = round.hard {
+            // An equal share of what is left for each search still to run, as `byoyomi`
+            // (understood by every engine); gougi stops it at its share.
+            let now = Instant::now();
+            let margin = Duration::from_millis(self.options.margin_ms());
+            let left = hard
+                .saturating_duration_since(now)
+                .saturating_sub(margin / 2);
+            let share = left.mul_f64(0.9) / (check.queue.len() as u32 + 1);
+            limits.btime = Some(0);
+            limits.wtime = Some(0);
+            limits.byoyomi = Some(share.as_millis() as u64);
+            round.soft = Some(now + share);
+        }
+        let slot = &mut self.slots[check.leader];
+        if slot.spec.nodes == NodesRule::Off {
+            // It cannot take `nodes` (its own limit decides; see `limits_for`).
+            limits = limits_for(&slot.spec, &limits);
+        }
+        start_search(
+            slot,
+            &after.command,
+            &limits,
+            Request {
+                round: round.id,
+                mate: false,
+            },
+        );
+        slot.clear_round();
+        round.elsewhere.insert(check.leader, after);
+        round.stop_sent = false;
+        check.current = Some(k);
+        round.leader_check = Some(check);
+        self.round = Some(round);
+    }
+
+    /// A re-search ended (answered, crashed or out of time): record its value, then the next
+    /// one or the decision.
+    fn leader_step(&mut self, mut round: Round, mut check: LeaderCheck) {
+        if let Some(k) = check.current.take() {
+            let scale = self.slots[check.leader].spec.scale;
+            let value = round
+                .answers
+                .get(&check.leader)
+                .and_then(|g| g.score)
+                .map(|s| leader::value_of_reply(Eval::from_score(&s).calibrated(scale)));
+            check.values.push((k, value));
+        }
+        round.answers.clear();
+        round.elsewhere.remove(&check.leader);
+        if self.leader_can_search(&round, &check) {
+            self.leader_next(round, check);
+        } else {
+            self.leader_decide(round, check);
+        }
+    }
+
+    fn leader_decide(&mut self, round: Round, check: LeaderCheck) {
+        let leader = check.values.first().map_or(0, |v| v.0);
+        let own = check
+            .values
+            .iter()
+            .find(|v| v.0 == leader)
+            .and_then(|v| v.1);
+        let others: Vec<(usize, Option<i64>)> = check
+            .values
+            .iter()
+            .copied()
+            .filter(|v| v.0 != leader)
+            .collect();
+        let margin = self.options.leader_margin();
+        let d = leader::phase2(leader, own, &others, margin);
+        let chosen_mv = check.answers[d.chosen].mv.clone();
+        info!(round = round.id, member = check.answers[d.chosen].number, mv = %chosen_mv, reason = %d.reason, "leader decided");
+        for k in (0..check.slots.len()).rev() {
+            let verdict = Verdict::of(check.answers[k].mv == chosen_mv);
+            let line = self.member_line(check.slots[k], &check.gots[k], verdict);
+            self.say(line);
+        }
+        // What the leader found, move by move, in the order searched.
+        let values: Vec<String> = check
+            .values
+            .iter()
+            .map(|(k, v)| {
+                let v = v.map_or("?".to_string(), |v| Eval(v as i32).to_string());
+                format!("{} {v}", check.answers[*k].mv)
+            })
+            .collect();
+        let unsearched: Vec<&str> = check
+            .queue
+            .iter()
+            .map(|&k| check.answers[k].mv.as_str())
+            .collect();
+        let verb = if d.chosen == leader { "keeps" } else { "plays" };
+        let not = if unsearched.is_empty() {
+            String::new()
+        } else {
+            format!(", not {}", unsearched.join(" "))
+        };
+        let line = format!(
+            "info string [leader] {} re-searched {}{not} (margin {margin}): {verb} {chosen_mv}",
+            self.slots[check.leader].label(),
+            values.join(", ")
+        );
+        self.say(line);
+        for (k, &i) in check.slots.iter().enumerate() {
+            self.slots[i].prev = check.gots[k].score;
+        }
+        let got = check.gots[d.chosen].clone();
+        self.emit_decision(&round, &got);
+    }
+}

@@ -11,7 +11,7 @@
 //! `isready`, `gameover`), `members` (requests, stop, hangs, restarts, each member's `go`),
 //! `rounds` (planning a `go`, `stop`, `ponderhit`, timers, when to decide), `intake`
 //! (`info`, `bestmove`, mate claims, the relay), `decide` (policies, `G_Resign`, the vote),
-//! `exchanges` (the exchange rule's phases), `mates` (mate members, `go mate`, the
+//! `exchanges` (the exchange rule's phases, the `leader` type's re-searches), `mates` (mate members, `go mate`, the
 //! built-in solver), `output` (annotated lines, the final `info`).
 //!
 //! # Members and stale answers
@@ -50,6 +50,7 @@ use crate::gougi::options::{self, InfoRelay, Values, VoteScoring};
 use crate::gougi::policy::change_player;
 use crate::gougi::policy::exchange::{self, Phase1};
 use crate::gougi::policy::kind::{self, Memory, Settle, Shape};
+use crate::gougi::policy::leader;
 use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
 use crate::gougi::policy::optimism;
 use crate::gougi::policy::vote;

@@ -11,6 +11,7 @@ impl<W: std::io::Write> Coordinator<W> {
         };
         let now = Instant::now();
         round.soft = Some(now);
+        round.gui_stopped = true;
         // A stopped ponder is a ponder miss: the GUI discards this bestmove and sends the real
         // `go` next, so gougi answers at once with what it has instead of waiting STOP_GRACE
         // for members (one hung member would otherwise eat a second of the next move's time).
@@ -159,6 +160,8 @@ impl<W: std::io::Write> Coordinator<W> {
             checkmates: HashMap::new(),
             stop_sent: false,
             exchange: None,
+            leader_check: None,
+            gui_stopped: false,
             leader: None,
             elsewhere: HashMap::new(),
             relayed_depth: 0,
@@ -220,6 +223,17 @@ impl<W: std::io::Write> Coordinator<W> {
                         .collect()
                 }
                 Shape::Mate => normals.iter().copied().take(1).collect(),
+                Shape::Leader => {
+                    if kind == RoundKind::Play || kind == RoundKind::Ponder {
+                        // The re-searches need time after the first phase (the hard deadline
+                        // stays: they end by it).
+                        request = scale_limits(&member_limits, black, LEADER_FIRST_SHARE);
+                        if let Some(s) = soft {
+                            round.soft = Some(started + s.mul_f64(LEADER_FIRST_SHARE));
+                        }
+                    }
+                    normals.clone()
+                }
             }
         };
         if self.position_refused.is_some() {
@@ -363,6 +377,7 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             Shape::Exchange if round.exchange.is_some() => self.exchange_phase2(round),
             Shape::Mate => self.finish_mate(round),
+            Shape::Leader => self.finish_leader(round),
             _ => self.finish_all(round),
         }
     }

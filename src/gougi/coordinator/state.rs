@@ -62,6 +62,10 @@ pub(super) const BUILTIN_MATE_HASH_MB: u64 = 64;
 /// The key of the built-in solver's answer among a tsume round's `checkmates` (not a slot).
 pub(super) const BUILTIN_MATE: usize = usize::MAX;
 
+/// `leader` under a clock: the share of the clock the first phase (every member) gets; the
+/// leader's re-searches get the rest.
+pub(super) const LEADER_FIRST_SHARE: f64 = 0.75;
+
 /// The longest PV prefix sent to PV mate members.
 pub(super) const PV_MATE_DEPTH: usize = 8;
 
@@ -175,6 +179,23 @@ pub(super) struct ExchangeState {
     pub(super) first_got: [Got; 2],
 }
 
+/// The `leader` type's re-searches: the first answers, and the leader's values of the moves
+/// re-searched so far.
+#[derive(Clone, Debug)]
+pub(super) struct LeaderCheck {
+    /// The leader's slot.
+    pub(super) leader: usize,
+    /// The first phase, in member order: slots, answers (as the policy read them), answers.
+    pub(super) slots: Vec<usize>,
+    pub(super) answers: Vec<Answer>,
+    pub(super) gots: Vec<Got>,
+    /// Answer indices still to re-search (the leader's own first), and the one in progress.
+    pub(super) queue: VecDeque<usize>,
+    pub(super) current: Option<usize>,
+    /// The leader's value of each move re-searched (answer index, value); `None`: no score.
+    pub(super) values: Vec<(usize, Option<i64>)>,
+}
+
 /// A member's answer within a round.
 #[derive(Clone, Debug)]
 pub(super) struct Got {
@@ -201,6 +222,10 @@ pub(super) struct Round {
     pub(super) checkmates: HashMap<usize, Checkmate>,
     pub(super) stop_sent: bool,
     pub(super) exchange: Option<ExchangeState>,
+    /// `leader`: the re-searches, once the first phase is in.
+    pub(super) leader_check: Option<LeaderCheck>,
+    /// The GUI sent `stop` (unlike `stop_sent`, which the round's own soft deadline sets too).
+    pub(super) gui_stopped: bool,
     /// The member whose info stream the GUI currently sees.
     pub(super) leader: Option<usize>,
     /// Members searching another position than the round's (exchange phase 2), by slot.

@@ -9,7 +9,8 @@
 //! Round shapes (who searches what, in how many phases) are the coordinator's: [`Shape::All`]
 //! (every normal member searches the position, the policy picks), [`Shape::Exchange`] (two
 //! members, each then rates the other's move), [`Shape::ChangePlayer`] (one member plays at a
-//! time), [`Shape::Mate`] (one normal member, overridden by a verified mate of the mate members).
+//! time), [`Shape::Mate`] (one normal member, overridden by a verified mate of the mate members),
+//! [`Shape::Leader`] (every member searches, then the leader re-searches the others' moves).
 
 use std::fmt;
 use std::str::FromStr;
@@ -17,6 +18,7 @@ use std::str::FromStr;
 use thiserror::Error;
 
 use super::change_player::{self, Rotation, Rule};
+use super::leader;
 use super::optimism::{self, Alternation, Extreme};
 use super::vote;
 use super::Decision;
@@ -46,6 +48,8 @@ pub enum PolicyKind {
     WeightedOptimistic,
     /// gougi's own: a vote over every member's MultiPV candidate list.
     MultipvVote,
+    /// gougi's own: the leader's move unless its own re-search prefers a member's candidate.
+    Leader,
 }
 
 /// How a type's rounds run (the coordinator's part of a type).
@@ -55,6 +59,8 @@ pub enum Shape {
     Exchange,
     ChangePlayer,
     Mate,
+    /// Every normal member searches; then the leader re-searches the other members' moves.
+    Leader,
 }
 
 /// When an all-members round may be decided before every member answered.
@@ -163,7 +169,7 @@ const fn rotation_row(
 }
 
 /// Every type, in [`PolicyKind`] order.
-pub static CATALOGUE: [TypeInfo; 16] = {
+pub static CATALOGUE: [TypeInfo; 17] = {
     use PolicyKind as K;
     [
         TypeInfo {
@@ -289,12 +295,19 @@ pub static CATALOGUE: [TypeInfo; 16] = {
             options: &["G_MultiPV", "G_VoteScoring"],
             ..row(K::MultipvVote, "multipv-vote", "候補手投票合議")
         },
+        TypeInfo {
+            members: (2, None),
+            shape: Shape::Leader,
+            decide: |a, _| leader::keep(a),
+            options: &["G_LeaderNodes", "G_LeaderMargin"],
+            ..row(K::Leader, "leader", "リーダー合議")
+        },
     ]
 };
 
 impl PolicyKind {
     /// All types, in catalogue order.
-    pub const ALL: [PolicyKind; 16] = [
+    pub const ALL: [PolicyKind; 17] = [
         PolicyKind::Majority,
         PolicyKind::Optimistic,
         PolicyKind::Pessimistic,
@@ -311,6 +324,7 @@ impl PolicyKind {
         PolicyKind::MatePv,
         PolicyKind::WeightedOptimistic,
         PolicyKind::MultipvVote,
+        PolicyKind::Leader,
     ];
 
     /// The type's row.

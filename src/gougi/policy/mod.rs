@@ -10,11 +10,13 @@
 //! - [`optimism`]: optimistic, pessimistic and their alternation; rise-based variants;
 //! - [`exchange`]: two members evaluate each other's best move;
 //! - [`change_player`]: one member plays at a time, rotating by plies, phase or score swing;
-//! - [`mate`]: a mate found by a mate member overrides the normal member's move.
+//! - [`mate`]: a mate found by a mate member overrides the normal member's move;
+//! - [`leader`]: the leader's move unless its own re-search prefers another member's.
 
 pub mod change_player;
 pub mod exchange;
 pub mod kind;
+pub mod leader;
 pub mod mate;
 pub mod optimism;
 pub mod vote;

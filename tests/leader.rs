@@ -1,0 +1,259 @@
+//! The `leader` type end to end (issue 19): the real `gougi` binary with mock members. The
+//! leader (Engine1) plays its move unless its own re-search of another member's move prefers
+//! that move by `G_LeaderMargin`, or another member's mate is verified. Each test checks the
+//! chosen move, the exact lines the GUI gets and the exact `go` lines the leader received.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::{decision, mock_config, scratch_dir, Gougi};
+
+/// The leader's first answer (7g7f at +50) and its re-search answers, in order: after its own
+/// move, then after each candidate.
+fn leader_script(transcript: &Path, researches: &[&str]) -> String {
+    let mut s = format!(
+        "id name e1\ntranscript: {}\ngo: info depth 5 score cp 50 nodes 1000 pv 7g7f 3c3d ; bestmove 7g7f ponder 3c3d\n",
+        transcript.display()
+    );
+    for r in researches {
+        s += &format!("go: {r}\n");
+    }
+    s
+}
+
+const E2: &str =
+    "id name e2\ngo: sleep 100 ; info depth 6 score cp 90 pv 2g2f 8c8d ; bestmove 2g2f ponder 8c8d\n";
+
+/// Start gougi with the leader and `others`, set `G_LeaderNodes` 300: the transcript path too.
+fn start(tag: &str, researches: &[&str], others: &[&str]) -> (Gougi, PathBuf) {
+    let dir = scratch_dir(tag);
+    let transcript = dir.join("e1.log");
+    let first = leader_script(&transcript, researches);
+    let mut scripts = vec![first.as_str()];
+    scripts.extend_from_slice(others);
+    let config = mock_config(&dir, "leader", &scripts, None, "");
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    g.send("setoption name G_LeaderNodes value 300");
+    (g, transcript)
+}
+
+fn play(g: &mut Gougi, position: &str, go: &str) -> Vec<String> {
+    g.send(position);
+    g.send(go);
+    g.until_prefix("bestmove")
+}
+
+/// The `position`/`go` lines a member received, in order.
+fn searches(transcript: &Path) -> Vec<String> {
+    std::fs::read_to_string(transcript)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("position") || l.starts_with("go"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn leader_keeps_its_move_when_its_re_search_does_not_prefer_the_candidate() {
+    // After 7g7f the reply scores −20 (7g7f is worth 20 to the leader); after 2g2f −30 (30):
+    // 30 is not above 20 + 50.
+    let (mut g, transcript) = start(
+        "leader-keep",
+        &[
+            "info depth 3 score cp -20 pv 3c3d ; bestmove 3c3d",
+            "info depth 3 score cp -30 pv 8c8d ; bestmove 8c8d",
+        ],
+        &[E2],
+    );
+    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 90] [e2]",
+            "info string [O] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50] [e1]",
+            "info string [leader] E1 (e1) re-searched 7g7f 20, 2g2f 30 (margin 50): keeps 7g7f",
+            "info depth 5 time T nodes 1000 multipv 1 score cp 50 pv 7g7f 3c3d",
+            "bestmove 7g7f ponder 3c3d",
+        ]
+    );
+    // The re-searches are the positions after each move, at G_LeaderNodes, not the GUI's nodes.
+    assert_eq!(
+        searches(&transcript),
+        [
+            "position startpos",
+            "go nodes 1000",
+            "position startpos moves 7g7f",
+            "go nodes 300",
+            "position startpos moves 2g2f",
+            "go nodes 300",
+        ]
+    );
+}
+
+#[test]
+fn a_candidate_the_leader_prefers_by_the_margin_is_played() {
+    // 2g2f is worth 120 to the leader after its re-search, its own move 20: 120 > 20 + 50.
+    let (mut g, transcript) = start(
+        "leader-adopt",
+        &[
+            "info depth 3 score cp -20 pv 3c3d ; bestmove 3c3d",
+            "info depth 3 score cp -120 pv 8c8d ; bestmove 8c8d",
+        ],
+        &[E2],
+    );
+    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 90] [e2]",
+            "info string [X] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50] [e1]",
+            "info string [leader] E1 (e1) re-searched 7g7f 20, 2g2f 120 (margin 50): plays 2g2f",
+            "info depth 6 time T multipv 1 score cp 90 pv 2g2f 8c8d",
+            "bestmove 2g2f ponder 8c8d",
+        ]
+    );
+    assert_eq!(searches(&transcript).len(), 6);
+    // A larger margin keeps the leader's move with the same answers.
+    let (mut g, _) = start(
+        "leader-margin",
+        &[
+            "info depth 3 score cp -20 pv 3c3d ; bestmove 3c3d",
+            "info depth 3 score cp -120 pv 8c8d ; bestmove 8c8d",
+        ],
+        &[E2],
+    );
+    g.send("setoption name G_LeaderMargin value 100");
+    let again = play(&mut g, "position startpos", "go nodes 1000");
+    assert_eq!(
+        decision(&again)[2],
+        "info string [leader] E1 (e1) re-searched 7g7f 20, 2g2f 120 (margin 100): keeps 7g7f"
+    );
+    assert_eq!(again.last().unwrap(), "bestmove 7g7f ponder 3c3d");
+}
+
+#[test]
+fn agreement_needs_no_re_search() {
+    let same = "id name e2\ngo: info depth 6 score cp 90 pv 7g7f ; bestmove 7g7f\n";
+    let (mut g, transcript) = start("leader-agree", &["bestmove 1g1f"], &[same]);
+    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 90] [e2]",
+            "info string [O] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50] [e1]",
+            "info depth 5 time T nodes 1000 multipv 1 score cp 50 pv 7g7f 3c3d",
+            "bestmove 7g7f ponder 3c3d",
+        ]
+    );
+    assert_eq!(
+        searches(&transcript),
+        ["position startpos", "go nodes 1000"]
+    );
+}
+
+const MATE1: &str = "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+
+#[test]
+fn a_verified_mate_of_another_member_overrides_the_leader() {
+    let dir = scratch_dir("leader-mate");
+    let transcript = dir.join("e1.log");
+    let e1 = format!(
+        "id name e1\ntranscript: {}\ngo: info depth 3 score cp 900 pv 5c5b+ ; bestmove 5c5b+\ngo: bestmove 1a1b\n",
+        transcript.display()
+    );
+    let e2 = "id name e2\ngo: sleep 100 ; info depth 1 score mate 1 pv G*5b ; bestmove G*5b\n";
+    // A false claim from a third member is not a mate: its score is dropped, and 4b4a does
+    // not become a candidate that beats a verified mate.
+    let e3 = "id name e3\ngo: sleep 150 ; info depth 1 score mate 1 pv G*4b ; bestmove G*4b\n";
+    let config = mock_config(&dir, "leader", &[&e1, e2, e3], None, "");
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    let lines = play(&mut g, MATE1, "go nodes 1000");
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "info string [Warning] E3 (e3): mate 1 for G*4b not confirmed by the mate solver"
+        )),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove G*4b [４二金打] [評価値 -] [e3]",
+            "info string [O] bestmove G*5b [５二金打] [評価値 mate 1] [e2]",
+            "info string [X] bestmove 5c5b+ [５二歩成(53)] [評価値 900] [e1]",
+            "info depth 1 time T multipv 1 score mate 1 pv G*5b",
+            "bestmove G*5b",
+        ]
+    );
+    // No re-search: a proven mate needs no second opinion.
+    assert_eq!(searches(&transcript), [MATE1, "go nodes 1000"]);
+}
+
+#[test]
+fn a_leader_crash_during_its_re_search_keeps_the_leaders_move() {
+    let (mut g, transcript) = start(
+        "leader-crash",
+        &["info depth 3 score cp -20 pv 3c3d ; exit 3"],
+        &[E2],
+    );
+    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    assert!(
+        lines
+            .contains(&"info string [Error] E1 (e1) exited with code 3; restarting it".to_string()),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 90] [e2]",
+            "info string [O] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50] [e1]",
+            "info string [leader] E1 (e1) re-searched 7g7f ?, not 2g2f (margin 50): keeps 7g7f",
+            "info depth 5 time T nodes 1000 multipv 1 score cp 50 pv 7g7f 3c3d",
+            "bestmove 7g7f ponder 3c3d",
+        ]
+    );
+    assert_eq!(searches(&transcript).len(), 4);
+}
+
+#[test]
+fn a_re_search_that_runs_out_of_time_keeps_the_leaders_move_in_time() {
+    // Under byoyomi 1000 the first phase gets three quarters of the clock; the leader's
+    // re-search of its own move never answers (it ignores stop), so gougi decides at the hard
+    // deadline, in time, with the leader's move.
+    let (mut g, transcript) = start("leader-timeout", &["hang"], &[E2]);
+    g.send("position startpos");
+    let t0 = Instant::now();
+    g.send("go btime 0 wtime 0 byoyomi 1000");
+    let lines = g.until_prefix("bestmove");
+    let took = t0.elapsed();
+    assert!(took < Duration::from_millis(1000), "{took:?}");
+    assert_eq!(
+        decision(&lines)[2..],
+        [
+            "info string [leader] E1 (e1) re-searched 7g7f ?, not 2g2f (margin 50): keeps 7g7f",
+            "info depth 5 time T nodes 1000 multipv 1 score cp 50 pv 7g7f 3c3d",
+            "bestmove 7g7f ponder 3c3d",
+        ]
+    );
+    let s = searches(&transcript);
+    // Phase 1: 1000 − G_Margin 120 = 880 ms, three quarters of it; the re-search: nodes and
+    // the share of what is left, as byoyomi.
+    assert_eq!(
+        s[..3],
+        [
+            "position startpos",
+            "go btime 0 wtime 0 byoyomi 660",
+            "position startpos moves 7g7f"
+        ]
+    );
+    let re = s[3]
+        .strip_prefix("go btime 0 wtime 0 byoyomi ")
+        .expect(&s[3]);
+    let (ms, nodes) = re.split_once(' ').expect(re);
+    assert_eq!(nodes, "nodes 300");
+    let ms: u64 = ms.parse().unwrap();
+    assert!((50..400).contains(&ms), "{ms}");
+}

@@ -599,3 +599,62 @@ fn go_nodes_stops_at_the_limit() {
         );
     }
 }
+
+/// `EvalNoise`, `EvalDropout` and `Seed` (issue 19): a copy of the search with either option
+/// set thinks differently from the plain one on the same position and node budget, the same
+/// seed reproduces its answer exactly, and another seed gives another answer.
+#[test]
+fn eval_noise_and_dropout_diversify_reproducibly() {
+    // A quiet middle-game position from the tuning openings and one from the start.
+    let positions = [
+        "startpos moves 7g7f 3c3d 2g2f 8c8d 2f2e 8d8e",
+        "startpos moves 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d",
+    ];
+    // (bestmove, last score, nodes) of a fresh engine with `options`, per position.
+    let answer = |options: &[&str]| -> Vec<(String, String)> {
+        let mut e = Engine::start();
+        for o in options {
+            e.send(o);
+        }
+        e.send("isready");
+        e.until("readyok");
+        let out = positions
+            .iter()
+            .map(|p| {
+                e.send("usinewgame");
+                e.send(&format!("position {p}"));
+                e.send("go nodes 20000");
+                let lines = e.until("bestmove");
+                (lines.last().unwrap().clone(), last_score(&lines))
+            })
+            .collect();
+        drop(e);
+        out
+    };
+    let plain = answer(&[]);
+    // The options at their defaults are the plain engine.
+    assert_eq!(
+        answer(&[
+            "setoption name EvalNoise value 0",
+            "setoption name EvalDropout value 0",
+            "setoption name Seed value 7",
+        ]),
+        plain
+    );
+    for option in ["EvalNoise value 60", "EvalDropout value 200"] {
+        let with = |seed: u32| {
+            answer(&[
+                &format!("setoption name {option}"),
+                &format!("setoption name Seed value {seed}"),
+            ])
+        };
+        let (one, two) = (with(1), with(2));
+        assert_ne!(one, plain, "{option} changes nothing");
+        assert_eq!(
+            with(1),
+            one,
+            "{option} with the same seed is not reproducible"
+        );
+        assert_ne!(one, two, "{option}: seeds 1 and 2 give the same answers");
+    }
+}

@@ -26,7 +26,7 @@ use crate::book::{Book, BookOptions, SplitMix64};
 use crate::shogi::{Move, Position};
 
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
-use super::eval::{TableEval, Weights};
+use super::eval::{self, TableEval, Weights};
 use super::movepick::root_moves;
 use super::params::{tune_options_listed, SearchParams};
 use super::timeman::{self, Clock, TimeOptions};
@@ -54,6 +54,13 @@ pub struct Options {
     pub params: SearchParams,
     /// The opening book options (`BookFile`, `BookMoves`, …).
     pub book: BookOptions,
+    /// `EvalNoise`: the standard deviation (cp) of the evaluation's per-position noise
+    /// (`eval::noise_cp`); 0 is none.
+    pub eval_noise: u32,
+    /// `EvalDropout`: per mille of the king-relative weights zeroed (`eval::dropout`).
+    pub eval_dropout: u32,
+    /// `Seed`: which noise and which dropped weights, one per consultation member.
+    pub seed: u64,
 }
 
 impl Default for Options {
@@ -66,9 +73,17 @@ impl Default for Options {
             eval_file: String::new(),
             params: SearchParams::default(),
             book: BookOptions::default(),
+            eval_noise: 0,
+            eval_dropout: 0,
+            seed: 0,
         }
     }
 }
+
+/// `EvalNoise`'s maximum (cp): beyond a few pawns the evaluation is only noise.
+pub const MAX_EVAL_NOISE: u64 = 1000;
+/// `Seed`'s maximum: 2³¹ − 1, what every GUI's spin (a 32-bit int) can hold.
+pub const MAX_SEED: u64 = i32::MAX as u64;
 
 /// Default `USI_Hash` in MiB: several engines usually share the machine in a consultation.
 pub const DEFAULT_HASH_MB: usize = 256;
@@ -98,6 +113,20 @@ pub fn option_lines(d: &Options) -> Vec<String> {
         ),
         "option name SlowMover type spin default 100 min 1 max 1000".to_owned(),
         "option name EvalFile type string default <empty>".to_owned(),
+        // Diversity for self-consultation (issue 19): copies of this engine that differ only
+        // by Seed think differently when either of these is non-zero.
+        format!(
+            "option name EvalNoise type spin default {} min 0 max {MAX_EVAL_NOISE}",
+            d.eval_noise
+        ),
+        format!(
+            "option name EvalDropout type spin default {} min 0 max 1000",
+            d.eval_dropout
+        ),
+        format!(
+            "option name Seed type spin default {} min 0 max {MAX_SEED}",
+            d.seed
+        ),
     ]
 }
 
@@ -142,6 +171,9 @@ impl Options {
             "networkdelay2" => self.time.network_delay2 = num(0, 10_000)?,
             "minimumthinkingtime" => self.time.minimum_thinking_time = num(0, 100_000)?,
             "slowmover" => self.time.slow_mover = num(1, 1000)?,
+            "evalnoise" => self.eval_noise = num(0, MAX_EVAL_NOISE)? as u32,
+            "evaldropout" => self.eval_dropout = num(0, 1000)? as u32,
+            "seed" => self.seed = num(0, MAX_SEED)?,
             "evalfile" => {
                 let v = value.trim();
                 self.eval_file = if v == "<empty>" {
@@ -275,6 +307,9 @@ pub struct Engine {
     pending: Option<String>,
     /// The evaluation weights (the embedded ones unless `EvalFile` names a file).
     weights: &'static Weights,
+    /// `weights` after `EvalDropout` under `Seed`, made at `isready` (or the first `go`) and
+    /// kept for the (base, dropout, seed) it was made from; copied only when dropout > 0.
+    dropped: Option<(&'static Weights, u32, u64, &'static Weights)>,
     /// The book `BookFile` names, once loaded.
     book: Option<Book>,
     /// The choice's random numbers (seeded by `BookSeed`, else from the clock).
@@ -303,6 +338,7 @@ impl Engine {
             running: None,
             pending: None,
             weights: Weights::embedded(),
+            dropped: None,
             book: None,
             book_rng: SplitMix64::from_time(),
         }
@@ -354,6 +390,33 @@ impl Engine {
             .clone()
     }
 
+    /// The weights the search uses: `weights`, less `EvalDropout`'s share under `Seed`.
+    fn eval_weights(&mut self) -> &'static Weights {
+        let (per_mille, seed) = (self.options.eval_dropout, self.options.seed);
+        if per_mille == 0 {
+            return self.weights;
+        }
+        match self.dropped {
+            Some((base, d, s, w))
+                if std::ptr::eq(base, self.weights) && d == per_mille && s == seed =>
+            {
+                w
+            }
+            _ => {
+                // Leaked like an `EvalFile`: a GUI changes these a few times at most.
+                let w = eval::dropout(self.weights, per_mille, seed).leak();
+                self.dropped = Some((self.weights, per_mille, seed, w));
+                w
+            }
+        }
+    }
+
+    /// A fresh evaluation with the options' weights and noise.
+    fn new_eval(&mut self) -> TableEval {
+        TableEval::new(self.eval_weights())
+            .with_noise(self.options.eval_noise as i32, self.options.seed)
+    }
+
     fn workers(&mut self) -> Workers {
         let n = self.options.threads;
         let tt = self.table();
@@ -364,11 +427,12 @@ impl Engine {
             w.set_params(self.options.params);
         }
         while ws.len() < n {
+            let eval = self.new_eval();
             ws.push(Worker::new(
                 ws.len(),
                 tt.clone(),
                 ctl.clone(),
-                TableEval::new(self.weights),
+                eval,
                 self.pos.clone(),
             ));
             ws.last_mut()
@@ -421,6 +485,7 @@ impl Engine {
             }
             "isready" => {
                 let _ = self.table();
+                let _ = self.eval_weights();
                 emit("readyok");
             }
             "setoption" => self.setoption(args),
@@ -469,6 +534,11 @@ impl Engine {
         let old_hash = self.options.hash_mb;
         let old_eval = self.options.eval_file.clone();
         let old_book = self.options.book.clone();
+        let old_diversity = (
+            self.options.eval_noise,
+            self.options.eval_dropout,
+            self.options.seed,
+        );
         if let Err(e) = self.options.set(name, value) {
             tracing::warn!(error = %e, "setoption");
             emit(&format!("info string error: {e}"));
@@ -493,6 +563,15 @@ impl Engine {
                     self.options.eval_file = old_eval;
                 }
             }
+        }
+        let diversity = (
+            self.options.eval_noise,
+            self.options.eval_dropout,
+            self.options.seed,
+        );
+        if diversity != old_diversity {
+            self.stop();
+            self.workers = None; // workers hold the old evaluation
         }
         if self.options.book.file != old_book.file {
             self.load_book();

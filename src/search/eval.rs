@@ -451,6 +451,9 @@ fn sign(color: Color) -> i32 {
 pub struct TableEval {
     stack: Vec<EvalState>,
     weights: &'static Weights,
+    /// `EvalNoise`'s standard deviation in cp (0: none) and `Seed`, see [`noise_cp`].
+    noise_sd: i32,
+    noise_seed: u64,
 }
 
 impl Default for TableEval {
@@ -464,7 +467,17 @@ impl TableEval {
         TableEval {
             stack: Vec::with_capacity(super::value::MAX_PLY as usize + 16),
             weights,
+            noise_sd: 0,
+            noise_seed: 0,
         }
+    }
+
+    /// The same evaluation plus [`noise_cp`]`(key, seed, sd)` (`EvalNoise`, `Seed`): a
+    /// consultation's diversified copies of the search. `sd` 0 is the plain evaluation.
+    pub fn with_noise(mut self, sd: i32, seed: u64) -> TableEval {
+        self.noise_sd = sd;
+        self.noise_seed = seed;
+        self
     }
 
     #[inline]
@@ -635,9 +648,53 @@ impl Evaluator for TableEval {
             }
             *self.stack.last_mut().expect("not empty") = s;
         }
-        let v = s.base + s.king[0] + s.king[1];
+        let mut v = s.base + s.king[0] + s.king[1];
+        if self.noise_sd != 0 {
+            // From Black's view like the tables: the key includes the side to move, so a
+            // position always gets the same shift and negamax stays consistent.
+            v += noise_cp(pos.key(), self.noise_seed, self.noise_sd);
+        }
         Value(sign(pos.side_to_move()) * v)
     }
+}
+
+/// The evaluation noise of a position: approximately normal with standard deviation `sd` cp,
+/// a pure function of (`key`, `seed`) — never a fresh draw — so the transposition table,
+/// repetitions and re-searches see one value per position (Monju's and Bonanza Feliz's
+/// diversified members, one seed each). Cheap: one 64-bit mix of `key ^ seed`, cut into four
+/// 16-bit uniforms whose centred sum (variance 4/12) is scaled by √3 to unit variance
+/// (Irwin–Hall; the tails stop at ±3.46 sd).
+#[inline]
+pub fn noise_cp(key: u64, seed: u64, sd: i32) -> i32 {
+    let z = mix64(key ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let sum: i64 = (0..4).map(|i| ((z >> (16 * i)) & 0xFFFF) as i64).sum();
+    // (sum − mean) / (65536 / √3) in units of sd; 56,756 / 32,768 ≈ √3.
+    let centred = sum - 2 * 65_535;
+    (centred * sd as i64 * 56_756 / 32_768 / 65_536) as i32
+}
+
+/// SplitMix64's finaliser: every input bit reaches every output bit.
+#[inline]
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `weights` with `per_mille`/1000 of its king-relative weights (king-piece and king-hand,
+/// [`king_range`]) set to zero, chosen by `seed` (`EvalDropout`, GA将's diversified clients).
+/// The piece-square and hand tables are kept: they hold the material, and a rook worth 0 on
+/// one square is a blunder, not a different opinion.
+pub fn dropout(weights: &Weights, per_mille: u32, seed: u64) -> Weights {
+    let mut out = weights.clone();
+    let mut rng = seed ^ 0xD1B5_4A32_D192_ED03;
+    for i in king_range() {
+        rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        if mix64(rng) % 1000 < per_mille as u64 {
+            out.w[i] = 0;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -838,5 +895,78 @@ mod tests {
         assert_eq!(Weights::from_bytes(&w.to_bytes()).unwrap(), w);
         assert!(Weights::from_bytes(b"GOUGIEV1\x01\0\0\0\0\0").is_err());
         assert!(Weights::from_bytes(b"NOTANEVAL").is_err());
+    }
+
+    #[test]
+    fn noise_is_a_pure_near_normal_function_of_key_and_seed() {
+        let keys: Vec<u64> = (0..20_000u64)
+            .map(|i| mix64(i.wrapping_mul(0x2545_F491_4F6C_DD1D)))
+            .collect();
+        for sd in [1, 50, 300] {
+            let xs: Vec<f64> = keys.iter().map(|&k| noise_cp(k, 3, sd) as f64).collect();
+            let n = xs.len() as f64;
+            let mean = xs.iter().sum::<f64>() / n;
+            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+            let sd = sd as f64;
+            // Truncation to whole cp loses a little at sd 1.
+            assert!(mean.abs() < 0.05 * sd + 0.5, "mean {mean} at sd {sd}");
+            assert!(
+                (var.sqrt() - sd).abs() < 0.05 * sd + 0.5,
+                "sd {} at sd {sd}",
+                var.sqrt()
+            );
+            // Near normal: about 68 % within one sd (Irwin–Hall of 4: 66.5 %).
+            let within = xs.iter().filter(|x| x.abs() <= sd).count() as f64 / n;
+            assert!((0.62..0.72).contains(&within) || sd < 2.0, "{within}");
+        }
+        for &k in &keys[..100] {
+            assert_eq!(noise_cp(k, 9, 50), noise_cp(k, 9, 50));
+            assert_eq!(noise_cp(k, 9, 0), 0);
+        }
+        let differ = keys[..1000]
+            .iter()
+            .filter(|&&k| noise_cp(k, 1, 50) != noise_cp(k, 2, 50))
+            .count();
+        assert!(differ > 900, "{differ}");
+    }
+
+    #[test]
+    fn noise_moves_the_score_by_the_same_amount_for_both_sides() {
+        let pos = Position::from_sfen(
+            "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2",
+        )
+        .unwrap();
+        let mut plain = TableEval::default();
+        plain.reset(&pos);
+        let mut noisy = TableEval::default().with_noise(80, 5);
+        noisy.reset(&pos);
+        // White to move: the noise is from Black's view, so White sees it negated.
+        assert_eq!(
+            noisy.evaluate(&pos).0,
+            plain.evaluate(&pos).0 - noise_cp(pos.key(), 5, 80)
+        );
+    }
+
+    #[test]
+    fn dropout_zeroes_its_share_of_the_king_tables_only() {
+        let base = Weights::embedded();
+        let d = dropout(base, 100, 4);
+        assert_eq!(d, dropout(base, 100, 4), "not reproducible");
+        assert_ne!(
+            d,
+            dropout(base, 100, 5),
+            "seeds 4 and 5 drop the same weights"
+        );
+        assert_eq!(
+            &d.w[..OWN_BASE],
+            &base.w[..OWN_BASE],
+            "material was touched"
+        );
+        let range = king_range();
+        let nonzero = base.w[range.clone()].iter().filter(|&&v| v != 0).count();
+        let dropped = range.filter(|&i| base.w[i] != 0 && d.w[i] == 0).count();
+        let share = dropped as f64 / nonzero as f64;
+        assert!((0.09..0.11).contains(&share), "{share}");
+        assert_eq!(dropout(base, 0, 4), *base);
     }
 }

@@ -5,11 +5,36 @@
 //! the entering-king declaration, Japanese move names, SFEN for mate members, the validity of
 //! a claimed mate line, and a legal fallback move when no member answered.
 
+use crate::shogi::legality::IllegalMoveKind;
 use crate::shogi::notation;
 use crate::shogi::position::Position;
+use crate::shogi::sfen::SfenError;
 use crate::shogi::types::Color;
 use crate::shogi::Move;
 use crate::usi::{PositionBase, PositionCommand, UsiMove};
+
+/// Why the rules core refused the GUI's `position` (said to the GUI as `info string`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionRefused {
+    #[error("bad sfen: {0}")]
+    Sfen(#[from] SfenError),
+    /// `number` counts the command's moves from 1.
+    #[error("move {number} ({text}) is illegal: {kind}")]
+    IllegalMove {
+        number: usize,
+        text: String,
+        kind: IllegalMoveKind,
+    },
+}
+
+/// Why a member's answer cannot be played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerRefused {
+    #[error(transparent)]
+    Illegal(#[from] IllegalMoveKind),
+    #[error("declaration (入玉宣言) conditions not met")]
+    Declaration,
+}
 
 /// The current position: the GUI's command (sent to members verbatim) and the board.
 #[derive(Clone, Debug)]
@@ -30,18 +55,21 @@ impl Default for Game {
 
 impl Game {
     /// Set up the board of a `position` command; the error says which part is wrong.
-    pub fn new(command: PositionCommand) -> Result<Game, String> {
+    pub fn new(command: PositionCommand) -> Result<Game, PositionRefused> {
         let mut board = match &command.base {
             PositionBase::StartPos => Position::startpos(),
-            PositionBase::Sfen(sfen) => {
-                Position::from_sfen(sfen).map_err(|e| format!("bad sfen: {e}"))?
-            }
+            PositionBase::Sfen(sfen) => Position::from_sfen(sfen)?,
         };
         let mut last_to = None;
         for (i, m) in command.moves.iter().enumerate() {
-            let mv = board
-                .parse_usi_move(m.as_str())
-                .map_err(|e| format!("move {} ({m}) is illegal: {e:?}", i + 1))?;
+            let mv =
+                board
+                    .parse_usi_move(m.as_str())
+                    .map_err(|kind| PositionRefused::IllegalMove {
+                        number: i + 1,
+                        text: m.to_string(),
+                        kind,
+                    })?;
             board.do_move(mv);
             last_to = Some(mv.to());
         }
@@ -84,12 +112,12 @@ impl Game {
     }
 
     /// Check a member's move; `Err` carries the reason for the log and the GUI.
-    pub fn check(&self, mv: &UsiMove) -> Result<(), String> {
+    pub fn check(&self, mv: &UsiMove) -> Result<(), AnswerRefused> {
         match &self.board {
             Some(b) => b
                 .parse_usi_move(mv.as_str())
                 .map(|_| ())
-                .map_err(|e| format!("{e:?}")),
+                .map_err(Into::into),
             None => Ok(()),
         }
     }

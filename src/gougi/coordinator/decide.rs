@@ -294,7 +294,11 @@ impl<W: std::io::Write> Coordinator<W> {
                 round = round.id,
                 "go for a refused position answered with resign"
             );
-            let why = self.position_refused.clone().unwrap_or_default();
+            let why = self
+                .position_refused
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default();
             self.say(format!(
                 "info string [Error] position refused ({why}): no move can be checked, gougi resigns"
             ));

@@ -276,7 +276,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let verdict = match &best {
             BestMove::Move { mv, .. } => game.check(mv),
             BestMove::Win if !game.declaration_is_legal() && game.board.is_some() => {
-                Err("declaration (入玉宣言) conditions not met".to_string())
+                Err(AnswerRefused::Declaration)
             }
             _ => Ok(()),
         };

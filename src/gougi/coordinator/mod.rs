@@ -45,7 +45,7 @@ use crate::config::Config;
 use crate::gougi::annotate::{self, History, MemberLine, Verdict};
 use crate::gougi::answer::{Answer, Eval};
 use crate::gougi::deadline::{self, Clock};
-use crate::gougi::game::Game;
+use crate::gougi::game::{AnswerRefused, Game, PositionRefused};
 use crate::gougi::options::{self, InfoRelay, Values, VoteScoring};
 use crate::gougi::policy::change_player;
 use crate::gougi::policy::exchange::{self, Phase1};
@@ -120,7 +120,7 @@ pub struct Coordinator<W> {
     isready_seen: bool,
     /// The GUI's last `position` was refused (illegal move, bad SFEN): `go` is answered
     /// without consulting anyone.
-    position_refused: Option<String>,
+    position_refused: Option<PositionRefused>,
     /// `G_BookFile` and the `G_Book…` options: the proxy answers from the book before asking
     /// anyone (loaded at `isready`).
     book_options: BookOptions,

@@ -27,6 +27,15 @@ pub struct Limits {
     pub nodes: Option<u64>,
 }
 
+/// Why a time control cannot be played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LimitsError {
+    #[error("byoyomi and a Fischer increment cannot be combined (USI sends one or the other)")]
+    ByoyomiAndIncrement,
+    #[error("no time control: give --time, --byoyomi, --inc or --nodes")]
+    NoControl,
+}
+
 impl Limits {
     /// Whether a clock runs (else only the node budget and the hang limit bound a move).
     pub fn is_timed(&self) -> bool {
@@ -34,15 +43,12 @@ impl Limits {
     }
 
     /// Checks that the limits make a playable control.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), LimitsError> {
         if self.byoyomi_ms > 0 && self.inc_ms > 0 {
-            return Err(
-                "byoyomi and a Fischer increment cannot be combined (USI sends one or the other)"
-                    .into(),
-            );
+            return Err(LimitsError::ByoyomiAndIncrement);
         }
         if !self.is_timed() && self.nodes.is_none() {
-            return Err("no time control: give --time, --byoyomi, --inc or --nodes".into());
+            return Err(LimitsError::NoControl);
         }
         Ok(())
     }

@@ -61,6 +61,30 @@ impl LimitOverrides {
     }
 }
 
+/// Why an `--engine` value was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error("unbalanced quote in {0:?}")]
+    Quote(String),
+    #[error("{word:?} is not key=value (in {text:?})")]
+    NotKeyValue { word: String, text: String },
+    #[error("{key}={value:?}: not a non-negative integer")]
+    NotANumber { key: String, value: String },
+    #[error("cmd={value:?}: {problem}")]
+    Command { value: String, problem: String },
+    #[error("config={value:?}: {reason}")]
+    Config { value: String, reason: String },
+    #[error("score_view={0:?}: side or black")]
+    ScoreView(String),
+    #[error(
+        "unknown key {key:?} in {text:?} (cmd, config, name, option.NAME, time, byoyomi, inc, \
+         nodes, score_view)"
+    )]
+    UnknownKey { key: String, text: String },
+    #[error("{0:?} has no cmd= or config=")]
+    NoCommand(String),
+}
+
 impl EngineSpec {
     /// Parses one `--engine` value: space-separated `key=value` words, values quoted when they
     /// hold spaces (`cmd="/usr/games/gpsusi --node-count-hard-limit 20000"`). Keys: `cmd`
@@ -69,40 +93,49 @@ impl EngineSpec {
     /// `option.<NAME>`, `time`, `byoyomi`, `inc` (milliseconds), `nodes` (0: no node limit for
     /// this engine). Relative paths
     /// resolve against `dir` (the working directory).
-    pub fn parse(text: &str, dir: &Path) -> Result<EngineSpec, String> {
-        let words = split_words(text).ok_or_else(|| format!("unbalanced quote in {text:?}"))?;
+    pub fn parse(text: &str, dir: &Path) -> Result<EngineSpec, SpecError> {
+        let words = split_words(text).ok_or_else(|| SpecError::Quote(text.to_owned()))?;
         let mut name = None;
         let mut command = None;
         let mut options = Vec::new();
         let mut limits = LimitOverrides::default();
         let mut black_view_scores = false;
         for word in &words {
-            let (key, value) = word
-                .split_once('=')
-                .ok_or_else(|| format!("{word:?} is not key=value (in {text:?})"))?;
+            let (key, value) = word.split_once('=').ok_or_else(|| SpecError::NotKeyValue {
+                word: word.clone(),
+                text: text.to_owned(),
+            })?;
             let number = |v: &str| {
-                v.parse::<u64>()
-                    .map_err(|_| format!("{key}={v:?}: not a non-negative integer"))
+                v.parse::<u64>().map_err(|_| SpecError::NotANumber {
+                    key: key.to_owned(),
+                    value: v.to_owned(),
+                })
             };
             match key {
                 "cmd" => {
-                    let c =
-                        resolve_command(value, dir).map_err(|p| format!("cmd={value:?}: {p}"))?;
+                    let c = resolve_command(value, dir).map_err(|p| SpecError::Command {
+                        value: value.to_owned(),
+                        problem: p.to_string(),
+                    })?;
                     command = Some(c);
                 }
                 "config" => {
+                    let config_error = |reason: String| SpecError::Config {
+                        value: value.to_owned(),
+                        reason,
+                    };
                     let exe = std::env::current_exe()
-                        .map_err(|e| format!("config={value:?}: cannot find gougi itself: {e}"))?;
+                        .map_err(|e| config_error(format!("cannot find gougi itself: {e}")))?;
                     let path = dir.join(value);
                     if !path.is_file() {
-                        return Err(format!("config={value:?}: no such file {}", path.display()));
+                        return Err(config_error(format!("no such file {}", path.display())));
                     }
                     // Validated here, as the proxy will: a broken config is refused with its own
                     // message (file:line: key: problem) instead of a player that "exited with
                     // status 1" at its first `usi`.
                     Config::load(&path)
                         .and_then(|c| c.open_log_file())
-                        .map_err(|e| format!("config={value:?}: {e}"))?;
+                        .map_err(|e| config_error(e.to_string()))?;
                     command = Some(EngineCommand {
                         program: exe,
                         args: vec![
@@ -123,7 +156,7 @@ impl EngineSpec {
                     black_view_scores = match value {
                         "side" => false,
                         "black" => true,
-                        _ => return Err(format!("score_view={value:?}: side or black")),
+                        _ => return Err(SpecError::ScoreView(value.to_owned())),
                     }
                 }
                 "time" => limits.time_ms = Some(number(value)?),
@@ -135,15 +168,15 @@ impl EngineSpec {
                         options.push((opt.to_owned(), value.to_owned()));
                     }
                     _ => {
-                        return Err(format!(
-                            "unknown key {key:?} in {text:?} (cmd, config, name, option.NAME, \
-                             time, byoyomi, inc, nodes, score_view)"
-                        ))
+                        return Err(SpecError::UnknownKey {
+                            key: key.to_owned(),
+                            text: text.to_owned(),
+                        })
                     }
                 },
             }
         }
-        let command = command.ok_or_else(|| format!("{text:?} has no cmd= or config="))?;
+        let command = command.ok_or_else(|| SpecError::NoCommand(text.to_owned()))?;
         let name = name.unwrap_or_else(|| match command.builtin {
             Some(b) => format!("gougi-{}", b.subcommand()),
             None => Path::new(&command.program).file_name().map_or_else(
@@ -467,17 +500,27 @@ mod tests {
     #[test]
     fn rejects_bad_specs_with_a_reason() {
         let dir = Path::new(".");
-        let e = EngineSpec::parse("name=x", dir).unwrap_err();
+        let e = EngineSpec::parse("name=x", dir).unwrap_err().to_string();
         assert!(e.contains("no cmd="), "{e}");
-        let e = EngineSpec::parse("cmd=builtin:search nodes=-3", dir).unwrap_err();
+        let e = EngineSpec::parse("cmd=builtin:search nodes=-3", dir)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("nodes"), "{e}");
-        let e = EngineSpec::parse("cmd=builtin:search colour=red", dir).unwrap_err();
+        let e = EngineSpec::parse("cmd=builtin:search colour=red", dir)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown key \"colour\""), "{e}");
-        let e = EngineSpec::parse("cmd=/no/such/engine", dir).unwrap_err();
+        let e = EngineSpec::parse("cmd=/no/such/engine", dir)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("/no/such/engine"), "{e}");
-        let e = EngineSpec::parse("cmd=\"builtin:search", dir).unwrap_err();
+        let e = EngineSpec::parse("cmd=\"builtin:search", dir)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("quote"), "{e}");
-        let e = EngineSpec::parse("config=/no/such.config", dir).unwrap_err();
+        let e = EngineSpec::parse("config=/no/such.config", dir)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no such file"), "{e}");
     }
 

@@ -16,6 +16,20 @@ pub struct Opening {
     pub moves: Vec<String>,
 }
 
+/// Why an opening line was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpeningError {
+    #[error("{base:?}: {reason}")]
+    Position { base: String, reason: String },
+    #[error("move {text} is not legal here ({kind})")]
+    IllegalMove {
+        text: String,
+        kind: crate::shogi::legality::IllegalMoveKind,
+    },
+    #[error("the opening ends in a position with no legal move")]
+    NoLegalMove,
+}
+
 impl Opening {
     /// The standard start position with no moves.
     pub fn startpos() -> Opening {
@@ -26,7 +40,7 @@ impl Opening {
     }
 
     /// Parses one line (see the module doc); checks the SFEN and every move.
-    pub fn parse(line: &str) -> Result<Opening, String> {
+    pub fn parse(line: &str) -> Result<Opening, OpeningError> {
         let line = line.trim();
         let line = line.strip_prefix("position ").unwrap_or(line).trim();
         let (head, moves) = match line.split_once(" moves") {
@@ -44,15 +58,21 @@ impl Opening {
                 head.split_whitespace().collect::<Vec<_>>().join(" ")
             )
         };
-        let mut pos = Position::from_usi_position(&base).map_err(|e| format!("{base:?}: {e}"))?;
+        let mut pos = Position::from_usi_position(&base).map_err(|e| OpeningError::Position {
+            base: base.clone(),
+            reason: e.to_string(),
+        })?;
         for m in &moves {
             let mv = pos
                 .parse_usi_move(m)
-                .map_err(|e| format!("move {m} is not legal here ({e})"))?;
+                .map_err(|kind| OpeningError::IllegalMove {
+                    text: m.clone(),
+                    kind,
+                })?;
             pos.do_move(mv);
         }
         if pos.legal_moves().is_empty() {
-            return Err("the opening ends in a position with no legal move".into());
+            return Err(OpeningError::NoLegalMove);
         }
         Ok(Opening { base, moves })
     }
@@ -107,14 +127,18 @@ mod tests {
 
     #[test]
     fn refuses_bad_lines() {
-        assert!(Opening::parse("startpos moves 7g7f 7g7f")
-            .unwrap_err()
-            .contains("7g7f"));
+        assert_eq!(
+            Opening::parse("startpos moves 7g7f 7g7f")
+                .unwrap_err()
+                .to_string(),
+            "move 7g7f is not legal here (no piece on the origin square)"
+        );
         assert!(Opening::parse("sfen nonsense").is_err());
         // Mated at the start: nothing to play.
-        assert!(Opening::parse("sfen 4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1")
-            .unwrap_err()
-            .contains("no legal move"));
+        assert_eq!(
+            Opening::parse("sfen 4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1"),
+            Err(OpeningError::NoLegalMove)
+        );
     }
 
     #[test]

@@ -176,17 +176,24 @@ pub enum SprtState {
     H0,
 }
 
+/// Why SPRT parameters were refused.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum SprtError {
+    #[error("SPRT needs elo0 < elo1, got {elo0} and {elo1}")]
+    Bounds { elo0: f64, elo1: f64 },
+    #[error("SPRT error rates must be in (0, 0.5), got alpha {alpha} beta {beta}")]
+    Rates { alpha: f64, beta: f64 },
+}
+
 impl Sprt {
     /// Parameters from the command line, checked: `elo0 < elo1`, error rates in (0, ½).
-    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Sprt, String> {
+    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Sprt, SprtError> {
         let rate_ok = |x: f64| x > 0.0 && x < 0.5;
         if elo0 >= elo1 || !elo0.is_finite() || !elo1.is_finite() {
-            return Err(format!("SPRT needs elo0 < elo1, got {elo0} and {elo1}"));
+            return Err(SprtError::Bounds { elo0, elo1 });
         }
         if !rate_ok(alpha) || !rate_ok(beta) {
-            return Err(format!(
-                "SPRT error rates must be in (0, 0.5), got alpha {alpha} beta {beta}"
-            ));
+            return Err(SprtError::Rates { alpha, beta });
         }
         Ok(Sprt {
             elo0,

@@ -99,8 +99,48 @@ impl Param {
     }
 }
 
+/// Why a tune file was refused: the line (from 1) and the problem.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ParamsError {
+    #[error("line {line}: {problem}")]
+    Line { line: usize, problem: ParamProblem },
+    #[error("no parameter in the tune file")]
+    Empty,
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ParamProblem {
+    #[error("expected `name start min max c a [target]`, got {0} fields")]
+    Fields(usize),
+    #[error("{name}: {what} {text:?} is not a number")]
+    NotANumber {
+        name: String,
+        what: &'static str,
+        text: String,
+    },
+    #[error("{name}: needs min ≤ start ≤ max (got {start} in [{min}, {max}])")]
+    Range {
+        name: String,
+        start: f64,
+        min: f64,
+        max: f64,
+    },
+    #[error("{0}: c and a must be positive")]
+    Step(String),
+    #[error("{0}: empty option name")]
+    EmptyOption(String),
+    #[error(
+        "{name}: target {target:?} is not option.NAME, G_… or a config key like Engine2.Weight"
+    )]
+    Target { name: String, target: String },
+    #[error("{0} appears twice")]
+    Twice(String),
+    #[error("{0}: a name cannot hold , or \"")]
+    BadName(String),
+}
+
 /// Parses a tune file. Errors name the line.
-pub fn parse_params(text: &str) -> Result<Vec<Param>, String> {
+pub fn parse_params(text: &str) -> Result<Vec<Param>, ParamsError> {
     let mut out: Vec<Param> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
@@ -112,18 +152,22 @@ pub fn parse_params(text: &str) -> Result<Vec<Param>, String> {
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|w| !w.is_empty())
             .collect();
+        let fail = |problem| ParamsError::Line { line: n, problem };
         if f.len() != 6 && f.len() != 7 {
-            return Err(format!(
-                "line {n}: expected `name start min max c a [target]`, got {} fields",
-                f.len()
-            ));
+            return Err(fail(ParamProblem::Fields(f.len())));
         }
         let name = f[0].to_owned();
-        let num = |k: usize, what: &str| -> Result<f64, String> {
+        let num = |k: usize, what: &'static str| -> Result<f64, ParamsError> {
             f[k].parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite())
-                .ok_or_else(|| format!("line {n}: {name}: {what} {:?} is not a number", f[k]))
+                .ok_or_else(|| {
+                    fail(ParamProblem::NotANumber {
+                        name: name.clone(),
+                        what,
+                        text: f[k].to_owned(),
+                    })
+                })
         };
         let (start, min, max, c, a) = (
             num(1, "start")?,
@@ -133,34 +177,37 @@ pub fn parse_params(text: &str) -> Result<Vec<Param>, String> {
             num(5, "a")?,
         );
         if min > max || start < min || start > max {
-            return Err(format!(
-                "line {n}: {name}: needs min ≤ start ≤ max (got {start} in [{min}, {max}])"
-            ));
+            return Err(fail(ParamProblem::Range {
+                name,
+                start,
+                min,
+                max,
+            }));
         }
         if c <= 0.0 || a <= 0.0 {
-            return Err(format!("line {n}: {name}: c and a must be positive"));
+            return Err(fail(ParamProblem::Step(name)));
         }
         let integer = f[1..4].iter().all(|w| !w.contains(['.', 'e', 'E']));
         let target = match f.get(6) {
             None => Target::Option(name.clone()),
             Some(t) => match t.strip_prefix("option.") {
                 Some(o) if !o.is_empty() => Target::Option(o.to_owned()),
-                Some(_) => return Err(format!("line {n}: {name}: empty option name")),
+                Some(_) => return Err(fail(ParamProblem::EmptyOption(name))),
                 None if t.starts_with("G_") => Target::Option((*t).to_owned()),
                 None if t.contains('.') => Target::ConfigKey((*t).to_owned()),
                 None => {
-                    return Err(format!(
-                        "line {n}: {name}: target {t:?} is not option.NAME, G_… or a config \
-                         key like Engine2.Weight"
-                    ))
+                    return Err(fail(ParamProblem::Target {
+                        name,
+                        target: (*t).to_owned(),
+                    }))
                 }
             },
         };
         if out.iter().any(|p| p.name == name) {
-            return Err(format!("line {n}: {name} appears twice"));
+            return Err(fail(ParamProblem::Twice(name)));
         }
         if name.contains(',') || name.contains('"') {
-            return Err(format!("line {n}: {name}: a name cannot hold , or \""));
+            return Err(fail(ParamProblem::BadName(name)));
         }
         out.push(Param {
             name,
@@ -174,7 +221,7 @@ pub fn parse_params(text: &str) -> Result<Vec<Param>, String> {
         });
     }
     if out.is_empty() {
-        return Err("no parameter in the tune file".into());
+        return Err(ParamsError::Empty);
     }
     Ok(out)
 }
@@ -322,7 +369,7 @@ mod tests {
             ("", "no parameter"),
         ] {
             let e = parse_params(text).unwrap_err();
-            assert!(e.contains(needle), "{text:?}: {e}");
+            assert!(e.to_string().contains(needle), "{text:?}: {e}");
         }
     }
 

@@ -59,22 +59,37 @@ pub struct BookAnswer {
     pub bestmove: Option<String>,
 }
 
+/// A book option's value that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{name}: not {expected}: {value}")]
+pub struct BookOptionError {
+    pub name: String,
+    pub value: String,
+    /// What the option takes, e.g. "a number".
+    pub expected: &'static str,
+}
+
 impl BookOptions {
     /// Applies `setoption name <name> value <value>` if `name` (any case) is a book option:
     /// `None` when it is not one, `Some(Err)` for a bad value (nothing changed). Numbers out
     /// of range are clamped.
-    pub fn set(&mut self, name: &str, value: &str) -> Option<Result<(), String>> {
+    pub fn set(&mut self, name: &str, value: &str) -> Option<Result<(), BookOptionError>> {
         let v = value.trim();
-        let int = |lo: i64, hi: i64| -> Result<i64, String> {
+        let bad = |expected| BookOptionError {
+            name: name.to_owned(),
+            value: value.to_owned(),
+            expected,
+        };
+        let int = |lo: i64, hi: i64| -> Result<i64, BookOptionError> {
             v.parse::<i64>()
                 .map(|n| n.clamp(lo, hi))
-                .map_err(|_| format!("{name}: not a number: {value}"))
+                .map_err(|_| bad("a number"))
         };
-        let check = || -> Result<bool, String> {
+        let check = || -> Result<bool, BookOptionError> {
             match v.to_ascii_lowercase().as_str() {
                 "true" => Ok(true),
                 "false" => Ok(false),
-                _ => Err(format!("{name}: not true/false: {value}")),
+                _ => Err(bad("true/false")),
             }
         };
         let c = &mut self.choice;

@@ -161,7 +161,7 @@ impl Options {
             Ok(v.clamp(lo, hi))
         };
         if let Some(result) = self.book.set(name, value) {
-            return result;
+            return result.map_err(|e| e.to_string());
         }
         match name.to_ascii_lowercase().as_str() {
             "usi_hash" | "hash" => self.hash_mb = num(1, 65536)? as usize,

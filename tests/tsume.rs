@@ -194,6 +194,7 @@ fn solve_problem(
         stop: &stop,
         mode: MateMode::Shortest,
         double_count,
+        max_nodes: None,
     };
     let (outcome, _) = solve(&mut pos, tt, &limits, None);
     match (outcome, p.expected) {
@@ -523,6 +524,7 @@ fn kotobuki_611() {
         stop: &stop,
         mode: MateMode::Shortest,
         double_count: false,
+        max_nodes: None,
     };
     let (outcome, _) = solve(&mut board, &mut tt, &limits, None);
     let MateOutcome::Mate { moves, minimal } = outcome else {

@@ -45,6 +45,10 @@ pub const SPECS: &[Spec] = &[
     spin("G_PvMateTimeout", 5_000, 1, 1_000_000, false),
     spin("G_MateInfoCount", 100, 1, 1000, false),
     spin("G_MateInfoInterval", 100, 1, 100_000, false),
+    // gougi's own, for the mate types: under `go nodes N` (or `go depth D`, counted as
+    // 10,000 × D) the mate member gets `nodes` = this percentage of N beside G_MateTimeout,
+    // and the round waits for it, so node-limited games are reproducible.
+    spin("G_MateNodesPct", 100, 1, 100_000, false),
     // gougi's own type `multipv-vote`: how many candidates each member is asked for (sent as
     // `setoption name MultiPV` to members that declare it), and how a candidate scores — its
     // calibrated win rate (`winrate`) or its rank (`borda`: k points for first, k−1 for second…).
@@ -318,6 +322,9 @@ impl Values {
     pub fn leader_margin(&self) -> i64 {
         self.int("G_LeaderMargin")
     }
+    pub fn mate_nodes_pct(&self) -> u64 {
+        self.int("G_MateNodesPct").max(1) as u64
+    }
     pub fn mate_timeout_ms(&self) -> u64 {
         self.int("G_MateTimeout").max(1) as u64
     }
@@ -357,6 +364,7 @@ mod tests {
         );
         assert_eq!((v.mate_info_count(), v.mate_info_interval_ms()), (100, 100));
         assert_eq!((v.leader_nodes(), v.leader_margin()), (20_000, 50));
+        assert_eq!(v.mate_nodes_pct(), 100);
     }
 
     #[test]
@@ -373,6 +381,7 @@ mod tests {
                 "option name G_PvMateTimeout type spin default 5000 min 1 max 1000000",
                 "option name G_MateInfoCount type spin default 100 min 1 max 1000",
                 "option name G_MateInfoInterval type spin default 100 min 1 max 100000",
+                "option name G_MateNodesPct type spin default 100 min 1 max 100000",
                 "option name G_Margin type spin default 120 min 0 max 60000",
                 "option name G_InfoRelay type combo default leader var leader var all var none",
                 "option name G_Resign type combo default chosen var chosen var all",

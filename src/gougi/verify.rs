@@ -67,6 +67,7 @@ pub fn verify_mate_claim(
             stop: &stop,
             mode: MateMode::First,
             double_count: false,
+            max_nodes: None,
         };
         let (outcome, _) = solve(&mut board, table, &limits, None);
         match outcome {

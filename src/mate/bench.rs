@@ -52,6 +52,7 @@ pub fn run_problem(
         stop: &stop,
         mode: MateMode::Shortest,
         double_count,
+        max_nodes: None,
     };
     let pos = crate::shogi::Position::from_sfen(sfen).map_err(|e| e.to_string())?;
     let mut board = super::core_board::CoreBoard::new(pos);

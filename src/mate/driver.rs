@@ -28,6 +28,8 @@ pub struct DriveOptions {
     pub root_in_check_nomate: bool,
     /// The double-count correction (needs a table with parent links).
     pub double_count: bool,
+    /// A node budget for the solve (`go mate … nodes N`); `None`: time and `stop` only.
+    pub max_nodes: Option<u64>,
 }
 
 impl Default for DriveOptions {
@@ -36,6 +38,7 @@ impl Default for DriveOptions {
             mode: MateMode::Shortest,
             root_in_check_nomate: false,
             double_count: false,
+            max_nodes: None,
         }
     }
 }
@@ -59,6 +62,7 @@ pub fn solve_position(
         stop,
         mode: options.mode,
         double_count: options.double_count,
+        max_nodes: options.max_nodes,
     };
     let mut board = CoreBoard::new(pos.clone());
     let (outcome, stats) = solve(&mut board, table, &limits, report);
@@ -114,6 +118,28 @@ mod tests {
         assert_eq!(text.len(), 3);
         assert_eq!(text[..2], ["4b3b", "N*2b"]);
         assert_eq!(verify_mate_line(&pos, &text), Ok(3));
+    }
+
+    #[test]
+    fn a_node_budget_ends_the_solve_there_and_replays_the_same() {
+        // nikami_kongo_shtsume.txt line 50, a 23-ply mate: 3,000 nodes are far too few.
+        let pos =
+            Position::from_sfen("7nl/3s1+Bsk1/9/6p1P/7pp/6N2/9/9/9 b 2Rb4g2s2n3l14p 1").unwrap();
+        let stop = AtomicBool::new(false);
+        let options = DriveOptions {
+            max_nodes: Some(3_000),
+            ..DriveOptions::default()
+        };
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            let mut table = MateTable::new(4);
+            let (outcome, stats) = solve_position(&pos, &mut table, None, &stop, options, None);
+            assert_eq!(outcome, MateOutcome::Timeout);
+            // Stopped at the budget (the nodes in flight when it is due finish their step).
+            assert!((3_000..3_100).contains(&stats.nodes), "{}", stats.nodes);
+            runs.push(stats.nodes);
+        }
+        assert_eq!(runs[0], runs[1]);
     }
 
     #[test]

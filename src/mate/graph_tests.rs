@@ -82,6 +82,7 @@ fn run(edges: &[&[usize]], mode: MateMode) -> MateOutcome<To> {
             stop: &stop,
             mode,
             double_count,
+            max_nodes: None,
         };
         let (outcome, _) = solve(&mut g, &mut tt, &limits, None);
         assert_eq!(g.stack, vec![0], "the board is restored");

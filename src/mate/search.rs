@@ -197,6 +197,8 @@ pub struct Dfpn<'a, B: MateBoard> {
     deadline: Option<Instant>,
     stop: &'a AtomicBool,
     pub aborted: bool,
+    /// Abort once this many nodes are searched (checked exactly: the next poll is due then).
+    max_nodes: Option<u64>,
     next_poll: u64,
     next_report_ms: u64,
     report: Option<Reporter<'a, B::Move>>,
@@ -235,6 +237,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             deadline,
             stop,
             aborted: false,
+            max_nodes: None,
             next_poll: POLL_INTERVAL,
             next_report_ms: 1000,
             report,
@@ -244,6 +247,14 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             phases: Vec::new(),
             #[cfg(test)]
             on_phase: None,
+        }
+    }
+
+    /// Abort after `max` nodes (none: no node budget).
+    pub fn set_max_nodes(&mut self, max: Option<u64>) {
+        self.max_nodes = max;
+        if let Some(max) = max {
+            self.next_poll = self.next_poll.min(max.max(1));
         }
     }
 
@@ -287,6 +298,12 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         self.next_poll = self.nodes + POLL_INTERVAL;
         if self.stop.load(Ordering::Relaxed) {
             self.aborted = true;
+        }
+        if let Some(max) = self.max_nodes {
+            if self.nodes >= max {
+                self.aborted = true;
+            }
+            self.next_poll = self.next_poll.min(max.max(self.nodes + 1));
         }
         let now = Instant::now();
         if let Some(deadline) = self.deadline {

@@ -74,6 +74,9 @@ pub struct SolveLimits<'a> {
     /// Correct double counting in DAGs (see [`super::search`]); needs a table made with
     /// [`MateTable::with_parent_links`].
     pub double_count: bool,
+    /// Stop after this many nodes (`go mate … nodes N`): a budget that, unlike the clock,
+    /// gives the same answer on every run and machine.
+    pub max_nodes: Option<u64>,
 }
 
 /// Statistics of one solve.
@@ -106,6 +109,7 @@ where
                 let report = report.map(|f| f as &mut dyn FnMut(&Progress<'_, B::Move>));
                 let mut dfpn = Dfpn::new(board, tt, limits.deadline, limits.stop, report);
                 dfpn.double_count = limits.double_count && dfpn.tt.has_parent_links();
+                dfpn.set_max_nodes(limits.max_nodes);
                 let outcome = run(&mut dfpn, limits.mode);
                 (outcome, dfpn.nodes)
             });

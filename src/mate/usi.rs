@@ -8,7 +8,9 @@
 //!   and the `go mate <ms>` limit end it within a few ms in every phase of the solve (stdin is
 //!   read on its own thread; the search polls a flag). A line is answered only once the rules
 //!   core has verified it ([`super::driver`]); a mate proven but not yet proven shortest when
-//!   stopped is still answered with its (verified) line.
+//!   stopped is still answered with its (verified) line. `nodes N` on the same line (`go nodes
+//!   N mate 10000`, as gougi's consultation sends under `go nodes`) also ends it after N nodes,
+//!   which gives the same answer on every run.
 //! - A plain `go` (not mate) searches for a mate for `movetime`, else `byoyomi`, else 1 s
 //!   (`infinite`/`ponder`: until `stop`), then answers `bestmove <first move of the mate>` with
 //!   an `info score mate` line, or `bestmove resign` when no mate was found: this engine has no
@@ -207,6 +209,16 @@ impl Engine {
                 .and_then(|i| words.get(i + 1))
                 .copied()
         };
+        // `go mate … nodes N` (gougi's consultation sends it for node-limited rounds): a node
+        // budget beside the time limit, so the answer does not depend on the machine.
+        let max_nodes = match value_of("nodes").map(str::parse::<u64>) {
+            Some(Ok(n)) => Some(n),
+            Some(Err(_)) => {
+                emit("info string error: bad go nodes value; ignored");
+                None
+            }
+            None => None,
+        };
         let (kind, limit, wait_for_stop) = if let Some(v) = value_of("mate") {
             let limit = match v {
                 "infinite" => None,
@@ -245,7 +257,15 @@ impl Engine {
         let worker = std::thread::Builder::new()
             .name("mate-go".into())
             .spawn(move || {
-                search_and_answer(position, table, stop, options, kind, limit, wait_for_stop)
+                search_and_answer(
+                    position,
+                    table,
+                    stop,
+                    options,
+                    kind,
+                    (limit, max_nodes),
+                    wait_for_stop,
+                )
             });
         match worker {
             Ok(w) => self.worker = Some(w),
@@ -266,7 +286,7 @@ fn search_and_answer(
     stop: Arc<AtomicBool>,
     options: Options,
     kind: GoKind,
-    limit: Option<Duration>,
+    (limit, max_nodes): (Option<Duration>, Option<u64>),
     wait_for_stop: bool,
 ) {
     let start = Instant::now();
@@ -291,6 +311,7 @@ fn search_and_answer(
             mode: options.mode,
             root_in_check_nomate: options.root_in_check_nomate,
             double_count: options.double_count,
+            max_nodes,
         };
         let deadline = limit.map(|l| start + l);
         let (outcome, stats) = solve_position(

@@ -103,8 +103,20 @@ impl<W: std::io::Write> Coordinator<W> {
         self.maybe_finish();
     }
 
+    /// The mate members' node budget for the current round: under `go nodes N` or `go depth
+    /// D` (no clock), a budget proportional to the round's, so the mate member's answer — and
+    /// the round's decision, which then waits for it — is the same on every run.
+    pub(super) fn mate_node_budget(&self) -> Option<u64> {
+        let round = self.round.as_ref()?;
+        if round.kind != RoundKind::Play || round.game.command != self.game.command {
+            return None;
+        }
+        mate_nodes_for(&round.limits, self.options.mate_nodes_pct())
+    }
+
     pub(super) fn start_mate_search(&mut self) {
         let timeout = self.options.mate_timeout_ms();
+        let nodes = self.mate_node_budget();
         let sfen = self.config.policy.info().mate_sfen;
         for i in 0..self.slots.len() {
             if self.slots[i].spec.role != Role::Mate
@@ -121,8 +133,10 @@ impl<W: std::io::Write> Coordinator<W> {
             self.mates.busy.insert(i, self.game.command.clone());
             let slot = &mut self.slots[i];
             send(slot, &GuiCommand::Position(position));
+            // G_MateTimeout stays as a cap, for mate engines that ignore `nodes`.
             let limits = GoLimits {
                 mate: Some(MateLimit::Time(timeout)),
+                nodes,
                 ..Default::default()
             };
             send(slot, &GuiCommand::Go(limits));
@@ -219,6 +233,18 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn finish_mate(&mut self, round: Round) {
+        let node_limited = round.kind == RoundKind::Play
+            && mate_nodes_for(&round.limits, self.options.mate_nodes_pct()).is_some();
+        let mate_busy = self.slots.iter().enumerate().any(|(i, s)| {
+            s.spec.role == Role::Mate && s.usable() && self.mates.busy.contains_key(&i)
+        });
+        if node_limited && mate_busy && !round.gui_stopped {
+            // A node-limited round waits for the mate member's node-limited answer (and its
+            // search of this position, when it was busy with an older one): deciding on
+            // whichever came first would make the game depend on the machine's speed.
+            self.round = Some(round);
+            return;
+        }
         if self.config.policy.info().pv_mates {
             let (t, s) = (self.mates.tried, self.mates.succeeded);
             self.say(format!(
@@ -299,4 +325,17 @@ impl<W: std::io::Write> Coordinator<W> {
         self.say(answer.to_string());
         self.after_decision();
     }
+}
+
+/// The node budget of a mate member in a round with these limits and `G_MateNodesPct`: that
+/// percentage of `go nodes N`, or of 10,000 × D for `go depth D` (about what a depth-D search
+/// of the built-in engine visits in a middle game); `None` with a clock or without a limit.
+pub(super) fn mate_nodes_for(limits: &GoLimits, pct: u64) -> Option<u64> {
+    if limits.has_clock() || limits.movetime.is_some() || limits.infinite || limits.ponder {
+        return None;
+    }
+    let base = limits
+        .nodes
+        .or_else(|| limits.depth.map(|d| u64::from(d).saturating_mul(10_000)))?;
+    Some((base.saturating_mul(pct) / 100).max(1))
 }

@@ -148,7 +148,7 @@ const fn mate_row(kind: PolicyKind, id: &'static str, japanese: &'static str) ->
         members: (1, Some(1)),
         mate_engine: true,
         shape: Shape::Mate,
-        options: &["G_MateTimeout"],
+        options: &["G_MateTimeout", "G_MateNodesPct"],
         ..row(kind, id, japanese)
     }
 }
@@ -270,6 +270,7 @@ pub static CATALOGUE: [TypeInfo; 17] = {
                 "G_PvMateTimeout",
                 "G_MateInfoCount",
                 "G_MateInfoInterval",
+                "G_MateNodesPct",
             ],
             ..mate_row(
                 K::MatePv,

@@ -1,5 +1,7 @@
 //! `gougi mate`: the df-pn solver as a USI engine on stdin/stdout.
 //!
+//! Lines are read by `crate::usi`'s lenient parser, the proxy's own (one vocabulary: a `go`
+//! field it cannot read is dropped, as everywhere in gougi).
 //! Commands: `usi`, `isready`, `setoption name <n> value <v>`, `usinewgame`,
 //! `position startpos|sfen <4 fields> [moves …]`, `go mate <ms>|infinite`, plain `go …`,
 //! `stop`, `quit` (`gameover`/`ponderhit` are accepted and ignored).
@@ -35,6 +37,7 @@ use super::search::Progress;
 use super::solver::{MateMode, MateOutcome};
 use super::tt::MateTable;
 use crate::shogi::Position;
+use crate::usi::{GoLimits, GuiCommand, MateLimit, SetOption, Strictness};
 
 const DEFAULT_HASH_MB: usize = 256;
 const MAX_HASH_MB: usize = 1 << 20;
@@ -102,10 +105,18 @@ pub fn run_stdio() -> anyhow::Result<()> {
 impl Engine {
     /// Handle one line; `false` on `quit`.
     fn handle(&mut self, line: &str) -> bool {
-        let mut words = line.split_whitespace();
-        let Some(cmd) = words.next() else { return true };
-        match cmd {
-            "usi" => {
+        // One vocabulary with the proxy: the lenient parser of `crate::usi` (it never fails on a
+        // line a GUI sends; an unknown word comes back as `Unknown`).
+        let command = match GuiCommand::parse(line, Strictness::Lenient) {
+            Ok(command) => command,
+            Err(e) => {
+                tracing::warn!(line, error = %e, "unreadable command");
+                emit(&format!("info string error: {e}"));
+                return true;
+            }
+        };
+        match command {
+            GuiCommand::Usi => {
                 emit("id name gougi-mate");
                 emit("id author the gougi developers");
                 emit(&format!(
@@ -116,29 +127,33 @@ impl Engine {
                 emit("option name DoubleCount type check default false");
                 emit("usiok");
             }
-            "isready" => {
+            GuiCommand::IsReady => {
                 if self.worker.is_none() {
                     self.ensure_table();
                 }
                 emit("readyok");
             }
-            "setoption" => self.set_option(line),
-            "usinewgame" | "gameover" | "ponderhit" => {}
-            "position" => {
+            GuiCommand::SetOption(o) => self.set_option(&o),
+            GuiCommand::UsiNewGame
+            | GuiCommand::GameOver(_)
+            | GuiCommand::PonderHit(_)
+            | GuiCommand::MateInfo(_) => {}
+            GuiCommand::Position(p) => {
                 self.stop_search();
-                match parse_position(line) {
+                match Position::from_usi_position(&p.to_string()) {
                     Ok(p) => self.position = Some(p),
                     Err(e) => {
                         self.position = None;
-                        tracing::warn!(line, error = %e, "bad position");
+                        tracing::warn!(%p, error = %e, "bad position");
                         emit(&format!("info string error: {e}"));
                     }
                 }
             }
-            "go" => self.go(line),
-            "stop" => self.stop_search(),
-            "quit" => return false,
-            _ => {
+            GuiCommand::Go(limits) => self.go(&limits),
+            GuiCommand::Stop => self.stop_search(),
+            GuiCommand::Quit => return false,
+            GuiCommand::Unknown(line) if line.is_empty() => {}
+            GuiCommand::Unknown(line) => {
                 tracing::warn!(line, "unknown command");
                 emit(&format!("info string unknown command: {line}"));
             }
@@ -146,12 +161,9 @@ impl Engine {
         true
     }
 
-    fn set_option(&mut self, line: &str) {
-        let Some((name, value)) = parse_setoption(line) else {
-            emit(&format!("info string error: bad setoption: {line}"));
-            return;
-        };
-        match (name.as_str(), value.as_str()) {
+    fn set_option(&mut self, o: &SetOption) {
+        let (name, value) = (o.name.as_str(), o.value.as_deref().unwrap_or("").trim());
+        match (name, value) {
             ("USI_Hash" | "Hash", v) => match v.parse::<usize>() {
                 Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => self.options.hash_mb = mb,
                 _ => emit(&format!("info string error: bad USI_Hash value {v}")),
@@ -198,49 +210,24 @@ impl Engine {
         }
     }
 
-    fn go(&mut self, line: &str) {
+    fn go(&mut self, limits: &GoLimits) {
         self.stop_search();
         self.ensure_table();
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let value_of = |key: &str| {
-            words
-                .iter()
-                .position(|w| *w == key)
-                .and_then(|i| words.get(i + 1))
-                .copied()
-        };
         // `go mate … nodes N` (gougi's consultation sends it for node-limited rounds): a node
         // budget beside the time limit, so the answer does not depend on the machine.
-        let max_nodes = match value_of("nodes").map(str::parse::<u64>) {
-            Some(Ok(n)) => Some(n),
-            Some(Err(_)) => {
-                emit("info string error: bad go nodes value; ignored");
-                None
+        let max_nodes = limits.nodes;
+        let (kind, limit, wait_for_stop) = match limits.mate {
+            Some(MateLimit::Time(ms)) => (GoKind::Mate, Some(Duration::from_millis(ms)), false),
+            Some(MateLimit::Infinite) => (GoKind::Mate, None, false),
+            None if limits.infinite || limits.ponder => (GoKind::Play, None, true),
+            None => {
+                let ms = limits
+                    .movetime
+                    .or(limits.byoyomi)
+                    .filter(|&ms| ms > 0)
+                    .unwrap_or(1000);
+                (GoKind::Play, Some(Duration::from_millis(ms)), false)
             }
-            None => None,
-        };
-        let (kind, limit, wait_for_stop) = if let Some(v) = value_of("mate") {
-            let limit = match v {
-                "infinite" => None,
-                ms => match ms.parse::<u64>() {
-                    Ok(ms) => Some(Duration::from_millis(ms)),
-                    Err(_) => {
-                        emit(&format!("info string error: bad go mate value {ms}"));
-                        emit("checkmate timeout");
-                        return;
-                    }
-                },
-            };
-            (GoKind::Mate, limit, false)
-        } else if words.contains(&"infinite") || words.contains(&"ponder") {
-            (GoKind::Play, None, true)
-        } else {
-            let ms = value_of("movetime")
-                .or_else(|| value_of("byoyomi"))
-                .and_then(|v| v.parse::<u64>().ok())
-                .filter(|&ms| ms > 0)
-                .unwrap_or(1000);
-            (GoKind::Play, Some(Duration::from_millis(ms)), false)
         };
         let Some(position) = self.position.clone() else {
             emit("info string error: go without a valid position");
@@ -360,54 +347,5 @@ fn search_and_answer(
             emit(&format!("bestmove {}", text[0]));
         }
         (GoKind::Play, _) => emit("bestmove resign"),
-    }
-}
-
-/// `setoption name <name…> value <value…>` → (name, value).
-fn parse_setoption(line: &str) -> Option<(String, String)> {
-    let rest = line.strip_prefix("setoption")?.trim();
-    let rest = rest.strip_prefix("name")?.trim();
-    match rest.find(" value") {
-        Some(i) => Some((
-            rest[..i].trim().to_string(),
-            rest[i + " value".len()..].trim().to_string(),
-        )),
-        None => Some((rest.to_string(), String::new())),
-    }
-}
-
-/// `position startpos|sfen <4 fields> [moves …]` → the position after the moves (its side to
-/// move is the attacker).
-fn parse_position(line: &str) -> Result<Position, String> {
-    Position::from_usi_position(line).map_err(|e| e.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn setoption_splits_name_and_value() {
-        assert_eq!(
-            parse_setoption("setoption name USI_Hash value 64"),
-            Some(("USI_Hash".into(), "64".into()))
-        );
-        assert_eq!(
-            parse_setoption("setoption name Some Name value a b"),
-            Some(("Some Name".into(), "a b".into()))
-        );
-        assert_eq!(parse_setoption("setoption foo"), None);
-    }
-
-    #[test]
-    fn positions_parse_with_moves_and_reject_illegal_ones() {
-        let p = parse_position("position startpos moves 7g7f 3c3d").unwrap();
-        assert_eq!(p.side_to_move(), crate::shogi::types::Color::Black);
-        assert!(parse_position("position startpos moves 7g7e").is_err());
-        assert!(parse_position("position sfen 9/9 b - 1").is_err());
-        assert!(parse_position("position banana").is_err());
-        let p = parse_position("position sfen 6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1")
-            .unwrap();
-        assert!(!p.in_check());
     }
 }

@@ -266,6 +266,34 @@ pub fn between(a: Square, b: Square) -> Bitboard {
     Bitboard::from_bits(RAYS[d][a.index()] & RAYS[d ^ 4][b.index()])
 }
 
+/// The ray from `a` through `b` (when they share a line), up to and including the first
+/// square of `occ` on it; empty when they do not share a line.
+#[inline]
+pub fn ray_through(a: Square, b: Square, occ: Bitboard) -> Bitboard {
+    let d = DIR[a.index()][b.index()];
+    if d == NO_DIR {
+        return Bitboard::EMPTY;
+    }
+    let d = d as usize;
+    let r = RAYS[d][a.index()];
+    let hit = r & occ.bits();
+    if hit == 0 {
+        return Bitboard::from_bits(r);
+    }
+    let s = if d < 4 {
+        hit.trailing_zeros()
+    } else {
+        127 - hit.leading_zeros()
+    };
+    Bitboard::from_bits(r ^ RAYS[d][s as usize])
+}
+
+/// Whether the line through `a` and `b` is a diagonal (false when they share no line).
+#[inline]
+pub fn is_diagonal(a: Square, b: Square) -> bool {
+    DIR[a.index()][b.index()] & 1 == 1 && DIR[a.index()][b.index()] != NO_DIR
+}
+
 /// The whole line (edge to edge) through `a` and `b` if they share one, else empty.
 #[inline]
 pub fn line(a: Square, b: Square) -> Bitboard {

@@ -1,7 +1,8 @@
 //! Perft: the number of leaf nodes of the legal move tree to a fixed depth, the standard check
-//! of a move generator. Depth 1 counts the generated list without playing it (bulk counting).
+//! of a move generator. Depth 1 counts the legal moves without playing them (bulk counting),
+//! with [`count_legal`]: the generator itself, counting instead of writing a list.
 
-use super::movegen::{generate_legal, MoveList};
+use super::movegen::{count_legal, generate_legal, MoveList};
 use super::position::Position;
 use super::types::Move;
 
@@ -10,11 +11,11 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
+    if depth == 1 {
+        return count_legal(pos) as u64;
+    }
     let mut list = MoveList::new();
     generate_legal(pos, &mut list);
-    if depth == 1 {
-        return list.len() as u64;
-    }
     let mut n = 0;
     for &m in list.as_slice() {
         pos.do_move(m);

@@ -94,3 +94,61 @@ fn discovered_and_line_checks() {
     assert!(!usi(&c).contains(&"R*4b".to_string()));
     assert_eq!(c.len(), 8 + 8);
 }
+
+/// The counting sink agrees with the list, in both compiled copies (with `popcnt` and
+/// without), along a few plies of every reference position: uchifuzume, pins, check, drops of
+/// every kind and the 593-move maximum are among them.
+#[test]
+fn count_legal_matches_the_list() {
+    let text = include_str!("../../../tests/data/perft/perft.txt");
+    let mut seen = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let sfen = line.split('|').nth(1).expect("sfen field").trim();
+        let mut p = pos(sfen);
+        for ply in 0..6 {
+            let list = p.legal_moves();
+            assert_eq!(count_legal(&p), list.len(), "{sfen} ply {ply}");
+            assert_eq!(count_legal_inline(&p), list.len(), "{sfen} ply {ply}");
+            seen += 1;
+            // A move that depends on the position, so the walk visits varied positions.
+            let Some(&m) = list.get((p.key() % list.len().max(1) as u64) as usize) else {
+                break;
+            };
+            p.do_move(m);
+        }
+    }
+    assert!(seen > 100);
+}
+
+/// After every move the checkers found from the moved piece and the uncovered line are those a
+/// full attack search finds: direct and discovered checks, double checks, lances, drops.
+#[test]
+fn checkers_after_a_move_match_a_full_search() {
+    let cases = [
+        // Discovered check by a rook behind a silver, and a double check.
+        ("4k4/9/4S4/9/4R4/9/9/9/4K4 b - 1", "5c4b"),
+        ("4k4/9/4S4/9/4R4/9/9/9/4K4 b - 1", "5c5b+"),
+        // A lance uncovered by a knight.
+        ("4k4/9/9/4N4/9/9/9/4L4/K8 b - 1", "5d4b+"),
+        // A bishop uncovered on the diagonal, and a drop check.
+        ("8k/9/6S2/9/4B4/9/9/9/K8 b G 1", "3c3b"),
+        ("8k/9/6S2/9/4B4/9/9/9/K8 b G 1", "G*1b"),
+        // The king moves off the line of its own rook: discovered check.
+        ("4k4/9/9/9/4K4/9/9/9/4R4 b - 1", "5e4e"),
+    ];
+    for (sfen, mv) in cases {
+        let mut p = pos(sfen);
+        let m = p.parse_usi_move(mv).unwrap();
+        p.do_move(m);
+        let full = p.attackers_to(
+            !p.side_to_move(),
+            p.king_square(p.side_to_move()).unwrap(),
+            p.occupied(),
+        );
+        assert!(full.any(), "{sfen} {mv} should check");
+        assert_eq!(p.checkers(), full, "{sfen} {mv}");
+    }
+}

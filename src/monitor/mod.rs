@@ -28,6 +28,7 @@
 pub mod consult;
 pub mod feed;
 pub mod http;
+pub mod matches;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener as StdListener};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -454,14 +454,20 @@ fn a_bad_or_busy_address_is_a_warning_and_gougi_plays_on() {
 /// `gougi match --serve 127.0.0.1:0` between two built-in searches at small node budgets
 /// (games of at most `max_plies`), long enough to be interrupted: the child and the page's
 /// address.
-fn start_match(dir: &Path, max_plies: &str) -> (std::process::Child, String) {
+fn start_match(
+    dir: &Path,
+    max_plies: &str,
+    beta_nodes: &str,
+    sprt: [&str; 2],
+) -> (std::process::Child, String) {
+    let beta = format!("cmd=builtin:search name=Beta nodes={beta_nodes}");
     let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
         .args([
             "match",
             "-e",
             "cmd=builtin:search name=Alpha nodes=1500",
             "-e",
-            "cmd=builtin:search name=Beta nodes=200",
+            &beta,
             "--openings",
             concat!(
                 env!("CARGO_MANIFEST_DIR"),
@@ -478,8 +484,8 @@ fn start_match(dir: &Path, max_plies: &str) -> (std::process::Child, String) {
             "--concurrency",
             "2",
             "--sprt",
-            "-20",
-            "20",
+            sprt[0],
+            sprt[1],
             "0.05",
             "0.05",
             "--no-files",
@@ -570,7 +576,7 @@ fn interrupt(child: &mut std::process::Child) -> Option<i32> {
 fn the_match_page_shows_standings_curves_and_games_in_progress() {
     let Some(chromium) = chromium() else { return };
     let dir = scratch_dir("match-page");
-    let (mut child, url) = start_match(&dir, "24");
+    let (mut child, url) = start_match(&dir, "24", "200", ["-20", "20"]);
     let addr = url
         .trim_start_matches("http://")
         .trim_end_matches('/')
@@ -622,7 +628,7 @@ fn the_match_page_shows_standings_curves_and_games_in_progress() {
 fn match_screenshot() {
     let Some(chromium) = chromium() else { return };
     let dir = scratch_dir("match-shot");
-    let (mut child, url) = start_match(&dir, "256");
+    let (mut child, url) = start_match(&dir, "256", "700", ["-50", "150"]);
     let addr = url
         .trim_start_matches("http://")
         .trim_end_matches('/')

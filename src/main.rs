@@ -355,6 +355,10 @@ struct MatchArgs {
     /// No progress line on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Serve a live page (standings, Elo/LLR curve, games in progress) at ADDR: a port
+    /// (127.0.0.1:PORT) or an address with a port; 0 picks a free port (printed on stderr).
+    #[arg(long, value_name = "ADDR")]
+    serve: Option<String>,
 }
 
 /// `gougi match`: turn the arguments into options and run.
@@ -372,6 +376,14 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
             Some(gougi::arena::stats::Sprt::new(e0, e1, alpha, beta).map_err(anyhow::Error::msg)?)
         }
         Some(_) => anyhow::bail!("--sprt takes four numbers: ELO0 ELO1 ALPHA BETA"),
+    };
+    let serve = match a.serve.as_deref() {
+        Some(v) => Some(
+            gougi::monitor::parse_address(v)
+                .map_err(|e| anyhow::anyhow!("--serve {e}"))?
+                .ok_or_else(|| anyhow::anyhow!("--serve needs an address or a port"))?,
+        ),
+        None => None,
     };
     let out = if a.no_files {
         None
@@ -405,6 +417,7 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
             ready: Duration::from_millis(a.ready_timeout),
         },
         quiet: a.quiet,
+        serve,
     })
 }
 

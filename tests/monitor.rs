@@ -62,7 +62,9 @@ fn scripts(rounds: usize) -> Vec<String> {
                     .map_or(String::new(), |p| format!(" ponder {p}"));
                 s += &format!(
                     "go: sleep {} ; info depth {} time {} nodes {} score cp {} pv {pv} ; bestmove {mv}{ponder}\n",
-                    20 * (m + 1),
+                    // Answers arrive in member order, far enough apart that a loaded machine
+                    // does not swap them (majority stops the rest once the vote is settled).
+                    [20, 150, 400][m],
                     8 + k + m,
                     20 * (m + 1),
                     1000 * (k + 1) * (m + 1),
@@ -377,14 +379,22 @@ fn bad_requests_get_a_status_and_a_stalled_reader_cannot_hold_the_usi_path() {
     play(&mut g, 1);
     play(&mut g, 2);
 
-    // The snapshot has all three rounds, each member's scores, as JSON.
-    let state = exchange(
-        &addr,
-        b"GET /state.json HTTP/1.1\r\nHost: localhost\r\n\r\n",
-    );
-    assert_eq!(status(&state), "HTTP/1.1 200 OK", "{state}");
-    let body = state.split("\r\n\r\n").nth(1).expect("body");
-    let v: serde_json::Value = serde_json::from_str(body).expect("JSON");
+    // The snapshot has all three rounds, each member's scores, as JSON. A round is published
+    // just after its `bestmove` is written, so the last one may take a moment.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let v = loop {
+        let state = exchange(
+            &addr,
+            b"GET /state.json HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        );
+        assert_eq!(status(&state), "HTTP/1.1 200 OK", "{state}");
+        let body = state.split("\r\n\r\n").nth(1).expect("body");
+        let v: serde_json::Value = serde_json::from_str(body).expect("JSON");
+        if v["events"].as_array().map_or(0, Vec::len) >= 5 || Instant::now() > deadline {
+            break v;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     let events = v["events"].as_array().expect("events");
     let kinds: Vec<&str> = events.iter().filter_map(|e| e["kind"].as_str()).collect();
     assert_eq!(
@@ -447,4 +457,199 @@ fn a_bad_or_busy_address_is_a_warning_and_gougi_plays_on() {
             || exchange(addr, b"GET /state.json HTTP/1.1\r\n\r\n").is_empty(),
         "the old server still answers"
     );
+}
+
+// ----- gougi match --serve (issue 22 part 5) ---------------------------------------------------
+
+/// `gougi match --serve 127.0.0.1:0` between two built-in searches at small node budgets
+/// (games of at most `max_plies`), long enough to be interrupted: the child and the page's
+/// address.
+fn start_match(
+    dir: &Path,
+    max_plies: &str,
+    beta_nodes: &str,
+    sprt: [&str; 2],
+) -> (std::process::Child, String) {
+    let beta = format!("cmd=builtin:search name=Beta nodes={beta_nodes}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args([
+            "match",
+            "-e",
+            "cmd=builtin:search name=Alpha nodes=1500",
+            "-e",
+            &beta,
+            "--openings",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/openings/balanced-16.txt"
+            ),
+            "--games",
+            "200",
+            "--max-plies",
+            max_plies,
+            "--nodes-jitter",
+            "20",
+            "--seed",
+            "7",
+            "--concurrency",
+            "2",
+            "--sprt",
+            sprt[0],
+            sprt[1],
+            "0.05",
+            "0.05",
+            "--no-files",
+            "-q",
+            "--serve",
+            "127.0.0.1:0",
+        ])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gougi match");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let url = loop {
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(line) => {
+                if let Some(url) = line.strip_prefix("live page: ") {
+                    break url.to_string();
+                }
+            }
+            Err(e) => panic!("no live page line: {e}"),
+        }
+    };
+    (child, url)
+}
+
+/// The kinds of the events in `/state.json`.
+fn state_kinds(addr: &str) -> Vec<String> {
+    let state = exchange(addr, b"GET /state.json HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    let body = state.split("\r\n\r\n").nth(1).unwrap_or("");
+    let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+    v["events"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|e| e["kind"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Waits until the match has finished `n` games and has a game in progress on a board.
+fn wait_for_games(addr: &str, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let kinds = state_kinds(addr);
+        let games = kinds.iter().filter(|k| *k == "game").count();
+        if games >= n && kinds.iter().any(|k| k == "board") {
+            return;
+        }
+        assert!(Instant::now() < deadline, "only {kinds:?} after 120 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Ctrl-C for the match (it prints the summary so far and exits with 130).
+fn interrupt(child: &mut std::process::Child) -> Option<i32> {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(s) = child.try_wait().expect("match status") {
+            return s.code();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the match did not stop after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_match_page_shows_standings_curves_and_games_in_progress() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch_dir("match-page");
+    let (mut child, url) = start_match(&dir, "24", "200", ["-20", "20"]);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    wait_for_games(&addr, 2);
+    let dom = finish(
+        browse(&chromium, &dir, &url, "--dump-dom"),
+        Duration::from_secs(90),
+    );
+    assert_eq!(interrupt(&mut child), Some(130));
+
+    // The standings: the pairing with its counts, and the SPRT line.
+    let row = element(&dom, "pair-0");
+    assert!(row.contains("Alpha vs Beta"), "{row}");
+    let counts: Vec<u32> = row
+        .split("<td class=\"num\">")
+        .skip(1)
+        .take(3)
+        .map(|c| c.split('<').next().unwrap_or("").parse().unwrap_or(0))
+        .collect();
+    assert!(counts.iter().sum::<u32>() >= 2, "{row}");
+    assert!(dom.contains("SPRT [-20, 20] α 0.05 β 0.05: LLR "), "{dom}");
+    // The Elo curve and the LLR curve have a point per finished game of the pairing.
+    let points = |series: &str| -> usize {
+        let at = dom
+            .find(&format!("data-series=\"{series}\" data-points=\""))
+            .unwrap_or_else(|| panic!("no {series} series:\n{dom}"));
+        dom[at..]
+            .split('"')
+            .nth(3)
+            .and_then(|n| n.parse().ok())
+            .expect("points")
+    };
+    assert!(points("pair-0") >= 2, "{dom}");
+    assert_eq!(points("llr"), points("pair-0"));
+    // Games in progress on boards, and the finished games listed.
+    let board = element(&dom, "board-0");
+    assert!(
+        board.contains("☗Alpha vs ☖Beta") || board.contains("☗Beta vs ☖Alpha"),
+        "{board}"
+    );
+    assert!(board.contains(">玉<") && board.contains(">王<"), "{board}");
+    assert!(dom.contains("<tr id=\"game-"), "{dom}");
+}
+
+/// `cargo test --test monitor match_screenshot -- --ignored` writes docs/match.png.
+#[test]
+#[ignore]
+fn match_screenshot() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch_dir("match-shot");
+    let (mut child, url) = start_match(&dir, "256", "700", ["-50", "150"]);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    wait_for_games(&addr, 10);
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/match.png");
+    let shot = format!("--screenshot={}", out.display());
+    finish(
+        browse(&chromium, &dir, &url, &shot),
+        Duration::from_secs(90),
+    );
+    interrupt(&mut child);
+    assert!(std::fs::metadata(&out).expect("screenshot").len() > 10_000);
 }

@@ -725,6 +725,7 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name G_ConsiderBookMoveCount type check default false",
             "option name G_BookPvMoves type spin default 8 min 1 max 246",
             "option name G_BookSeed type spin default 0 min 0 max 2147483647",
+            "option name G_Monitor type string default <empty>",
         ]
     );
     g.send("setoption name E1_OwnBook value false");

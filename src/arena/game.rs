@@ -371,6 +371,18 @@ pub async fn play(
     opening: &Opening,
     rules: &GameRules,
 ) -> Result<GameRecord, String> {
+    play_watched(players, names, opening, rules, &mut |_, _| {}).await
+}
+
+/// [`play`], calling `watch` with the position after each move an engine played (the live
+/// page of `gougi match --serve`); `watch` must not block.
+pub async fn play_watched(
+    players: [&mut Engine; 2],
+    names: [String; 2],
+    opening: &Opening,
+    rules: &GameRules,
+    watch: &mut dyn FnMut(&Position, &[PlayedMove]),
+) -> Result<GameRecord, String> {
     let (mut pos, mut moves, mut history) = setup(opening)?;
     let started = now_utc_text();
     let mut players = players;
@@ -518,6 +530,7 @@ pub async fn play(
             from_opening: false,
         });
         pos.do_move(m);
+        watch(&pos, &moves);
         history.push(&pos, us);
         if let Some(o) = history.sennichite() {
             break o;

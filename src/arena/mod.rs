@@ -29,6 +29,7 @@
 pub mod clock;
 pub mod engine;
 pub mod game;
+pub mod live;
 pub mod opening;
 pub mod progress;
 pub mod record;
@@ -81,6 +82,8 @@ pub struct MatchOptions {
     pub timeouts: StartTimeouts,
     /// No progress line.
     pub quiet: bool,
+    /// `--serve ADDR`: the live page's address (`live.rs`).
+    pub serve: Option<std::net::SocketAddr>,
 }
 
 /// The error [`run`] ends with after Ctrl-C, once the summary so far is printed and written;
@@ -420,6 +423,12 @@ async fn run_jobs(
     resumed: Vec<(usize, GameSummary)>,
 ) -> anyhow::Result<()> {
     sigint::install();
+    let live = match opts.serve {
+        Some(addr) => Some(std::rc::Rc::new(
+            live::Live::start(addr).with_context(|| format!("--serve {addr}"))?,
+        )),
+        None => None,
+    };
     let mut results: Vec<PairResult> = pairs.iter().map(|&(a, b)| PairResult::new(a, b)).collect();
     let mut summaries: Vec<GameSummary> = Vec::new();
     let mut sprt_stop: Option<SprtStop> = None;
@@ -427,6 +436,9 @@ async fn run_jobs(
     for (pair, g) in resumed {
         count_game(&mut results, &pairs, pair, &g, &names);
         check_sprt(opts.sprt.as_ref(), &results, &mut sprt_stop);
+        if let Some(l) = &live {
+            l.game(&g, pair, &results, opts.sprt.as_ref(), false);
+        }
         summaries.push(g);
     }
     // A resumed SPRT that had already decided plays nothing more.
@@ -451,6 +463,21 @@ async fn run_jobs(
     }
 
     let total = jobs.len() + resumed_count;
+    if let Some(l) = &live {
+        let limits = describe_limits(&specs, &names, opts.limits);
+        let (n, c) = (openings.len(), opts.concurrency);
+        l.hello(
+            &names,
+            &pairs,
+            total,
+            resumed_count,
+            c,
+            limits,
+            n,
+            opts.sprt.as_ref(),
+        );
+        l.standings(&names, &results, summaries.len(), total, opts.sprt.as_ref());
+    }
     let specs = Arc::new(specs);
     let names = Arc::new(names);
     let openings = Arc::new(openings);
@@ -469,6 +496,7 @@ async fn run_jobs(
             stop: stop.clone(),
             opts: opts.clone(),
             tx: tx.clone(),
+            live: live.clone(),
         };
         workers.push(tokio::task::spawn_local(worker(w, ctx)));
     }
@@ -501,6 +529,16 @@ async fn run_jobs(
         };
         let g = game_summary(&job, &record, &names, &openings, &pairs, record_path);
         count_game(&mut results, &pairs, job.pair, &g, &names);
+        if let Some(l) = &live {
+            l.game(&g, job.pair, &results, opts.sprt.as_ref(), true);
+            l.standings(
+                &names,
+                &results,
+                summaries.len() + 1,
+                total,
+                opts.sprt.as_ref(),
+            );
+        }
         summaries.push(g);
         check_sprt(opts.sprt.as_ref(), &results, &mut sprt_stop);
         if sprt_stop.is_some() && !stop.swap(true, Ordering::SeqCst) {
@@ -593,6 +631,9 @@ async fn run_jobs(
         report
     });
     print!("{text}");
+    if let Some(l) = &live {
+        l.done(&text, interrupted);
+    }
     if let Some(out) = &opts.out {
         let commands: Vec<String> = specs.iter().map(|s| s.command.text.clone()).collect();
         let limits: Vec<String> = specs
@@ -772,6 +813,7 @@ struct WorkerCtx {
     stop: Arc<AtomicBool>,
     opts: MatchOptions,
     tx: mpsc::UnboundedSender<Done>,
+    live: Option<std::rc::Rc<live::Live>>,
 }
 
 /// Takes jobs until none are left (or the SPRT stopped the match); owns its engine processes.
@@ -856,7 +898,17 @@ async fn play_job(
             ctx.specs[job.white].black_view_scores,
         ],
     };
-    let result = game::play([&mut black, &mut white], names.clone(), opening, &rules).await;
+    let result = match &ctx.live {
+        Some(l) => {
+            let mut last = None;
+            let mut watch = |pos: &crate::shogi::Position, moves: &[game::PlayedMove]| {
+                l.board(w, job.index, &names, pos, moves, &mut last)
+            };
+            let players = [&mut black, &mut white];
+            game::play_watched(players, names.clone(), opening, &rules, &mut watch).await
+        }
+        None => game::play([&mut black, &mut white], names.clone(), opening, &rules).await,
+    };
     engines[job.black] = Some(black);
     engines[job.white] = Some(white);
     match result {

@@ -15,8 +15,6 @@ pub enum Retain {
     Latest(String),
     /// Clears the log, then is its first entry (a new game).
     Reset,
-    /// Sent to open pages only (progress that the next kept event makes stale).
-    Live,
 }
 
 /// The most events a log keeps; older ones are dropped (and counted in the snapshot). A game
@@ -58,7 +56,6 @@ impl Feed {
             Retain::Latest(key) => {
                 self.latest.insert(key, json.clone());
             }
-            Retain::Live => {}
         }
         // No stream open is not an error.
         let _ = self.tx.send(json);
@@ -112,7 +109,6 @@ mod tests {
         f.apply(Retain::Latest("s".into()), j("\"a\""));
         f.apply(Retain::Latest("s".into()), j("\"b\""));
         f.apply(Retain::Log, j("2"));
-        f.apply(Retain::Live, j("3"));
         assert_eq!(
             f.snapshot(),
             r#"{"kind":"snapshot","dropped":0,"events":["b",1,2]}"#
@@ -125,7 +121,7 @@ mod tests {
         let got: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok())
             .map(|s| s.to_string())
             .collect();
-        assert_eq!(got, ["1", "\"a\"", "\"b\"", "2", "3", "0"]);
+        assert_eq!(got, ["1", "\"a\"", "\"b\"", "2", "0"]);
     }
 
     #[test]

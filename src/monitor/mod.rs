@@ -28,6 +28,7 @@
 pub mod consult;
 pub mod feed;
 pub mod http;
+pub mod matches;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener as StdListener};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -191,7 +192,11 @@ async fn serve(
             },
         }
     }
-    publisher.abort();
+    // The publisher is gone too (dropping the `Server` dropped its sender): what it sent last
+    // (a match's summary) still reaches the open pages if this thread gets the moment.
+    drop(listener);
+    let _ = tokio::time::timeout(Duration::from_millis(200), publisher).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
 /// The feed's lock; a panic elsewhere while holding it (there is none) would not stop the page.

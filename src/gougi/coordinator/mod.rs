@@ -133,6 +133,8 @@ pub struct Coordinator<W> {
     solver_rx: mpsc::UnboundedReceiver<(u64, Checkmate)>,
     /// `G_Monitor`: the value it was set to and the live page's server (`output.rs`).
     monitor: Option<(String, crate::monitor::Server)>,
+    /// Decisions to publish once their `bestmove` is flushed.
+    unpublished: Vec<Decided>,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
@@ -221,6 +223,7 @@ impl<W: std::io::Write> Coordinator<W> {
             solver_tx,
             solver_rx,
             monitor: None,
+            unpublished: Vec::new(),
         }
     }
 
@@ -255,6 +258,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 self.wind_down();
             }
             result = self.flush();
+            self.publish_pending();
             if self.quitting {
                 break;
             }

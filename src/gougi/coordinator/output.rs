@@ -183,23 +183,13 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     /// One decision for the page: called as `bestmove` is said, with the `[O]/[X]` lines and
-    /// any `info string` of the decision still in the buffer (they become the notes).
-    pub(super) fn publish_round(&self, round: &Round, got: &Got) {
-        self.publish(crate::monitor::Retain::Log, |c| {
-            crate::monitor::consult::Event::Round(c.round_event(round, got))
-        });
-    }
-
-    fn round_event(&self, round: &Round, got: &Got) -> crate::monitor::consult::Round {
-        use crate::monitor::consult::{MemberRound, Round as RoundEvent};
-        let game = &round.game;
-        let played = got.best.mv();
-        let bestmove = best_text(&got.best);
-        let ja = |game: &Game, best: &BestMove| match best {
-            BestMove::Resign => "投了".to_string(),
-            BestMove::Win => "入玉宣言".to_string(),
-            BestMove::Move { mv, .. } => game.japanese(&[*mv]).join(""),
-        };
+    /// any `info string` of the decision still in the buffer (they become the notes). Only what
+    /// the event needs is copied here; it is built and sent by [`Self::publish_pending`] after
+    /// the `bestmove` reached the GUI (Japanese names and JSON cost tens of µs).
+    pub(super) fn publish_round(&mut self, round: &Round, got: &Got) {
+        if self.monitor.is_none() {
+            return;
+        }
         let mut members: Vec<usize> = round.participants.clone();
         members.extend(
             round
@@ -207,20 +197,60 @@ impl<W: std::io::Write> Coordinator<W> {
                 .keys()
                 .filter(|i| !round.participants.contains(i)),
         );
-        members.sort_by_key(|&i| self.slots[i].number());
+        let notes = self
+            .buffer
+            .iter()
+            .filter_map(|l| l.strip_prefix("info string "))
+            .filter(|l| !l.starts_with("[O]") && !l.starts_with("[X]"))
+            .map(str::to_string)
+            .collect();
+        self.unpublished.push(Decided {
+            game: round.game.clone(),
+            elsewhere: round.elsewhere.clone(),
+            answers: members
+                .into_iter()
+                .map(|i| (i, round.answers.get(&i).cloned()))
+                .collect(),
+            got: got.clone(),
+            time_ms: round.started.elapsed().as_millis() as u64,
+            notes,
+        });
+    }
+
+    /// Builds and sends the decisions said since the last flush (called after it).
+    pub(super) fn publish_pending(&mut self) {
+        for d in std::mem::take(&mut self.unpublished) {
+            self.publish(crate::monitor::Retain::Log, |c| {
+                crate::monitor::consult::Event::Round(c.round_event(&d))
+            });
+        }
+    }
+
+    fn round_event(&self, d: &Decided) -> crate::monitor::consult::Round {
+        use crate::monitor::consult::{MemberRound, Round as RoundEvent};
+        let (game, got) = (&d.game, &d.got);
+        let played = got.best.mv();
+        let bestmove = best_text(&got.best);
+        let ja = |game: &Game, best: &BestMove| match best {
+            BestMove::Resign => "投了".to_string(),
+            BestMove::Win => "入玉宣言".to_string(),
+            BestMove::Move { mv, .. } => game.japanese(&[*mv]).join(""),
+        };
+        let mut members: Vec<&(usize, Option<Got>)> = d.answers.iter().collect();
+        members.sort_by_key(|(i, _)| self.slots[*i].number());
         let members: Vec<MemberRound> = members
             .into_iter()
-            .map(|i| {
-                let slot = &self.slots[i];
+            .map(|(i, answer)| {
+                let slot = &self.slots[*i];
                 let mut row = MemberRound {
                     number: slot.number(),
                     name: slot.name.clone(),
                     ..Default::default()
                 };
-                let Some(a) = round.answers.get(&i) else {
+                let Some(a) = answer else {
                     return row;
                 };
-                let g = round.game_of(i);
+                let g = d.elsewhere.get(i).unwrap_or(game);
                 let info = a.info.as_ref();
                 row.answered = true;
                 row.bestmove = best_text(&a.best);
@@ -263,31 +293,38 @@ impl<W: std::io::Write> Coordinator<W> {
             self.config.policy.japanese_name(),
             chosen.len()
         );
-        let notes = self
-            .buffer
-            .iter()
-            .filter_map(|l| l.strip_prefix("info string "))
-            .filter(|l| !l.starts_with("[O]") && !l.starts_with("[X]"))
-            .map(str::to_string)
-            .collect();
+        let board = game.board.as_ref();
         RoundEvent {
             ply: game.ply(),
             black: game.black_to_move(),
-            sfen: game.board.as_ref().map_or(String::new(), |b| b.to_sfen()),
-            after: match played {
-                Some(mv) => game
-                    .after(&[mv])
-                    .board
-                    .map_or(String::new(), |b| b.to_sfen()),
-                None => String::new(),
+            sfen: board.map_or(String::new(), |b| b.to_sfen()),
+            // One move on a copy (not `Game::after`, which replays the whole game).
+            after: match (board, played) {
+                (Some(b), Some(mv)) => b.parse_usi_move(mv.as_str()).map_or(String::new(), |m| {
+                    let mut b = b.clone();
+                    b.do_move(m);
+                    b.to_sfen()
+                }),
+                _ => String::new(),
             },
             bestmove_ja: ja(game, &got.best),
             bestmove,
             chosen,
             reason,
-            notes,
-            time_ms: round.started.elapsed().as_millis() as u64,
+            notes: d.notes.clone(),
+            time_ms: d.time_ms,
             members,
         }
     }
+}
+
+/// A decision waiting to be published: what `round_event` reads, copied at the decision.
+pub(super) struct Decided {
+    game: Game,
+    elsewhere: HashMap<usize, Game>,
+    /// Every participant (and any other member that answered) with its answer, if any.
+    answers: Vec<(usize, Option<Got>)>,
+    got: Got,
+    time_ms: u64,
+    notes: Vec<String>,
 }

@@ -52,8 +52,14 @@ pub const SPECS: &[Spec] = &[
     combo("G_VoteScoring", "winrate", &["winrate", "borda"], false),
     // gougi's own, for every type.
     // Milliseconds kept in hand on every move for pipes, the decision and the GUI's delay;
-    // 120 matches YaneuraOu's NetworkDelay default.
-    spin("G_Margin", 120, 0, 60_000, true),
+    // measured on a pipe (see `deadline::DEFAULT_MARGIN_MS`).
+    spin(
+        "G_Margin",
+        crate::gougi::deadline::DEFAULT_MARGIN_MS as i64,
+        0,
+        60_000,
+        true,
+    ),
     // Which members' `info` lines the GUI sees while they think (see DESIGN.md).
     combo("G_InfoRelay", "leader", &["leader", "all", "none"], true),
     // Resign when the chosen member resigns (the reference), or only when every member does.
@@ -329,7 +335,7 @@ mod tests {
     fn every_typed_accessor_reads_a_declared_option() {
         // A misspelt name would panic here, not in a game.
         let v = Values::default();
-        assert_eq!(v.margin_ms(), 120);
+        assert_eq!(v.margin_ms(), 60);
         assert_eq!(v.info_relay(), InfoRelay::Leader);
         assert_eq!(v.resign(), crate::gougi::resign::ResignRule::Chosen);
         assert_eq!(v.early_agreement(), 0.0);
@@ -361,7 +367,7 @@ mod tests {
                 "option name G_PvMateTimeout type spin default 5000 min 1 max 1000000",
                 "option name G_MateInfoCount type spin default 100 min 1 max 1000",
                 "option name G_MateInfoInterval type spin default 100 min 1 max 100000",
-                "option name G_Margin type spin default 120 min 0 max 60000",
+                "option name G_Margin type spin default 60 min 0 max 60000",
                 "option name G_InfoRelay type combo default leader var leader var all var none",
                 "option name G_Resign type combo default chosen var chosen var all",
                 "option name G_EarlyAgreement type spin default 0 min 0 max 100",

@@ -68,10 +68,11 @@ impl<W: std::io::Write> Coordinator<W> {
                     round: id,
                     mate: false,
                 };
-                let limits = limits_for(&slot.spec, &member_limits);
+                let limits = told(slot, &member_limits, black);
                 start_search(slot, &command, &limits, request);
             } else {
-                send(slot, &GuiCommand::PonderHit(hit.clone()));
+                let hit = deadline::give_back(&hit, black, own_margin(slot));
+                send(slot, &GuiCommand::PonderHit(hit));
             }
         }
     }
@@ -246,7 +247,7 @@ impl<W: std::io::Write> Coordinator<W> {
             start_search(
                 slot,
                 &position,
-                &limits_for(&slot.spec, &request),
+                &told(slot, &request, black),
                 Request {
                     round: id,
                     mate: kind == RoundKind::Tsume,
@@ -423,6 +424,33 @@ impl<W: std::io::Write> Coordinator<W> {
         let share = self.options.early_agreement();
         share > 0.0 && top + 1e-9 >= share * total
     }
+}
+
+/// The `go` limits one member is told: its `Engine<N>.Nodes` rule, then the margin it keeps
+/// itself given back (see [`deadline::give_back`]).
+fn told(slot: &Slot, limits: &GoLimits, black: bool) -> GoLimits {
+    deadline::give_back(&limits_for(&slot.spec, limits), black, own_margin(slot))
+}
+
+/// The member's own `NetworkDelay2` in ms: the last value set (config or GUI), else the default
+/// it declared; 0 when it has no such option (or the value is not a number).
+fn own_margin(slot: &Slot) -> u64 {
+    const NAME: &str = "NetworkDelay2";
+    if let Some(set) = slot.settings.iter().rev().find(|o| o.name == NAME) {
+        return set
+            .value
+            .as_deref()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .map_or(0, |v| v.max(0) as u64);
+    }
+    slot.options
+        .iter()
+        .find(|d| d.name == NAME)
+        .and_then(|d| match d.kind {
+            crate::usi::OptionKind::Spin { default, .. } => default,
+            _ => None,
+        })
+        .map_or(0, |v| v.max(0) as u64)
 }
 
 /// Deadlines and the limits members get, for a GUI `go` from the side to move.

@@ -363,6 +363,35 @@ fn byoyomi_is_spent_and_never_overrun_with_default_options() {
     );
 }
 
+/// Issue 19: a GUI (and `gougi match`) sends `isready`, then `usinewgame`, `position` and `go`
+/// at once, with its clock running from `go`. Clearing the hash at `usinewgame` put hundreds of
+/// milliseconds (256 MiB written while the machine was loaded) in front of every game's first
+/// move, and `gougi search` lost games on time at byoyomi 100 ms on its first move. The clear
+/// is now done at `isready`; a 1 GiB table makes the old cost plain (seconds on a slow runner).
+#[test]
+fn the_first_move_of_a_game_does_not_pay_for_clearing_the_hash() {
+    let mut e = Engine::start();
+    e.send("setoption name USI_Hash value 1024");
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        e.send("isready");
+        e.until("readyok");
+        e.send("usinewgame");
+        e.send(&format!("position {MIDGAME}"));
+        let asked = Instant::now();
+        e.send("go btime 0 wtime 0 byoyomi 400");
+        let lines = e.until("bestmove");
+        times.push(asked.elapsed());
+        legal_bestmove(MIDGAME, &lines);
+        // A second move fills the table, so the next game has something to clear.
+        e.send("position startpos");
+        e.send("go btime 0 wtime 0 byoyomi 200");
+        e.until("bestmove");
+    }
+    times.sort();
+    assert!(times[1] < Duration::from_millis(400), "{times:?}");
+}
+
 #[test]
 fn infinite_waits_for_stop() {
     let mut e = Engine::start();

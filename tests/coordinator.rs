@@ -365,3 +365,64 @@ async fn fischer_deadlines_hold_with_a_hung_member() {
     assert!(took >= 440 * MS, "answered after {took:?}: {lines:#?}");
     gui.quit().await;
 }
+
+/// Issue 19, time banking (`G_TimeBank 50`, Fischer 60 s + 1 s): members are told half the
+/// main time they would get (59 940 → 29 970 ms), so an agreed move costs half as much; when
+/// they disagree the move is searched again at once with the whole clock that is left
+/// (60 000 − 100 ms elapsed − G_Margin 60 = 59 840 ms), and decided on the second answers.
+#[tokio::test(start_paused = true)]
+async fn time_banking_shortens_agreed_moves_and_spends_the_bank_on_disagreements() {
+    let scripts = vec![
+        Script::always(Go::AnswerNth(100 * MS, 0)).named("first"),
+        Script::new([
+            Go::AnswerNth(100 * MS, 0),
+            Go::AnswerNth(100 * MS, 1),
+            Go::AnswerNth(100 * MS, 0),
+            Go::AnswerNth(100 * MS, 1),
+        ])
+        .named("second"),
+    ];
+    let mut gui = start(
+        "optimistic",
+        scripts,
+        &["setoption name G_TimeBank value 50"],
+    )
+    .await;
+    let fischer = "btime 60000 wtime 60000 binc 1000 winc 1000";
+    // Agreed: one search each, on the banked clock, decided when both answered.
+    let (took, lines) = gui.play(fischer, 11_000 * MS).await;
+    assert_eq!(took, 100 * MS, "{lines:#?}");
+    let gos = |gui: &Gui, member| -> Vec<String> {
+        gui.members
+            .received(member)
+            .into_iter()
+            .map(|(_, l)| l)
+            .filter(|l| l.starts_with("go "))
+            .collect()
+    };
+    for member in [1, 2] {
+        assert_eq!(
+            gos(&gui, member),
+            ["go btime 29970 wtime 60000 binc 1000 winc 1000"]
+        );
+    }
+    // Disagreement: the banked search, then the whole clock left.
+    let (took, lines) = gui.play(fischer, 11_000 * MS).await;
+    assert_eq!(took, 200 * MS, "{lines:#?}");
+    for member in [1, 2] {
+        assert_eq!(
+            gos(&gui, member)[1..],
+            [
+                "go btime 29970 wtime 60000 binc 1000 winc 1000",
+                "go btime 59840 wtime 60000 binc 1000 winc 1000"
+            ]
+        );
+    }
+    // Byoyomi cannot be banked: the plan's clock, one search, even when they disagree.
+    let (took, lines) = gui.play("btime 0 wtime 0 byoyomi 1000", 11_000 * MS).await;
+    assert_eq!(took, 100 * MS, "{lines:#?}");
+    for member in [1, 2] {
+        assert_eq!(gos(&gui, member)[3..], ["go btime 0 wtime 0 byoyomi 940"]);
+    }
+    gui.quit().await;
+}

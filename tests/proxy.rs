@@ -713,6 +713,7 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name G_InfoRelay type combo default leader var leader var all var none",
             "option name G_Resign type combo default chosen var chosen var all",
             "option name G_EarlyAgreement type spin default 0 min 0 max 100",
+            "option name G_TimeBank type spin default 0 min 0 max 90",
             "option name G_MateVerifyMs type spin default 200 min 0 max 10000",
             "option name G_OutputEncoding type combo default UTF-8 var UTF-8 var Shift_JIS",
             "option name G_BookFile type string default <empty>",

@@ -35,6 +35,21 @@ use std::time::Duration;
 /// under load and >100× the relay's; YaneuraOu's 120 + 1120 are a network GUI's margins.
 pub const DEFAULT_MARGIN_MS: u64 = 60;
 
+/// Time banking (`G_TimeBank`, `percent` > 0): the main time members are told on a first
+/// search, `percent` less than the plan's. Their own time managers then spend that much less on
+/// every move, and what they do not spend stays on gougi's clock: the bank. When the answers
+/// disagree the move is searched again with the whole clock (see the coordinator's rounds), so
+/// the bank goes to the moves where the consultation is unsure. Only a clock with main time and
+/// no byoyomi banks: byoyomi unused on one move is lost, not carried to the next, so there is
+/// nothing to bank (`None` then, and members get the plan's clock).
+pub fn banked_main(clock: &Clock, member_main: u64, percent: u64) -> Option<u64> {
+    if percent == 0 || clock.main == 0 || clock.byoyomi > 0 {
+        return None;
+    }
+    let keep = 100 - percent.min(100);
+    Some(member_main.min(MAX_CLOCK_MS) * keep / 100)
+}
+
 /// The clock a member is told, given the plan's `limits` (already shortened by `G_Margin`)
 /// and the member's own `NetworkDelay2` (`own`, ms): `own` goes back on its byoyomi when there
 /// is one (so a member living on byoyomi still sees it as such), else on our main time. No
@@ -338,6 +353,26 @@ mod tests {
                 assert!(ms(hard) >= member && ms(hard) <= movetime, "{why}");
             }
         }
+    }
+
+    #[test]
+    fn only_main_time_without_byoyomi_is_banked() {
+        let fischer = Clock {
+            main: 60_000,
+            opponent_main: 0,
+            byoyomi: 0,
+            inc: 1_000,
+        };
+        assert_eq!(banked_main(&fischer, 59_940, 50), Some(29_970));
+        assert_eq!(banked_main(&fischer, 59_940, 0), None);
+        assert_eq!(banked_main(&fischer, u64::MAX, 90), Some(MAX_CLOCK_MS / 10));
+        let byoyomi = Clock {
+            byoyomi: 1_000,
+            ..fischer
+        };
+        assert_eq!(banked_main(&byoyomi, 59_940, 50), None);
+        let flagged = Clock { main: 0, ..fischer };
+        assert_eq!(banked_main(&flagged, 0, 50), None);
     }
 
     #[test]

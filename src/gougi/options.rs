@@ -67,6 +67,10 @@ pub const SPECS: &[Spec] = &[
     // Decide as soon as answers holding this percentage of the members' weight agree, and stop
     // the rest (0 = wait for every member; majority always decides once the vote is settled).
     spin("G_EarlyAgreement", 0, 0, 100, true),
+    // Time banking (sudden death and Fischer only): members are told this percentage less main
+    // time, and a move they disagree on is searched again with the whole clock (0 = off; see
+    // `deadline::banked_main`). Unused byoyomi cannot be banked.
+    spin("G_TimeBank", 0, 0, 90, true),
     // Milliseconds the built-in mate solver may spend confirming a member's `score mate +N`
     // before it counts (0 = believe every claim, as the reference did). See `verify.rs`.
     spin("G_MateVerifyMs", 200, 0, 10_000, true),
@@ -284,6 +288,10 @@ impl Values {
     pub fn early_agreement(&self) -> f64 {
         self.int("G_EarlyAgreement") as f64 / 100.0
     }
+    /// `G_TimeBank` in percent (0 = off).
+    pub fn time_bank_percent(&self) -> u64 {
+        self.int("G_TimeBank").clamp(0, 90) as u64
+    }
     pub fn mate_verify_ms(&self) -> u64 {
         self.int("G_MateVerifyMs").max(0) as u64
     }
@@ -339,6 +347,7 @@ mod tests {
         assert_eq!(v.info_relay(), InfoRelay::Leader);
         assert_eq!(v.resign(), crate::gougi::resign::ResignRule::Chosen);
         assert_eq!(v.early_agreement(), 0.0);
+        assert_eq!(v.time_bank_percent(), 0);
         assert_eq!(v.mate_verify_ms(), 200);
         assert_eq!(v.multipv(), 3);
         assert_eq!(v.vote_scoring(), VoteScoring::WinRate);
@@ -371,6 +380,7 @@ mod tests {
                 "option name G_InfoRelay type combo default leader var leader var all var none",
                 "option name G_Resign type combo default chosen var chosen var all",
                 "option name G_EarlyAgreement type spin default 0 min 0 max 100",
+                "option name G_TimeBank type spin default 0 min 0 max 90",
                 "option name G_MateVerifyMs type spin default 200 min 0 max 10000",
                 "option name G_OutputEncoding type combo default UTF-8 var UTF-8 var Shift_JIS",
             ]
@@ -380,7 +390,7 @@ mod tests {
                 .iter()
                 .filter(|s| s.advertised_for(PolicyKind::Majority))
                 .count(),
-            6
+            7
         );
     }
 

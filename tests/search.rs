@@ -339,9 +339,10 @@ fn every_go_variant_gives_a_legal_bestmove() {
 
 /// Issue 19, goal 5: with its default options (a GUI that sets no `NetworkDelay`), `gougi
 /// search` spends its byoyomi — it used to answer `go byoyomi 1000` in 0.5 s, since the
-/// network margin NetworkDelay2 1120 ate the whole second — and answers inside it. The bounds
-/// are loose (the median of three moves, 0.8 s to 1 s) so a loaded machine cannot make this
-/// flaky; the measured distribution is in BENCHMARKS.
+/// network margin NetworkDelay2 1120 ate the whole second — and answers inside it. The check
+/// is on the fastest of three moves (between 0.8 s and 1 s): load only delays answers, so the
+/// fastest shows the plan (0.94 s) and a loaded machine cannot make this flaky; the measured
+/// distribution is in BENCHMARKS.
 #[test]
 fn byoyomi_is_spent_and_never_overrun_with_default_options() {
     let mut e = Engine::start();
@@ -356,9 +357,9 @@ fn byoyomi_is_spent_and_never_overrun_with_default_options() {
         legal_bestmove(MIDGAME, &lines);
     }
     times.sort();
-    let median = times[1];
+    let fastest = times[0];
     assert!(
-        median > Duration::from_millis(800) && median < Duration::from_millis(1000),
+        fastest > Duration::from_millis(800) && fastest < Duration::from_millis(1000),
         "{times:?}"
     );
 }
@@ -388,8 +389,9 @@ fn the_first_move_of_a_game_does_not_pay_for_clearing_the_hash() {
         e.send("go btime 0 wtime 0 byoyomi 200");
         e.until("bestmove");
     }
+    // The fastest of three: load only adds delay, while the old clear cost every game.
     times.sort();
-    assert!(times[1] < Duration::from_millis(400), "{times:?}");
+    assert!(times[0] < Duration::from_millis(400), "{times:?}");
 }
 
 #[test]

@@ -709,10 +709,11 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name E1_OwnBook type check default true",
             "option name E1_USI_Hash type spin default 16 min 1 max 4096",
             "option name E2_Threads type spin default 1 min 1 max 8",
-            "option name G_Margin type spin default 120 min 0 max 60000",
+            "option name G_Margin type spin default 60 min 0 max 60000",
             "option name G_InfoRelay type combo default leader var leader var all var none",
             "option name G_Resign type combo default chosen var chosen var all",
             "option name G_EarlyAgreement type spin default 0 min 0 max 100",
+            "option name G_TimeBank type spin default 0 min 0 max 90",
             "option name G_MateVerifyMs type spin default 200 min 0 max 10000",
             "option name G_OutputEncoding type combo default UTF-8 var UTF-8 var Shift_JIS",
             "option name G_BookFile type string default <empty>",
@@ -764,7 +765,44 @@ fn members_get_a_clock_shortened_by_the_margin() {
     );
     let log = std::fs::read_to_string(&t1).unwrap();
     assert!(
-        log.contains("position startpos\ngo btime 59880 wtime 50000 byoyomi 10000\n"),
+        log.contains("position startpos\ngo btime 59940 wtime 50000 byoyomi 10000\n"),
+        "{log}"
+    );
+}
+
+/// Issue 19: a member that keeps a margin of its own (`NetworkDelay2`, 1120 ms by default in
+/// YaneuraOu) would stack it on `G_Margin` and think 1120 ms less than planned; gougi gives
+/// it back on the clock it tells the member — its declared default, then what the GUI set.
+#[test]
+fn a_member_that_keeps_its_own_margin_gets_it_back() {
+    let dir = scratch_dir("own-margin");
+    let t1 = dir.join("e1.log");
+    let script = format!(
+        "id name e1\noption name NetworkDelay2 type spin default 500 min 0 max 10000\ntranscript: {}\ngo: bestmove 7g7f\n",
+        t1.display()
+    );
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &[&script], None, ""));
+    g.handshake();
+    play(
+        &mut g,
+        "position startpos",
+        "go btime 0 wtime 0 byoyomi 1000",
+    );
+    g.send("setoption name E1_NetworkDelay2 value 100");
+    play(
+        &mut g,
+        "position startpos",
+        "go btime 30000 wtime 0 byoyomi 0",
+    );
+    let log = std::fs::read_to_string(&t1).unwrap();
+    let gos: Vec<&str> = log.lines().filter(|l| l.starts_with("go ")).collect();
+    // 1000 − G_Margin 60 + 500 on the byoyomi; then 30000 − 60 + 100 on the main time.
+    assert_eq!(
+        gos,
+        [
+            "go btime 0 wtime 0 byoyomi 1440",
+            "go btime 30040 wtime 0 byoyomi 0"
+        ],
         "{log}"
     );
 }

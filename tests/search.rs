@@ -339,9 +339,10 @@ fn every_go_variant_gives_a_legal_bestmove() {
 
 /// Issue 19, goal 5: with its default options (a GUI that sets no `NetworkDelay`), `gougi
 /// search` spends its byoyomi — it used to answer `go byoyomi 1000` in 0.5 s, since the
-/// network margin NetworkDelay2 1120 ate the whole second — and answers inside it. The bounds
-/// are loose (the median of three moves, 0.8 s to 1 s) so a loaded machine cannot make this
-/// flaky; the measured distribution is in BENCHMARKS.
+/// network margin NetworkDelay2 1120 ate the whole second — and answers inside it. The check
+/// is on the fastest of three moves (between 0.8 s and 1 s): load only delays answers, so the
+/// fastest shows the plan (0.94 s) and a loaded machine cannot make this flaky; the measured
+/// distribution is in BENCHMARKS.
 #[test]
 fn byoyomi_is_spent_and_never_overrun_with_default_options() {
     let mut e = Engine::start();
@@ -356,11 +357,41 @@ fn byoyomi_is_spent_and_never_overrun_with_default_options() {
         legal_bestmove(MIDGAME, &lines);
     }
     times.sort();
-    let median = times[1];
+    let fastest = times[0];
     assert!(
-        median > Duration::from_millis(800) && median < Duration::from_millis(1000),
+        fastest > Duration::from_millis(800) && fastest < Duration::from_millis(1000),
         "{times:?}"
     );
+}
+
+/// Issue 19: a GUI (and `gougi match`) sends `isready`, then `usinewgame`, `position` and `go`
+/// at once, with its clock running from `go`. Clearing the hash at `usinewgame` put hundreds of
+/// milliseconds (256 MiB written while the machine was loaded) in front of every game's first
+/// move, and `gougi search` lost games on time at byoyomi 100 ms on its first move. The clear
+/// is now done at `isready`; a 1 GiB table makes the old cost plain (seconds on a slow runner).
+#[test]
+fn the_first_move_of_a_game_does_not_pay_for_clearing_the_hash() {
+    let mut e = Engine::start();
+    e.send("setoption name USI_Hash value 1024");
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        e.send("isready");
+        e.until("readyok");
+        e.send("usinewgame");
+        e.send(&format!("position {MIDGAME}"));
+        let asked = Instant::now();
+        e.send("go btime 0 wtime 0 byoyomi 400");
+        let lines = e.until("bestmove");
+        times.push(asked.elapsed());
+        legal_bestmove(MIDGAME, &lines);
+        // A second move fills the table, so the next game has something to clear.
+        e.send("position startpos");
+        e.send("go btime 0 wtime 0 byoyomi 200");
+        e.until("bestmove");
+    }
+    // The fastest of three: load only adds delay, while the old clear cost every game.
+    times.sort();
+    assert!(times[0] < Duration::from_millis(400), "{times:?}");
 }
 
 #[test]

@@ -17,8 +17,66 @@
 //! remaining time on one move. The increment is not counted as available, because GUIs differ
 //! on whether it is added before or after the move. The margin (`G_Margin`) covers the pipe
 //! round trips, gougi's decision and the GUI's own delay.
+//!
+//! A member that keeps a margin of its own (`NetworkDelay2`, YaneuraOu's name for "stop this
+//! long before the clock runs out") would stack it on `G_Margin`: [`give_back`] adds it to the
+//! clock the member is told, so its own hard limit falls where gougi's plan puts it. gougi's
+//! `stop` at the soft deadline still bounds a member whose option means something else.
 
 use std::time::Duration;
+
+/// Default `G_Margin`, ms. It has the size of a bare `gougi search`'s `NetworkDelay2`
+/// ([`crate::search::timeman::DEFAULT_NETWORK_DELAY2`]), so the built-in member (which keeps no
+/// margin of its own) thinks as long as the engine alone would. What it must cover was measured
+/// on the pipe: gougi's relay adds 0.05 ms at the median and 0.14 ms at p99 (`gougi bench
+/// proxy`), the member's own overrun of its limit is at most ~56 ms on a loaded machine (p99
+/// 28 ms; BENCHMARKS "Time"), and gougi decides at `available − margin/2` at the latest, with
+/// the leader's current line if the member is late. So 60 ms is ~2× the member's p99 overrun
+/// under load and >100× the relay's; YaneuraOu's 120 + 1120 are a network GUI's margins.
+pub const DEFAULT_MARGIN_MS: u64 = 60;
+
+/// Time banking (`G_TimeBank`, `percent` > 0): the main time members are told on a first
+/// search, `percent` less than the plan's. Their own time managers then spend that much less on
+/// every move, and what they do not spend stays on gougi's clock: the bank. When the answers
+/// disagree the move is searched again with the whole clock (see the coordinator's rounds), so
+/// the bank goes to the moves where the consultation is unsure. Only a clock with main time and
+/// no byoyomi banks: byoyomi unused on one move is lost, not carried to the next, so there is
+/// nothing to bank (`None` then, and members get the plan's clock).
+pub fn banked_main(clock: &Clock, member_main: u64, percent: u64) -> Option<u64> {
+    if percent == 0 || clock.main == 0 || clock.byoyomi > 0 {
+        return None;
+    }
+    let keep = 100 - percent.min(100);
+    Some(member_main.min(MAX_CLOCK_MS) * keep / 100)
+}
+
+/// The clock a member is told, given the plan's `limits` (already shortened by `G_Margin`)
+/// and the member's own `NetworkDelay2` (`own`, ms): `own` goes back on its byoyomi when there
+/// is one (so a member living on byoyomi still sees it as such), else on our main time. No
+/// clock (`go nodes`, `movetime`, `mate`): unchanged, since `NetworkDelay2` does not apply.
+pub fn give_back(limits: &crate::usi::GoLimits, black: bool, own: u64) -> crate::usi::GoLimits {
+    let mut l = limits.clone();
+    if own == 0 || l.mate.is_some() || l.movetime.is_some() || !l.has_clock() {
+        return l;
+    }
+    let own = own.min(MAX_CLOCK_MS);
+    let add = |v: Option<u64>| {
+        Some(
+            v.unwrap_or(0)
+                .min(MAX_CLOCK_MS)
+                .saturating_add(own)
+                .min(MAX_CLOCK_MS),
+        )
+    };
+    if l.byoyomi.is_some_and(|b| b > 0) {
+        l.byoyomi = add(l.byoyomi);
+    } else if black {
+        l.btime = add(l.btime);
+    } else {
+        l.wtime = add(l.wtime);
+    }
+    l
+}
 
 /// Every input (clock fields, margin, movetime) is capped at this before any arithmetic.
 pub const MAX_CLOCK_MS: u64 = crate::usi::MAX_TIME_MS;
@@ -295,6 +353,64 @@ mod tests {
                 assert!(ms(hard) >= member && ms(hard) <= movetime, "{why}");
             }
         }
+    }
+
+    #[test]
+    fn only_main_time_without_byoyomi_is_banked() {
+        let fischer = Clock {
+            main: 60_000,
+            opponent_main: 0,
+            byoyomi: 0,
+            inc: 1_000,
+        };
+        assert_eq!(banked_main(&fischer, 59_940, 50), Some(29_970));
+        assert_eq!(banked_main(&fischer, 59_940, 0), None);
+        assert_eq!(banked_main(&fischer, u64::MAX, 90), Some(MAX_CLOCK_MS / 10));
+        let byoyomi = Clock {
+            byoyomi: 1_000,
+            ..fischer
+        };
+        assert_eq!(banked_main(&byoyomi, 59_940, 50), None);
+        let flagged = Clock { main: 0, ..fischer };
+        assert_eq!(banked_main(&flagged, 0, 50), None);
+    }
+
+    #[test]
+    fn a_members_own_margin_is_given_back() {
+        use crate::usi::GoLimits;
+        let byo = GoLimits {
+            btime: Some(0),
+            wtime: Some(0),
+            byoyomi: Some(940),
+            ..Default::default()
+        };
+        assert_eq!(give_back(&byo, true, 1120).byoyomi, Some(2060));
+        assert_eq!(give_back(&byo, true, 0), byo);
+        let fischer = GoLimits {
+            btime: Some(9_940),
+            wtime: Some(10_000),
+            binc: Some(2_000),
+            winc: Some(2_000),
+            ..Default::default()
+        };
+        let g = give_back(&fischer, false, 100);
+        assert_eq!((g.btime, g.wtime), (Some(9_940), Some(10_100)));
+        let nodes = GoLimits {
+            nodes: Some(1000),
+            ..Default::default()
+        };
+        assert_eq!(give_back(&nodes, true, 1120), nodes);
+        let movetime = GoLimits {
+            movetime: Some(940),
+            ..Default::default()
+        };
+        assert_eq!(give_back(&movetime, true, 1120), movetime);
+        // Saturating at the cap.
+        let huge = GoLimits {
+            byoyomi: Some(u64::MAX),
+            ..Default::default()
+        };
+        assert_eq!(give_back(&huge, true, u64::MAX).byoyomi, Some(MAX_CLOCK_MS));
     }
 
     #[test]

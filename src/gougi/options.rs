@@ -61,8 +61,14 @@ pub const SPECS: &[Spec] = &[
     spin("G_LeaderMargin", 50, 0, 100_000, false),
     // gougi's own, for every type.
     // Milliseconds kept in hand on every move for pipes, the decision and the GUI's delay;
-    // 120 matches YaneuraOu's NetworkDelay default.
-    spin("G_Margin", 120, 0, 60_000, true),
+    // measured on a pipe (see `deadline::DEFAULT_MARGIN_MS`).
+    spin(
+        "G_Margin",
+        crate::gougi::deadline::DEFAULT_MARGIN_MS as i64,
+        0,
+        60_000,
+        true,
+    ),
     // Which members' `info` lines the GUI sees while they think (see DESIGN.md).
     combo("G_InfoRelay", "leader", &["leader", "all", "none"], true),
     // Resign when the chosen member resigns (the reference), or only when every member does.
@@ -70,6 +76,10 @@ pub const SPECS: &[Spec] = &[
     // Decide as soon as answers holding this percentage of the members' weight agree, and stop
     // the rest (0 = wait for every member; majority always decides once the vote is settled).
     spin("G_EarlyAgreement", 0, 0, 100, true),
+    // Time banking (sudden death and Fischer only): members are told this percentage less main
+    // time, and a move they disagree on is searched again with the whole clock (0 = off; see
+    // `deadline::banked_main`). Unused byoyomi cannot be banked.
+    spin("G_TimeBank", 0, 0, 90, true),
     // Milliseconds the built-in mate solver may spend confirming a member's `score mate +N`
     // before it counts (0 = believe every claim, as the reference did). See `verify.rs`.
     spin("G_MateVerifyMs", 200, 0, 10_000, true),
@@ -287,6 +297,10 @@ impl Values {
     pub fn early_agreement(&self) -> f64 {
         self.int("G_EarlyAgreement") as f64 / 100.0
     }
+    /// `G_TimeBank` in percent (0 = off).
+    pub fn time_bank_percent(&self) -> u64 {
+        self.int("G_TimeBank").clamp(0, 90) as u64
+    }
     pub fn mate_verify_ms(&self) -> u64 {
         self.int("G_MateVerifyMs").max(0) as u64
     }
@@ -347,10 +361,11 @@ mod tests {
     fn every_typed_accessor_reads_a_declared_option() {
         // A misspelt name would panic here, not in a game.
         let v = Values::default();
-        assert_eq!(v.margin_ms(), 120);
+        assert_eq!(v.margin_ms(), 60);
         assert_eq!(v.info_relay(), InfoRelay::Leader);
         assert_eq!(v.resign(), crate::gougi::resign::ResignRule::Chosen);
         assert_eq!(v.early_agreement(), 0.0);
+        assert_eq!(v.time_bank_percent(), 0);
         assert_eq!(v.mate_verify_ms(), 200);
         assert_eq!(v.multipv(), 3);
         assert_eq!(v.vote_scoring(), VoteScoring::WinRate);
@@ -382,10 +397,11 @@ mod tests {
                 "option name G_MateInfoCount type spin default 100 min 1 max 1000",
                 "option name G_MateInfoInterval type spin default 100 min 1 max 100000",
                 "option name G_MateNodesPct type spin default 100 min 1 max 100000",
-                "option name G_Margin type spin default 120 min 0 max 60000",
+                "option name G_Margin type spin default 60 min 0 max 60000",
                 "option name G_InfoRelay type combo default leader var leader var all var none",
                 "option name G_Resign type combo default chosen var chosen var all",
                 "option name G_EarlyAgreement type spin default 0 min 0 max 100",
+                "option name G_TimeBank type spin default 0 min 0 max 90",
                 "option name G_MateVerifyMs type spin default 200 min 0 max 10000",
                 "option name G_OutputEncoding type combo default UTF-8 var UTF-8 var Shift_JIS",
             ]
@@ -395,7 +411,7 @@ mod tests {
                 .iter()
                 .filter(|s| s.advertised_for(PolicyKind::Majority))
                 .count(),
-            6
+            7
         );
     }
 

@@ -36,6 +36,9 @@ pub enum Go {
     /// `info` at once, then `bestmove` (the first legal move) after the delay, or at `stop`
     /// if that comes first. `go ponder` / `go infinite`: the delay starts at `ponderhit`.
     Answer(Duration),
+    /// As `Answer`, with the `n`-th legal move (0-based, wrapping) instead of the first, so
+    /// that members can disagree.
+    AnswerNth(Duration, usize),
     /// `info` at once; `bestmove` only when told to `stop`.
     OnStop,
     /// Stuck for good: ignores everything from now on (`stop`, `isready`, `quit`); only a
@@ -308,7 +311,10 @@ impl Member {
         let go = self.script.go(self.gos);
         self.gos += 1;
         let waits = args.iter().any(|a| *a == "ponder" || *a == "infinite");
-        let best = self.first_legal();
+        let best = match go {
+            Go::AnswerNth(_, n) => self.nth_legal(n),
+            _ => self.first_legal(),
+        };
         let mut delay = Some(Duration::ZERO);
         let reply = match go {
             Go::Hang => {
@@ -318,7 +324,7 @@ impl Member {
             }
             Go::Exit(code) => return Some(Some(code)),
             _ if args.first() == Some(&"mate") => "checkmate nomate".to_owned(),
-            Go::Answer(d) => {
+            Go::Answer(d) | Go::AnswerNth(d, _) => {
                 delay = Some(d);
                 self.info(&best);
                 format!("bestmove {best}")
@@ -395,6 +401,16 @@ impl Member {
             self.out
                 .push(format!("info depth 1 score cp {score} pv {best}"));
         }
+    }
+
+    /// The `n`-th legal move of the last position, wrapping (`resign` without one).
+    fn nth_legal(&self, n: usize) -> String {
+        self.position
+            .as_ref()
+            .map(|p| p.legal_moves())
+            .filter(|moves| !moves.is_empty())
+            .map(|moves| moves[n % moves.len()].to_string())
+            .unwrap_or_else(|| "resign".to_owned())
     }
 
     /// The first legal move of the last position (`resign` without one).

@@ -300,6 +300,11 @@ pub struct Engine {
     /// Allocated at the first `isready` or `go` (USI's time for heavy set-up), so that a
     /// `setoption name USI_Hash` before it does not allocate twice.
     tt: Option<Arc<TranspositionTable>>,
+    /// Something was searched since the table was last cleared. The clear (hundreds of ms for
+    /// 256 MiB on a loaded machine) is done at `isready`, where USI allows heavy work, so the
+    /// `usinewgame` that follows — whose `go` comes at once, with the GUI's clock running — has
+    /// nothing left to do; it still clears when no `isready` came in between.
+    tt_dirty: bool,
     workers: Option<Workers>,
     running: Option<Running>,
     /// A `bestmove` decided without searching (`win`, `resign`) during `go ponder` or
@@ -332,6 +337,7 @@ impl Engine {
         Engine {
             pos: Position::startpos(),
             tt: None,
+            tt_dirty: false,
             defaults: defaults.clone(),
             options: defaults,
             workers: None,
@@ -484,15 +490,23 @@ impl Engine {
                 emit("usiok");
             }
             "isready" => {
-                let _ = self.table();
+                let tt = self.table();
                 let _ = self.eval_weights();
+                // Not under a running search (`isready` is answered during `go ponder` too).
+                let idle = self.running.as_ref().is_none_or(|r| r.handle.is_finished());
+                if self.tt_dirty && idle {
+                    self.join();
+                    tt.clear();
+                    self.tt_dirty = false;
+                }
                 emit("readyok");
             }
             "setoption" => self.setoption(args),
             "usinewgame" => {
                 self.stop();
-                if let Some(tt) = &self.tt {
+                if let Some(tt) = self.tt.as_ref().filter(|_| self.tt_dirty) {
                     tt.clear();
+                    self.tt_dirty = false;
                 }
                 if let Some(ws) = &mut self.workers {
                     for w in ws {
@@ -583,6 +597,7 @@ impl Engine {
             self.stop();
             self.workers = None; // workers hold the old table
             self.tt = None; // reallocated at the next `isready` or `go`
+            self.tt_dirty = false;
         }
     }
 
@@ -679,6 +694,7 @@ impl Engine {
             ctl.ponder.store(true, Ordering::Relaxed);
         }
         let tt = self.table();
+        self.tt_dirty = true;
         tt.new_search();
         let limits = SearchLimits {
             depth: params.depth.map(|d| d.min(i32::MAX as u32) as i32),

@@ -69,10 +69,11 @@ impl<W: std::io::Write> Coordinator<W> {
                     round: id,
                     mate: false,
                 };
-                let limits = limits_for(&slot.spec, &member_limits);
+                let limits = told(slot, &member_limits, black);
                 start_search(slot, &command, &limits, request);
             } else {
-                send(slot, &GuiCommand::PonderHit(hit.clone()));
+                let hit = deadline::give_back(&hit, black, own_margin(slot));
+                send(slot, &GuiCommand::PonderHit(hit));
             }
         }
     }
@@ -168,12 +169,20 @@ impl<W: std::io::Write> Coordinator<W> {
             missed_ponder: false,
             builtin_mate: None,
             ponder_later: Vec::new(),
+            banked: false,
+            extended: false,
         };
         let policy = self.config.policy;
         let normals: Vec<usize> = (0..self.slots.len())
             .filter(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
             .collect();
         let mut request = member_limits.clone();
+        if kind == RoundKind::Play && policy.shape() == Shape::All && normals.len() >= 2 {
+            if let Some(banked) = bank(&limits, black, &request, self.options.time_bank_percent()) {
+                request = banked;
+                round.banked = true;
+            }
+        }
         round.participants = if kind == RoundKind::Tsume {
             let mates: Vec<usize> = (0..self.slots.len())
                 .filter(|&i| self.slots[i].spec.role == Role::Mate && self.slots[i].usable())
@@ -260,7 +269,7 @@ impl<W: std::io::Write> Coordinator<W> {
             start_search(
                 slot,
                 &position,
-                &limits_for(&slot.spec, &request),
+                &told(slot, &request, black),
                 Request {
                     round: id,
                     mate: kind == RoundKind::Tsume,
@@ -362,6 +371,9 @@ impl<W: std::io::Write> Coordinator<W> {
         if !(all_in || hard_passed || tsume_mate || self.settled_early()) {
             return;
         }
+        if all_in && !hard_passed && self.spend_bank() {
+            return;
+        }
         let round = self.round.take().expect("checked above");
         if round.kind == RoundKind::Tsume {
             self.finish_tsume(round);
@@ -380,6 +392,60 @@ impl<W: std::io::Write> Coordinator<W> {
             Shape::Leader => self.finish_leader(round),
             _ => self.finish_all(round),
         }
+    }
+
+    /// Time banking (`G_TimeBank`): every member answered a banked round and they do not all
+    /// play the same move, so the round is searched again, once, with the whole clock that is
+    /// left (members keep their hash, so this deepens their first search). Returns whether the
+    /// round was restarted.
+    fn spend_bank(&mut self) -> bool {
+        let margin = self.options.margin_ms();
+        let Some(round) = &mut self.round else {
+            return false;
+        };
+        if !round.banked || round.extended || round.kind != RoundKind::Play {
+            return false;
+        }
+        let mut moves: Vec<String> = round.answers.values().map(|g| best_text(&g.best)).collect();
+        moves.sort();
+        moves.dedup();
+        if moves.len() < 2 {
+            return false;
+        }
+        let now = Instant::now();
+        let black = round.game.black_to_move();
+        let elapsed = now.saturating_duration_since(round.started).as_millis() as u64;
+        let mut limits = round.limits.clone();
+        let ours = if black {
+            &mut limits.btime
+        } else {
+            &mut limits.wtime
+        };
+        *ours = ours.map(|t| t.saturating_sub(elapsed));
+        let (soft, hard, member_limits) = timing(&limits, black, margin);
+        round.soft = soft.map(|d| now + d);
+        round.hard = hard.map(|d| now + d);
+        round.stop_sent = false;
+        round.extended = true;
+        round.answers.clear();
+        round.relayed_depth = 0;
+        debug!(
+            round = round.id,
+            ?moves,
+            elapsed,
+            "members disagree: spending the bank"
+        );
+        let (id, command) = (round.id, round.game.command.clone());
+        for &i in &round.participants.clone() {
+            let slot = &mut self.slots[i];
+            slot.clear_round();
+            let request = Request {
+                round: id,
+                mate: false,
+            };
+            start_search(slot, &command, &told(slot, &member_limits, black), request);
+        }
+        true
     }
 
     /// Whether an all-members round can be decided before every member answered: for
@@ -438,6 +504,57 @@ impl<W: std::io::Write> Coordinator<W> {
         let share = self.options.early_agreement();
         share > 0.0 && top + 1e-9 >= share * total
     }
+}
+
+/// The members' limits of a banked round (`G_TimeBank`): `member` (the plan's) with our main
+/// time shortened by `percent`, or `None` when this clock does not bank.
+fn bank(gui: &GoLimits, black: bool, member: &GoLimits, percent: u64) -> Option<GoLimits> {
+    if gui.movetime.is_some() || !gui.has_clock() {
+        return None;
+    }
+    let (main, inc) = gui.clock_of(black);
+    let clock = Clock {
+        main: main.unwrap_or(0),
+        opponent_main: 0,
+        byoyomi: gui.byoyomi.unwrap_or(0),
+        inc: inc.unwrap_or(0),
+    };
+    let (member_main, _) = member.clock_of(black);
+    let banked = deadline::banked_main(&clock, member_main.unwrap_or(0), percent)?;
+    let mut l = member.clone();
+    if black {
+        l.btime = Some(banked);
+    } else {
+        l.wtime = Some(banked);
+    }
+    Some(l)
+}
+
+/// The `go` limits one member is told: its `Engine<N>.Nodes` rule, then the margin it keeps
+/// itself given back (see [`deadline::give_back`]).
+fn told(slot: &Slot, limits: &GoLimits, black: bool) -> GoLimits {
+    deadline::give_back(&limits_for(&slot.spec, limits), black, own_margin(slot))
+}
+
+/// The member's own `NetworkDelay2` in ms: the last value set (config or GUI), else the default
+/// it declared; 0 when it has no such option (or the value is not a number).
+fn own_margin(slot: &Slot) -> u64 {
+    const NAME: &str = "NetworkDelay2";
+    if let Some(set) = slot.settings.iter().rev().find(|o| o.name == NAME) {
+        return set
+            .value
+            .as_deref()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .map_or(0, |v| v.max(0) as u64);
+    }
+    slot.options
+        .iter()
+        .find(|d| d.name == NAME)
+        .and_then(|d| match d.kind {
+            crate::usi::OptionKind::Spin { default, .. } => default,
+            _ => None,
+        })
+        .map_or(0, |v| v.max(0) as u64)
 }
 
 /// Deadlines and the limits members get, for a GUI `go` from the side to move.

@@ -239,6 +239,10 @@ pub(super) struct Round {
     pub(super) builtin_mate: Option<BackgroundSolve>,
     /// Ponder rounds: members with `Engine<N>.Ponder=false`, started at `ponderhit`.
     pub(super) ponder_later: Vec<usize>,
+    /// `G_TimeBank`: members were told a banked (shortened) main time for this round.
+    pub(super) banked: bool,
+    /// `G_TimeBank`: the members disagreed and were asked again with the whole clock.
+    pub(super) extended: bool,
 }
 
 impl Round {

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Answer times of a USI engine for `go byoyomi N` (or another go line) over a pipe,
+self-playing from openings. Usage: lat.py MOVES GO_LINE CMD... ; prints stats of
+(answer time) in ms, measured from writing `go` to reading `bestmove`."""
+import subprocess, sys, time, statistics, random
+moves_wanted = int(sys.argv[1]); go = sys.argv[2]; cmd = sys.argv[3:]
+opts = []
+while cmd and cmd[0].startswith('opt:'):
+    opts.append(cmd.pop(0)[4:]); 
+p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+def send(s): p.stdin.write(s + "\n"); p.stdin.flush()
+def until(prefix):
+    while True:
+        l = p.stdout.readline()
+        if not l: raise SystemExit("engine died")
+        if l.startswith(prefix): return l
+send("usi"); until("usiok")
+for o in opts:
+    n, v = o.split('=', 1); send(f"setoption name {n} value {v}")
+send("isready"); until("readyok")
+openings = [l.strip() for l in open('/work/wt/clock/tests/data/openings/tune-256.txt') if l.strip() and not l.startswith('#')]
+random.seed(1)
+times = []
+while len(times) < moves_wanted:
+    base = random.choice(openings)
+    mv = []
+    send("usinewgame")
+    for ply in range(120):
+        pos = base + ((" moves " if " moves" not in base else " ") + " ".join(mv) if mv else "")
+        if not base.startswith("startpos") and not base.startswith("sfen"): pos = "sfen " + base + ((" moves " + " ".join(mv)) if mv else "")
+        send("position " + pos)
+        t0 = time.perf_counter(); send(go)
+        l = until("bestmove")
+        dt = (time.perf_counter() - t0) * 1000
+        times.append(dt)
+        b = l.split()[1]
+        if b in ("resign", "win") or len(times) >= moves_wanted: break
+        mv.append(b)
+send("quit")
+times.sort()
+n = len(times)
+q = lambda f: times[min(n - 1, int(f * n))]
+print(f"n={n} min={times[0]:.1f} p1={q(.01):.1f} p10={q(.1):.1f} median={q(.5):.1f} p90={q(.9):.1f} p99={q(.99):.1f} max={times[-1]:.1f} mean={statistics.mean(times):.1f}")

@@ -158,6 +158,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 options: Vec::new(),
                 settings: Vec::new(),
                 explicit: HashSet::new(),
+                config_unsent: Vec::new(),
                 pending: VecDeque::new(),
                 stopped_at: None,
                 awaiting_ready: false,

@@ -97,6 +97,9 @@ pub(super) struct Slot {
     /// Options the GUI set for this member by its own name (`E<N>_Threads`): the shared
     /// `USI_Hash`/`Threads` budget does not override them.
     pub(super) explicit: HashSet<String>,
+    /// `Engine<N>.Option.*` settings not sent yet: at the first start they wait for the GUI's
+    /// `isready`, so one the GUI sets as `E<N>_<Name>` meanwhile is never sent.
+    pub(super) config_unsent: Vec<String>,
     pub(super) pending: VecDeque<Request>,
     /// When `stop` was sent while answers were still owed.
     pub(super) stopped_at: Option<Instant>,

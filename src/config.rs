@@ -43,6 +43,7 @@
 //! | `Engine<N>.Ponder` | `true` or `false`: with `false` the member never gets `go ponder`; at `ponderhit` it starts with a normal `go` | `true` |
 //! | `Engine<N>.Nodes` | a node count ≥ 1 (every `go` it gets carries `nodes <n>` instead of the GUI's limits) or `off` (it never gets `nodes`: a GUI `go nodes` reaches it as `go btime 0 wtime 0 byoyomi 1000`) ([`NodesRule`]) | absent: the GUI's `go` as is |
 //! | `Engine<N>.ShowOptions`, `Engine<N>.HideOptions` | regular expressions over the member's option names: the GUI's dialog lists (as `E<N>_…`) those matching ShowOptions and not HideOptions ([`OptionFilter`]) | all shown |
+//! | `Engine<N>.Option.<Name>` | a value for member N's USI option `<Name>` ([`MemberOption`]): it becomes that option's default (the GUI's `E<N>_<Name>` shows it) and is sent as `setoption` before the member's first `isready` unless the GUI sets `E<N>_<Name>`; a name the member does not declare is a warning naming this line | the member's own default |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
 //! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
@@ -170,6 +171,25 @@ impl OptionFilter {
     }
 }
 
+/// `Engine<N>.Option.<Name>=<value>`: a config default for one of a member's USI options.
+/// Whether the member declares it is known only at its `usiok`, so that check is the
+/// coordinator's (a warning, not an error: the member may be another build or version).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberOption {
+    pub name: String,
+    pub value: String,
+    /// The config file and line, for the warning about a name the member does not declare.
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl MemberOption {
+    /// `Engine<N>.Option.<Name>`, the key as written.
+    pub fn key(&self, number: u32) -> String {
+        format!("Engine{number}.Option.{}", self.name)
+    }
+}
+
 /// One normal member, `Engine<N>.*`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineEntry {
@@ -190,6 +210,8 @@ pub struct EngineEntry {
     pub nodes: NodesRule,
     /// `Engine<N>.ShowOptions` / `HideOptions`: which of its options the GUI's dialog shows.
     pub option_filter: OptionFilter,
+    /// `Engine<N>.Option.<Name>=<value>`, in the file's order.
+    pub options: Vec<MemberOption>,
     /// The line of `Engine<N>.Path`, for later messages.
     pub line: usize,
 }
@@ -574,6 +596,8 @@ enum Key {
     EngineNodes(u32),
     EngineShowOptions(u32),
     EngineHideOptions(u32),
+    /// `Engine<N>.Option.<Name>`: the name is `Parser::option_names[.1]` (keys stay `Copy`).
+    EngineOption(u32, usize),
     MatePath,
     MatePvCount,
     LogFile,
@@ -660,6 +684,21 @@ impl Key {
     }
 }
 
+/// `Engine<N>.Option.<Name>` → `(N, Name)`. USI option names hold no spaces, so neither may
+/// `<Name>` (a key like `Engine2.Option.Skill Level` is no key of ours).
+fn engine_option_key(key: &str) -> Option<(u32, &str)> {
+    let rest = key.strip_prefix("Engine")?;
+    let (num, field) = rest.split_once('.')?;
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let name = field.strip_prefix("Option.")?;
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return None;
+    }
+    Some((num.parse().ok()?, name))
+}
+
 /// True if the text before `=` looks like a dotted key (`Word.Word…`), so a typo there is an error
 /// rather than ignored prose.
 fn looks_like_key(key: &str) -> bool {
@@ -676,6 +715,8 @@ struct Parser {
     /// key → (line, raw value), first occurrence.
     values: BTreeMap<Key, (usize, String)>,
     key_names: BTreeMap<Key, String>,
+    /// The option names of `Engine<N>.Option.<Name>` keys ([`Key::EngineOption`]'s index).
+    option_names: Vec<String>,
     warnings: Vec<ConfigWarning>,
 }
 
@@ -696,6 +737,7 @@ impl Parser {
             dir,
             values: BTreeMap::new(),
             key_names: BTreeMap::new(),
+            option_names: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -755,7 +797,21 @@ impl Parser {
             };
             let key_text = key_text.trim();
             let value = value.trim();
-            let key = match Key::parse(key_text) {
+            let parsed = match engine_option_key(key_text) {
+                Some((0, _)) => Err(Problem::EngineZero),
+                Some((n, name)) => {
+                    let idx = match self.option_names.iter().position(|o| o == name) {
+                        Some(idx) => idx,
+                        None => {
+                            self.option_names.push(name.to_owned());
+                            self.option_names.len() - 1
+                        }
+                    };
+                    Ok(Some(Key::EngineOption(n, idx)))
+                }
+                None => Key::parse(key_text),
+            };
+            let key = match parsed {
                 Ok(Some(k)) => k,
                 Ok(None) if looks_like_key(key_text) => {
                     return Err(self.err(
@@ -814,7 +870,8 @@ impl Parser {
             | Key::EnginePonder(n)
             | Key::EngineNodes(n)
             | Key::EngineShowOptions(n)
-            | Key::EngineHideOptions(n)) = *key
+            | Key::EngineHideOptions(n)
+            | Key::EngineOption(n, _)) = *key
             else {
                 continue;
             };
@@ -931,7 +988,22 @@ impl Parser {
                 }
             }
             let [show, hide] = patterns;
+            let mut options: Vec<MemberOption> = self
+                .values
+                .iter()
+                .filter_map(|(k, (line, value))| match *k {
+                    Key::EngineOption(m, idx) if m == n => Some(MemberOption {
+                        name: self.option_names[idx].clone(),
+                        value: value.clone(),
+                        file: self.file.clone(),
+                        line: *line,
+                    }),
+                    _ => None,
+                })
+                .collect();
+            options.sort_by_key(|o| o.line);
             engines.push(EngineEntry {
+                options,
                 number: n,
                 option_filter: OptionFilter { show, hide },
                 command,

@@ -1094,3 +1094,77 @@ fn binary_accepts_ponder_and_nodes_switches() {
     );
     assert_eq!((code, usiok), (Some(1), false));
 }
+
+#[test]
+fn member_options_per_engine() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=majority\nEngine1.Path=builtin:search\nEngine2.Path=builtin:search\n";
+    let c = parse_in(
+        &dir,
+        &format!(
+            "{head}Engine2.Option.Seed=2\nEngine2.Option.EvalNoise = 50\nEngine1.Option.BookFile=my book.db\n"
+        ),
+    )
+    .unwrap();
+    let got: Vec<Vec<(String, String, usize)>> = c
+        .engines
+        .iter()
+        .map(|e| {
+            e.options
+                .iter()
+                .map(|o| (o.name.clone(), o.value.clone(), o.line))
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            vec![("BookFile".into(), "my book.db".into(), 6)],
+            vec![
+                ("Seed".into(), "2".into(), 4),
+                ("EvalNoise".into(), "50".into(), 5)
+            ],
+        ]
+    );
+    assert_eq!(c.engines[1].options[0].key(2), "Engine2.Option.Seed");
+    // The same option twice with another value is a duplicate, like any key.
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine2.Option.Seed=2\nEngine2.Option.Seed=3\n"),
+        5,
+        "Engine2.Option.Seed",
+    );
+    assert_eq!(p, Problem::Duplicate { first_line: 4 });
+    // …but the same name for two members is two settings.
+    assert!(parse_in(
+        &dir,
+        &format!("{head}Engine1.Option.Seed=1\nEngine2.Option.Seed=1\n")
+    )
+    .is_ok());
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine3.Option.Seed=3\n"),
+        4,
+        "Engine3.Option.Seed",
+    );
+    assert_eq!(p, Problem::NoPath { number: 3 });
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine1.Option.Seed=\n"),
+        4,
+        "Engine1.Option.Seed",
+    );
+    assert_eq!(p, Problem::Empty);
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine0.Option.Seed=1\n"),
+        4,
+        "Engine0.Option.Seed",
+    );
+    assert_eq!(p, Problem::EngineZero);
+    // No name: not a key, said as a warning like other free text.
+    let c = parse_in(&dir, &format!("{head}Engine1.Option.=1\n")).unwrap();
+    assert!(c.engines.iter().all(|e| e.options.is_empty()));
+    assert_eq!(c.warnings.len(), 1);
+    assert_eq!(c.warnings[0].line, 4);
+}

@@ -240,3 +240,88 @@ fn a_cp932_setoption_value_reaches_the_member_in_cp932_and_a_utf8_one_in_utf8() 
     assert!(has(&want_cp932), "{}", String::from_utf8_lossy(&bytes));
     assert!(has(want_utf8), "{}", String::from_utf8_lossy(&bytes));
 }
+
+/// `Engine<N>.Option.<Name>=<value>` (issue 19): the value is the default the GUI's dialog
+/// shows as `E<N>_<Name>`, it reaches the member as `setoption` before `isready` unless the GUI
+/// set `E<N>_<Name>` (then only the GUI's value is sent), and a name the member does not
+/// declare is a warning naming the file, line and key.
+#[test]
+fn config_option_values_are_the_members_defaults() {
+    let dir = scratch_dir("cfgoption");
+    let logs: Vec<_> = (1..=2).map(|k| dir.join(format!("e{k}.log"))).collect();
+    let decls = "option name Depth type spin default 10 min 1 max 99\n\
+                 option name Style type combo default A var A var B\n\
+                 option name Book type string default <empty>";
+    let scripts: Vec<String> = logs
+        .iter()
+        .enumerate()
+        .map(|(k, log)| {
+            format!(
+                "id name e{}\n{decls}\ntranscript: {}\n",
+                k + 1,
+                log.display()
+            )
+        })
+        .collect();
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let extra = "Engine1.Option.Depth=42\n\
+                 Engine1.Option.Style=B\n\
+                 Engine1.Option.Book=my book.db\n\
+                 Engine1.Option.Nope=1\n\
+                 Engine2.Option.Depth=33\n\
+                 Engine2.Option.Style=C\n";
+    let config = mock_config(&dir, "majority", &refs, None, extra);
+    let mut g = Gougi::with_config(&config);
+    g.send("usi");
+    g.until_prefix("usiok");
+    let seen = g.seen.clone();
+    for want in [
+        "option name E1_Depth type spin default 42 min 1 max 99",
+        "option name E1_Style type combo default B var A var B",
+        "option name E1_Book type string default my book.db",
+        "option name E2_Depth type spin default 33 min 1 max 99",
+        // A value the declaration refuses leaves the member's default.
+        "option name E2_Style type combo default A var A var B",
+    ] {
+        assert!(seen.iter().any(|l| l == want), "{want}: {seen:#?}");
+    }
+    // Lines 1–3 are Gougi.Type and the two paths.
+    let file = config.display();
+    for want in [
+        format!("info string [Warning] {file}:7: Engine1.Option.Nope: E1 (e1) declares no option Nope; not sent"),
+        format!("info string [Warning] {file}:9: Engine2.Option.Style: "),
+    ] {
+        assert!(seen.iter().any(|l| l.starts_with(&want)), "{want}: {seen:#?}");
+    }
+    g.send("setoption name E2_Depth value 50");
+    g.send("isready");
+    g.until(Duration::from_secs(10), |l| l == "readyok");
+    let received = |log: &Path| -> Vec<String> {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("setoption") || *l == "isready")
+            .map(str::to_string)
+            .collect()
+    };
+    let t0 = Instant::now();
+    while received(&logs[1]).last().map(String::as_str) != Some("isready")
+        && t0.elapsed() < Duration::from_secs(5)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        received(&logs[0]),
+        [
+            "setoption name Depth value 42",
+            "setoption name Style value B",
+            "setoption name Book value my book.db",
+            "isready"
+        ]
+    );
+    // The GUI's E2_Depth wins: the config's 33 is never sent.
+    assert_eq!(
+        received(&logs[1]),
+        ["setoption name Depth value 50", "isready"]
+    );
+}

@@ -49,6 +49,8 @@ pub struct MemberSpec {
     pub nodes: NodesRule,
     /// `Engine<N>.ShowOptions`/`HideOptions`: which options the GUI sees (all by default).
     pub option_filter: crate::config::OptionFilter,
+    /// `Engine<N>.Option.<Name>=<value>`: the config's defaults for the member's options.
+    pub options: Vec<crate::config::MemberOption>,
 }
 
 impl MemberSpec {
@@ -67,6 +69,7 @@ impl MemberSpec {
             ponder: true,
             nodes: NodesRule::Gui,
             option_filter: Default::default(),
+            options: Vec::new(),
         }
     }
 
@@ -89,6 +92,7 @@ impl MemberSpec {
             ponder: true,
             nodes: NodesRule::Gui,
             option_filter: Default::default(),
+            options: Vec::new(),
         }
     }
 
@@ -106,6 +110,7 @@ impl MemberSpec {
                 ponder: e.ponder,
                 nodes: e.nodes,
                 option_filter: e.option_filter.clone(),
+                options: e.options.clone(),
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
             })
             .collect();

@@ -101,6 +101,21 @@ impl OptionDecl {
         }
     }
 
+    /// Makes `value` (checked by [`OptionDecl::check_value`]) the declared default — a
+    /// consultation's `Engine<N>.Option.<Name>` shown to the GUI as `E<N>_<Name>`'s default.
+    pub fn set_default(&mut self, value: &OptionValue) {
+        match (&mut self.kind, value) {
+            (OptionKind::Check { default }, OptionValue::Check(v)) => *default = Some(*v),
+            (OptionKind::Spin { default, .. }, OptionValue::Spin(v)) => *default = Some(*v),
+            (OptionKind::Combo { default, .. }, OptionValue::Combo(v))
+            | (OptionKind::String { default }, OptionValue::String(v))
+            | (OptionKind::Filename { default }, OptionValue::Filename(v)) => {
+                *default = Some(v.clone())
+            }
+            _ => {}
+        }
+    }
+
     /// Checks a `setoption` value against this declaration: `check` takes `true`/`false`, `spin`
     /// an integer within `min..=max`, `combo` one of its `var`s, `button` no value, `string` and
     /// `filename` any text (an absent value counts as empty).

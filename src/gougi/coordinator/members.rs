@@ -44,8 +44,12 @@ impl<W: std::io::Write> Coordinator<W> {
         // A restarted member, or one whose `usiok` came after the GUI's `isready`, is made
         // ready by gougi itself before it joins a round.
         let get_ready = self.slots[i].restarts > 0 || self.isready_seen;
+        self.apply_config_options(i, !get_ready);
         let slot = &mut self.slots[i];
         for o in slot.settings.clone() {
+            if slot.config_unsent.contains(&o.name) {
+                continue; // sent at the GUI's `isready` (see `apply_config_options`)
+            }
             send(slot, &GuiCommand::SetOption(o));
         }
         if get_ready {
@@ -56,6 +60,65 @@ impl<W: std::io::Write> Coordinator<W> {
             slot.state = SlotState::Ready;
         }
         self.try_answer_usi();
+    }
+
+    /// `Engine<N>.Option.<Name>=<value>`, once the member has declared its options: the value
+    /// becomes the declared default (so the GUI's `E<N>_<Name>` shows it) and a setting sent
+    /// before `isready` — unless the GUI has set `E<N>_<Name>` (kept in `settings` across a
+    /// restart). It also counts as the member's own setting, so the shared `USI_Hash`/`Threads`
+    /// budget leaves it alone. A name the member does not declare, or a value its declaration
+    /// refuses, is a warning naming the config line (only at the first start). With `defer`
+    /// (the GUI has not sent `isready` yet) the settings wait in `config_unsent` for it.
+    fn apply_config_options(&mut self, i: usize, defer: bool) {
+        let first_start = self.slots[i].restarts == 0;
+        let slot = &mut self.slots[i];
+        if !defer {
+            // Made ready now (a restart, or a late member): everything is replayed at once.
+            slot.config_unsent.clear();
+        }
+        let mut warnings = Vec::new();
+        for o in &slot.spec.options {
+            let Some(decl) = slot.options.iter_mut().find(|d| d.name == o.name) else {
+                warnings.push(format!(
+                    "{}:{}: {}: {} declares no option {}; not sent",
+                    o.file.display(),
+                    o.line,
+                    o.key(slot.spec.number),
+                    slot.label(),
+                    o.name
+                ));
+                continue;
+            };
+            let value = match decl.check_value(Some(&o.value)) {
+                Ok(v) => v,
+                Err(e) => {
+                    warnings.push(format!(
+                        "{}:{}: {}: {e}; not sent",
+                        o.file.display(),
+                        o.line,
+                        o.key(slot.spec.number)
+                    ));
+                    continue;
+                }
+            };
+            decl.set_default(&value);
+            slot.explicit.insert(o.name.clone());
+            if !slot.settings.iter().any(|s| s.name == o.name) {
+                slot.settings.push(SetOption {
+                    name: o.name.clone(),
+                    value: value.to_value_text(),
+                });
+                if defer {
+                    slot.config_unsent.push(o.name.clone());
+                }
+            }
+        }
+        if first_start {
+            for w in warnings {
+                warn!("{w}");
+                self.say(format!("info string [Warning] {w}"));
+            }
+        }
     }
 
     pub(super) fn owes_current(&self, i: usize) -> bool {

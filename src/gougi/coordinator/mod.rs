@@ -166,6 +166,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 settings: Vec::new(),
                 explicit: HashSet::new(),
                 cp932: HashSet::new(),
+                config_unsent: Vec::new(),
                 pending: VecDeque::new(),
                 stopped_at: None,
                 awaiting_ready: false,

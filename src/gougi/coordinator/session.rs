@@ -158,8 +158,10 @@ impl<W: std::io::Write> Coordinator<W> {
             if let Some(o) = forwarded {
                 let slot = &mut self.slots[i];
                 if !shared && !broadcast {
-                    // Set for this member by name: a later shared value leaves it alone.
+                    // Set for this member by name: a later shared value leaves it alone, and
+                    // the config's value for it is not sent.
                     slot.explicit.insert(o.name.clone());
+                    slot.config_unsent.retain(|n| *n != o.name);
                 }
                 slot.settings.retain(|s| s.name != o.name);
                 slot.settings.push(o.clone());
@@ -196,6 +198,12 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
             }
             if slot.state == SlotState::Ready && !slot.awaiting_ready {
+                // The config's `Engine<N>.Option.*` values the GUI did not override.
+                for name in std::mem::take(&mut slot.config_unsent) {
+                    if let Some(o) = slot.settings.iter().find(|s| s.name == name) {
+                        send(slot, &GuiCommand::SetOption(o.clone()));
+                    }
+                }
                 send(slot, &GuiCommand::IsReady);
                 slot.awaiting_ready = true;
                 slot.ready_since = Some(now);

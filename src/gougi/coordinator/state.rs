@@ -104,6 +104,9 @@ pub(super) struct Slot {
     /// Options whose value the GUI sent in CP932: `setoption` for them is written to the member
     /// in CP932 too (a Japanese Windows engine reads its file names in the GUI's encoding).
     pub(super) cp932: HashSet<String>,
+    /// `Engine<N>.Option.*` settings not sent yet: at the first start they wait for the GUI's
+    /// `isready`, so one the GUI sets as `E<N>_<Name>` meanwhile is never sent.
+    pub(super) config_unsent: Vec<String>,
     pub(super) pending: VecDeque<Request>,
     /// When `stop` was sent while answers were still owed.
     pub(super) stopped_at: Option<Instant>,

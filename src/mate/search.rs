@@ -20,7 +20,13 @@
 //! - proof pieces (証明駒): OR node = the proving child's proof hand plus the dropped piece,
 //!   minus the captured one; AND node = the union of its children's proof hands, plus every
 //!   attacker piece of a kind the defender lacks when the check could be blocked by a drop;
-//!   disproof pieces (反証駒) are kept conservative: the node's own hand;
+//!   disproof pieces (反証駒): a node with no check holds for more pieces of every kind
+//!   already in hand; OR node = per kind the least of its children's disproof hands carried
+//!   back across the checks (none of a kind not in hand); AND node = the refuting evasion's,
+//!   with a kind the defender drops kept at the node's count (a bigger attacker hand would
+//!   leave the defender without it). Stored as "no mate within the bound" for that hand;
+//!   the exact hand keeps its full lower bound. Path-dependent (repetition) disproofs keep
+//!   the node's own hand;
 //! - repetition (千日手) is a failure for the attacker. Such a disproof depends on the path:
 //!   results carry `rep_depth`, the shallowest ancestor their failure goes through. A result
 //!   whose cycle closes at or below the node itself is path-independent; anything else is
@@ -338,6 +344,48 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         h
     }
 
+    /// The largest attacker hand for which "no check at all" still holds: more pieces of a
+    /// kind already in hand add no drop squares; a kind not in hand would.
+    fn no_check_disproof_hand(hand: MateHand) -> MateHand {
+        let mut d = hand;
+        for k in HandKind::ALL {
+            if hand.count(k) > 0 {
+                d.set(k, u32::MAX);
+            }
+        }
+        d
+    }
+
+    /// Disproof pieces (反証駒) of a disproven OR node: per kind, the least of its children's
+    /// disproof hands carried back across each check (a dropped piece added back, a captured
+    /// one taken away), and none of a kind not in hand (holding one would allow its drops).
+    fn or_disproof_hand(children: &[Child<B::Move>], hand: MateHand) -> MateHand {
+        let mut d = MateHand::EMPTY;
+        for k in HandKind::ALL {
+            if hand.count(k) == 0 {
+                continue;
+            }
+            let least = children
+                .iter()
+                .map(|c| Self::or_proof_hand(c).count(k))
+                .min()
+                .unwrap_or(u32::MAX);
+            d.set(k, least.max(hand.count(k)));
+        }
+        d
+    }
+
+    /// Disproof pieces of an AND node refuted by the evasion `c`: the child's, except that a
+    /// dropped kind stays at the node's count (a bigger attacker hand would leave the defender
+    /// without that piece).
+    fn and_disproof_hand(c: &Child<B::Move>, hand: MateHand) -> MateHand {
+        let mut d = c.proof_hand;
+        if let Some(k) = c.dropped {
+            d.set(k, d.count(k).min(hand.count(k)));
+        }
+        d
+    }
+
     /// At an AND node, extend a proof hand so that the defender cannot gain interposing pieces.
     fn and_proof_hand(&self, union: MateHand, hand: MateHand) -> MateHand {
         let mut out = union;
@@ -432,7 +480,14 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             );
         }
         if own.lower > bound {
-            return Self::leaf(PN_INFINITE, 0, own.upper, own.lower, hand, REP_NONE);
+            return Self::leaf(
+                PN_INFINITE,
+                0,
+                own.upper,
+                own.lower,
+                own.disproof_hand,
+                REP_NONE,
+            );
         }
         if depth >= MAX_DEPTH {
             return Self::leaf(PN_INFINITE, 0, LEN_INFINITE, 0, hand, REP_DEPTH_CUT);
@@ -443,8 +498,9 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         if or_node {
             self.board.generate_or_moves(&mut moves);
             if moves.is_empty() {
-                self.tt.store_lower(key, hand, LEN_INFINITE, 1);
-                return Self::leaf(PN_INFINITE, 0, LEN_INFINITE, LEN_INFINITE, hand, REP_NONE);
+                let d = Self::no_check_disproof_hand(hand);
+                self.tt.store_lower(key, d, LEN_INFINITE, 1);
+                return Self::leaf(PN_INFINITE, 0, LEN_INFINITE, LEN_INFINITE, d, REP_NONE);
             }
         } else {
             self.board.generate_and_moves(&mut moves);
@@ -616,6 +672,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                     .min()
                     .unwrap_or(REP_NONE)
             };
+            let mut disproof_hand = hand;
             let lower = if rep_depth == REP_NONE {
                 let from_children = if or_node {
                     children
@@ -635,7 +692,25 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                     .max(min_len)
                     .max(own.lower)
                     .max(bound.saturating_add(1));
-                self.tt.store_lower(key, hand, lower, amount);
+                // Disproof pieces: the disproof under `bound` holds for a bigger attacker
+                // hand too. Only "no mate within `bound`" is known there; the exact hand keeps
+                // the full lower bound (the children's lengths are for their own hands).
+                disproof_hand = if or_node {
+                    Self::or_disproof_hand(&children, hand)
+                } else {
+                    children
+                        .iter()
+                        .find(|c| c.dn == 0 && indep(c))
+                        .map_or(hand, |c| Self::and_disproof_hand(c, hand))
+                };
+                debug_assert!(disproof_hand.is_superior_or_equal(hand));
+                let bounded = bound.saturating_add(1).max(min_len);
+                if disproof_hand != hand {
+                    self.tt.store_lower(key, disproof_hand, bounded, amount);
+                }
+                if disproof_hand == hand || lower > bounded {
+                    self.tt.store_lower(key, hand, lower, amount);
+                }
                 lower
             } else {
                 bound.saturating_add(1)
@@ -645,7 +720,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                 dn: 0,
                 upper: own.upper,
                 lower,
-                proof_hand: hand,
+                proof_hand: disproof_hand,
                 rep_depth,
             };
         }
@@ -708,6 +783,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         if probe.lower > child_bound {
             c.pn = PN_INFINITE;
             c.dn = 0;
+            c.proof_hand = probe.disproof_hand;
             return c;
         }
         if let Some((pn, dn)) = probe.pndn {

@@ -655,3 +655,39 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod disproof_hand_tests {
+    use super::*;
+    use crate::mate::board::MateBoard;
+    use crate::mate::core_board::CoreBoard;
+    use crate::mate::hand::HandKind;
+    use crate::mate::pndn::LEN_INFINITE;
+
+    /// Disproof pieces (反証駒): with no check at all, the disproof holds for more pieces of a
+    /// kind already in hand (more pawns drop on the same squares), but not for a kind not in
+    /// hand (a knight could check from 2c).
+    #[test]
+    fn a_no_check_disproof_covers_more_of_the_kinds_in_hand_only() {
+        let pos = crate::shogi::Position::from_sfen("7gk/7gp/9/9/9/9/9/9/9 b P 1").unwrap();
+        let mut board = CoreBoard::new(pos);
+        let mut tt = MateTable::new(1);
+        let stop = AtomicBool::new(false);
+        let limits = SolveLimits {
+            deadline: None,
+            stop: &stop,
+            mode: MateMode::Shortest,
+            double_count: false,
+        };
+        let (outcome, _) = solve(&mut board, &mut tt, &limits, None);
+        assert!(matches!(outcome, MateOutcome::NoMate));
+        let (key, hand) = (board.board_key(), board.attacker_hand());
+        let mut pawns = hand;
+        pawns.add(HandKind::Pawn);
+        pawns.add(HandKind::Pawn);
+        assert_eq!(tt.probe(key, pawns).lower, LEN_INFINITE);
+        let mut knight = hand;
+        knight.add(HandKind::Knight);
+        assert_eq!(tt.probe(key, knight).lower, 0);
+    }
+}

@@ -678,6 +678,7 @@ mod disproof_hand_tests {
             stop: &stop,
             mode: MateMode::Shortest,
             double_count: false,
+            max_nodes: None,
         };
         let (outcome, _) = solve(&mut board, &mut tt, &limits, None);
         assert!(matches!(outcome, MateOutcome::NoMate));

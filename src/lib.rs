@@ -18,8 +18,8 @@
 //! Dependency arrows (a module may use only what it points to):
 //!
 //! ```text
-//! gougi ──> member, mate, book, usi, shogi, config
-//! arena ──> gougi, member, usi, shogi, config
+//! gougi ──> member, mate, book, monitor, usi, shogi, config
+//! arena ──> gougi, member, monitor, usi, shogi, config
 //! tune ──> arena, shogi, config
 //! member ──> usi, shogi, config     (shogi: the in-process scripted members for tests)
 //! mate ──> shogi, usi

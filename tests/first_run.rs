@@ -461,11 +461,15 @@ fn windows_gui_crlf_and_a_shift_jis_setoption_value_reach_the_member_clean() {
     g.send_bytes(b"position startpos\r\ngo btime 0 wtime 0 byoyomi 1000\r\n");
     let lines = g.until(Duration::from_secs(20), |l| l.starts_with("bestmove"));
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
-    let got = std::fs::read_to_string(&transcript).unwrap();
+    // The member gets the value in the GUI's encoding (CP932), as it would from the GUI itself,
+    // and no CR.
+    let got = std::fs::read(&transcript).unwrap();
+    let mut want = b"setoption name EvalDir value ".to_vec();
+    want.extend_from_slice(&value);
     assert!(
-        got.lines()
-            .any(|l| l == "setoption name EvalDir value 評価関数"),
-        "{got}"
+        got.split(|&b| b == b'\n').any(|l| l == want.as_slice()),
+        "{}",
+        String::from_utf8_lossy(&got)
     );
-    assert!(!got.contains('\r'), "{got:?}");
+    assert!(!got.contains(&b'\r'), "{got:?}");
 }

@@ -239,13 +239,13 @@ fn a_re_search_that_runs_out_of_time_keeps_the_leaders_move_in_time() {
         ]
     );
     let s = searches(&transcript);
-    // Phase 1: 1000 − G_Margin 120 = 880 ms, three quarters of it; the re-search: nodes and
+    // Phase 1: 1000 − G_Margin 60 = 940 ms, three quarters of it; the re-search: nodes and
     // the share of what is left, as byoyomi.
     assert_eq!(
         s[..3],
         [
             "position startpos",
-            "go btime 0 wtime 0 byoyomi 660",
+            "go btime 0 wtime 0 byoyomi 705",
             "position startpos moves 7g7f"
         ]
     );

@@ -96,7 +96,8 @@ fn stop_is_answered_at_once_in_every_phase() {
 #[test]
 fn the_go_mate_limit_is_honoured_in_every_phase() {
     let sfen = long_problem();
-    for limit in [50u64, 300, 1000] {
+    // The last limit leaves a loaded machine time to find the mate (about 0.5 s of CPU).
+    for limit in [50u64, 300, 2500] {
         let mut e = start();
         e.send(&format!("position sfen {sfen}"));
         let sent = Instant::now();
@@ -110,7 +111,7 @@ fn the_go_mate_limit_is_honoured_in_every_phase() {
             took < Duration::from_millis(limit) + BOUND,
             "go mate {limit} took {took:?}"
         );
-        if limit >= 1000 {
+        if limit >= 2500 {
             assert!(len.is_some(), "a mate was proven by then: {answer}");
         }
     }

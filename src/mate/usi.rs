@@ -112,6 +112,12 @@ impl Engine {
             Err(e) => {
                 tracing::warn!(line, error = %e, "unreadable command");
                 emit(&format!("info string error: {e}"));
+                if line.split_whitespace().next() == Some("position") {
+                    // A refused position must not leave the previous one in place: the next
+                    // `go` would answer for a position the GUI no longer has.
+                    self.stop_search();
+                    self.position = None;
+                }
                 return true;
             }
         };

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Answer times of a USI engine for `go byoyomi N` (or another go line) over a pipe,
-self-playing from openings. Usage: lat.py MOVES GO_LINE CMD... ; prints stats of
-(answer time) in ms, measured from writing `go` to reading `bestmove`."""
-import subprocess, sys, time, statistics, random
+self-playing from tests/data/openings/tune-256.txt (issue 19, BENCHMARKS "Time").
+Usage: answer_times.py MOVES "GO_LINE" [opt:NAME=VALUE ...] CMD... ; prints the distribution
+of answer times in ms, from writing `go` to reading `bestmove`."""
+import os, subprocess, sys, time, statistics, random
 moves_wanted = int(sys.argv[1]); go = sys.argv[2]; cmd = sys.argv[3:]
 opts = []
 while cmd and cmd[0].startswith('opt:'):
@@ -18,7 +19,7 @@ send("usi"); until("usiok")
 for o in opts:
     n, v = o.split('=', 1); send(f"setoption name {n} value {v}")
 send("isready"); until("readyok")
-openings = [l.strip() for l in open('/work/wt/clock/tests/data/openings/tune-256.txt') if l.strip() and not l.startswith('#')]
+openings = [l.strip() for l in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../tests/data/openings/tune-256.txt')) if l.strip() and not l.startswith('#')]
 random.seed(1)
 times = []
 while len(times) < moves_wanted:

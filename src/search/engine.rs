@@ -24,6 +24,7 @@ use std::thread::JoinHandle;
 
 use crate::book::{Book, BookOptions, SplitMix64};
 use crate::shogi::{Move, Position};
+use crate::usi::{GoLimits, GuiCommand, SetOption, Strictness};
 
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
 use super::eval::{self, TableEval, Weights};
@@ -189,72 +190,18 @@ impl Options {
     }
 }
 
-/// The parameters of `go` (and the time fields of `ponderhit`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GoParams {
-    pub ponder: bool,
-    pub infinite: bool,
-    pub mate: bool,
-    pub btime: Option<u64>,
-    pub wtime: Option<u64>,
-    pub binc: Option<u64>,
-    pub winc: Option<u64>,
-    pub byoyomi: Option<u64>,
-    pub movetime: Option<u64>,
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
+/// Whether a `go` carries clock fields (else only its other limits bound the search).
+fn has_clock(g: &GoLimits) -> bool {
+    g.btime.is_some() || g.wtime.is_some() || g.byoyomi.is_some()
 }
 
-impl GoParams {
-    /// Parses the tokens after `go`/`ponderhit`. Unknown tokens are skipped (lenient, as GUIs
-    /// add their own); a keyword with a missing or bad number is an error.
-    pub fn parse(text: &str) -> Result<GoParams, String> {
-        let mut g = GoParams::default();
-        let mut it = text.split_whitespace();
-        while let Some(tok) = it.next() {
-            let mut num = |name: &str| -> Result<u64, String> {
-                let v = it.next().ok_or_else(|| format!("{name} needs a number"))?;
-                // Some GUIs send negative times when a clock ran out; treat them as 0.
-                v.parse::<i64>()
-                    .map(|x| x.max(0) as u64)
-                    .map_err(|_| format!("{name}: bad number {v}"))
-            };
-            match tok {
-                "ponder" => g.ponder = true,
-                "infinite" => g.infinite = true,
-                "mate" => {
-                    g.mate = true;
-                    let _ = it.next(); // a time or `infinite`; we answer at once either way
-                }
-                "btime" => g.btime = Some(num(tok)?),
-                "wtime" => g.wtime = Some(num(tok)?),
-                "binc" => g.binc = Some(num(tok)?),
-                "winc" => g.winc = Some(num(tok)?),
-                "byoyomi" => g.byoyomi = Some(num(tok)?),
-                "movetime" => g.movetime = Some(num(tok)?),
-                "depth" => g.depth = Some(num(tok)?.min(u32::MAX as u64) as u32),
-                "nodes" => g.nodes = Some(num(tok)?),
-                _ => {}
-            }
-        }
-        Ok(g)
-    }
-
-    fn has_clock(&self) -> bool {
-        self.btime.is_some() || self.wtime.is_some() || self.byoyomi.is_some()
-    }
-
-    fn clock(&self, black: bool) -> Clock {
-        let (time, inc) = if black {
-            (self.btime, self.binc)
-        } else {
-            (self.wtime, self.winc)
-        };
-        Clock {
-            time: time.unwrap_or(0),
-            inc: inc.unwrap_or(0),
-            byoyomi: self.byoyomi.unwrap_or(0),
-        }
+/// The clock of the side to move (`black`), for the time manager.
+fn clock_of(g: &GoLimits, black: bool) -> Clock {
+    let (time, inc) = g.clock_of(black);
+    Clock {
+        time: time.unwrap_or(0),
+        inc: inc.unwrap_or(0),
+        byoyomi: g.byoyomi.unwrap_or(0),
     }
 }
 
@@ -286,7 +233,7 @@ struct Running {
     ctl: Arc<Control>,
     handle: JoinHandle<Workers>,
     /// Whether the search was started with `go ponder` and the clock still needs a plan.
-    params: GoParams,
+    params: GoLimits,
     ply: u32,
     black: bool,
 }
@@ -374,7 +321,7 @@ impl Engine {
     }
 
     /// Answers a `go` without searching: at once, or at `stop`/`ponderhit` when pondering.
-    fn answer_now(&mut self, line: &str, params: &GoParams) {
+    fn answer_now(&mut self, line: &str, params: &GoLimits) {
         if params.ponder || params.infinite {
             self.pending = Some(line.to_string());
         } else {
@@ -469,11 +416,25 @@ impl Engine {
 
     /// Handles one command line. Returns false on `quit`.
     pub fn handle(&mut self, line: &str) -> bool {
-        let line = line.trim();
-        let (cmd, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        let args = args.trim();
-        match cmd {
-            "usi" => {
+        // One vocabulary with the proxy: `crate::usi`'s lenient parser (a field it cannot read
+        // is dropped; an unknown word is `Unknown`).
+        let command = match GuiCommand::parse(line, Strictness::Lenient) {
+            Ok(command) => command,
+            Err(e) => {
+                tracing::warn!(line, error = %e, "unreadable command");
+                emit(&format!("info string error: {e}"));
+                if line.split_whitespace().next() == Some("go") {
+                    // USI requires a `bestmove` for every `go`: a depth-1 search.
+                    self.go(&GoLimits {
+                        depth: Some(1),
+                        ..GoLimits::default()
+                    });
+                }
+                return true;
+            }
+        };
+        match command {
+            GuiCommand::Usi => {
                 emit("id name gougi-search");
                 emit("id author the gougi authors");
                 for l in option_lines(&self.defaults) {
@@ -489,7 +450,7 @@ impl Engine {
                 }
                 emit("usiok");
             }
-            "isready" => {
+            GuiCommand::IsReady => {
                 let tt = self.table();
                 let _ = self.eval_weights();
                 // Not under a running search (`isready` is answered during `go ponder` too).
@@ -501,8 +462,8 @@ impl Engine {
                 }
                 emit("readyok");
             }
-            "setoption" => self.setoption(args),
-            "usinewgame" => {
+            GuiCommand::SetOption(o) => self.setoption(&o),
+            GuiCommand::UsiNewGame => {
                 self.stop();
                 if let Some(tt) = self.tt.as_ref().filter(|_| self.tt_dirty) {
                     tt.clear();
@@ -514,9 +475,9 @@ impl Engine {
                     }
                 }
             }
-            "position" => {
+            GuiCommand::Position(p) => {
                 self.stop();
-                match parse_position(args) {
+                match Position::from_usi_position(&p.to_string()) {
                     Ok(p) => self.pos = p,
                     Err(e) => {
                         tracing::warn!(error = %e, "bad position command");
@@ -524,27 +485,40 @@ impl Engine {
                     }
                 }
             }
-            "go" => self.go(args),
-            "stop" => self.stop(),
-            "ponderhit" => self.ponderhit(args),
-            "gameover" => self.stop(),
-            "quit" => {
+            GuiCommand::Go(limits) => {
+                // The lenient parser drops a field it cannot read (`go depth x`); left with no
+                // limit at all, such a `go` would search until a `stop` the GUI never sends.
+                // USI requires a `bestmove`: a depth-1 search answers it.
+                if limits == GoLimits::default() && line.split_whitespace().nth(1).is_some() {
+                    tracing::warn!(line, "go without a readable limit");
+                    emit(&format!(
+                        "info string error: no limit could be read from `{}`; searching depth 1",
+                        line.trim()
+                    ));
+                    self.go(&GoLimits {
+                        depth: Some(1),
+                        ..GoLimits::default()
+                    });
+                } else {
+                    self.go(&limits);
+                }
+            }
+            GuiCommand::Stop => self.stop(),
+            GuiCommand::PonderHit(limits) => self.ponderhit(&limits),
+            GuiCommand::GameOver(_) => self.stop(),
+            GuiCommand::Quit => {
                 self.stop();
                 return false;
             }
-            "" => {}
-            _ => tracing::debug!(line, "ignored unknown command"),
+            GuiCommand::MateInfo(_) => {}
+            GuiCommand::Unknown(line) if line.is_empty() => {}
+            GuiCommand::Unknown(line) => tracing::debug!(line, "ignored unknown command"),
         }
         true
     }
 
-    fn setoption(&mut self, args: &str) {
-        // setoption name <name> [value <value>]
-        let rest = args.strip_prefix("name").unwrap_or(args).trim();
-        let (name, value) = match rest.find(" value") {
-            Some(i) => (rest[..i].trim(), rest[i + " value".len()..].trim()),
-            None => (rest, ""),
-        };
+    fn setoption(&mut self, o: &SetOption) {
+        let (name, value) = (o.name.as_str(), o.value.as_deref().unwrap_or("").trim());
         let old_hash = self.options.hash_mb;
         let old_eval = self.options.eval_file.clone();
         let old_book = self.options.book.clone();
@@ -601,27 +575,25 @@ impl Engine {
         }
     }
 
-    fn ponderhit(&mut self, args: &str) {
+    fn ponderhit(&mut self, p: &GoLimits) {
         self.flush_pending();
         let Some(r) = &self.running else { return };
         // `ponderhit` may carry fresh clock fields (ShogiHome); then re-plan from them.
         let mut params = r.params.clone();
-        if let Ok(p) = GoParams::parse(args) {
-            if p.has_clock() {
-                params.btime = p.btime;
-                params.wtime = p.wtime;
-                params.binc = p.binc;
-                params.winc = p.winc;
-                params.byoyomi = p.byoyomi.or(params.byoyomi);
-            }
+        if has_clock(p) {
+            params.btime = p.btime;
+            params.wtime = p.wtime;
+            params.binc = p.binc;
+            params.winc = p.winc;
+            params.byoyomi = p.byoyomi.or(params.byoyomi);
         }
         let budget = if params.infinite {
             None
         } else if let Some(mt) = params.movetime {
             Some(timeman::fixed(mt))
-        } else if params.has_clock() {
+        } else if has_clock(&params) {
             Some(timeman::plan(
-                params.clock(r.black),
+                clock_of(&params, r.black),
                 r.ply,
                 &self.options.time,
             ))
@@ -639,24 +611,13 @@ impl Engine {
         }
     }
 
-    fn go(&mut self, args: &str) {
+    fn go(&mut self, params: &GoLimits) {
         // The GUI's clock runs from here: everything below (joining an old search, the book,
         // allocating the table and threads) is part of this move's time.
         let received = std::time::Instant::now();
         self.stop();
-        let params = match GoParams::parse(args) {
-            Ok(p) => p,
-            Err(e) => {
-                // A malformed `go` still gets a `bestmove` (USI requires one): a depth-1 search.
-                tracing::warn!(error = %e, "bad go command");
-                emit(&format!("info string error: {e}"));
-                GoParams {
-                    depth: Some(1),
-                    ..GoParams::default()
-                }
-            }
-        };
-        if params.mate {
+        let params = params.clone();
+        if params.mate.is_some() {
             emit("checkmate notimplemented");
             return;
         }
@@ -679,8 +640,12 @@ impl Engine {
             None
         } else if let Some(mt) = params.movetime {
             Some(timeman::fixed(mt))
-        } else if params.has_clock() {
-            Some(timeman::plan(params.clock(black), ply, &self.options.time))
+        } else if has_clock(&params) {
+            Some(timeman::plan(
+                clock_of(&params, black),
+                ply,
+                &self.options.time,
+            ))
         } else {
             None
         };

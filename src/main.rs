@@ -460,6 +460,11 @@ struct TuneArgs {
     /// No progress line on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Serve a live page (each parameter's trace, the iterations so far, games in progress)
+    /// at ADDR: a port (127.0.0.1:PORT) or an address with a port; 0 picks a free port
+    /// (printed on stderr).
+    #[arg(long, value_name = "ADDR")]
+    serve: Option<String>,
 }
 
 /// `gougi tune`: turn the arguments into options and run.
@@ -470,6 +475,14 @@ fn run_tune(a: TuneArgs) -> anyhow::Result<()> {
         .with_ansi(false)
         .with_writer(std::io::stderr)
         .try_init();
+    let serve = match a.serve.as_deref() {
+        Some(v) => Some(
+            gougi::monitor::parse_address(v)
+                .map_err(|e| anyhow::anyhow!("--serve {e}"))?
+                .ok_or_else(|| anyhow::anyhow!("--serve needs an address or a port"))?,
+        ),
+        None => None,
+    };
     gougi::tune::run(gougi::tune::TuneOptions {
         engine: a.engine,
         params_file: a.params,
@@ -489,6 +502,7 @@ fn run_tune(a: TuneArgs) -> anyhow::Result<()> {
             ready: Duration::from_millis(a.ready_timeout),
         },
         quiet: a.quiet,
+        serve,
     })
 }
 

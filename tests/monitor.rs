@@ -186,7 +186,12 @@ fn browse(chromium: &Path, dir: &Path, url: &str, what: &str) -> std::process::C
 }
 
 /// Waits for `child` at most `limit`; its stdout.
-fn finish(mut child: std::process::Child, limit: Duration) -> String {
+fn finish(child: std::process::Child, limit: Duration) -> String {
+    within(child, limit).unwrap_or_else(|| panic!("chromium did not finish within {limit:?}"))
+}
+
+/// Waits for `child` at most `limit`: its stdout, or `None` (and the child killed).
+fn within(mut child: std::process::Child, limit: Duration) -> Option<String> {
     let mut out = child.stdout.take().expect("stdout");
     let reader = std::thread::spawn(move || {
         let mut s = String::new();
@@ -201,11 +206,11 @@ fn finish(mut child: std::process::Child, limit: Duration) -> String {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("chromium did not finish within {limit:?}");
+            return None;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    reader.join().expect("reader")
+    Some(reader.join().expect("reader"))
 }
 
 /// Waits until the log says an event stream is open (the browser is on the live feed).
@@ -809,25 +814,86 @@ fn the_tune_page_shows_the_traces_the_iterations_and_games_in_progress() {
     assert!(board.contains(">玉<") && board.contains(">王<"), "{board}");
 }
 
-/// `cargo test --test monitor tune_screenshot -- --ignored` writes docs/tune.png.
+/// `cargo test --test monitor tune_screenshot -- --ignored` writes docs/tune.png: two of the
+/// built-in search's constants tuned at small node budgets (real games on the boards; the
+/// mock's six-ply games go by too fast to be seen).
 #[test]
 #[ignore]
 fn tune_screenshot() {
     let Some(chromium) = chromium() else { return };
     let dir = scratch_dir("tune-shot");
-    let (mut child, url, _) = start_tune(&dir, "8");
+    let params = dir.join("search.tune");
+    std::fs::write(
+        &params,
+        "T_FutilityMargin 90 30 250 10 320\nT_LmrLog 2081 1200 3200 150 72000\n",
+    )
+    .unwrap();
+    let engine = format!(
+        "cmd=\"{} search --tune-options\" option.USI_Hash=16",
+        env!("CARGO_BIN_EXE_gougi")
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["tune", "--engine", &engine, "--params"])
+        .arg(&params)
+        .args([
+            "--iterations",
+            "200",
+            "--games-per-iteration",
+            "4",
+            "--concurrency",
+            "2",
+            "--nodes",
+            "2000",
+            "--nodes-jitter",
+            "10",
+            "--openings",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/openings/balanced-16.txt"
+            ),
+            "-q",
+            "--serve",
+            "127.0.0.1:0",
+            "--out",
+        ])
+        .arg(dir.join("run"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gougi tune");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let url = loop {
+        use std::io::BufRead;
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).expect("stderr") > 0,
+            "no live page line"
+        );
+        if let Some(url) = line.trim_end().strip_prefix("live page: ") {
+            break url.to_string();
+        }
+    };
     let addr = url
         .trim_start_matches("http://")
         .trim_end_matches('/')
         .to_string();
-    wait_for_iterations(&addr, 40);
+    wait_for_iterations(&addr, 6);
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tune.png");
     let shot = format!("--screenshot={}", out.display());
-    finish(
-        browse(&chromium, &dir, &url, &shot),
-        Duration::from_secs(90),
-    );
+    // Headless Chromium now and then never returns from a screenshot of a page whose event
+    // stream is busy (seen here about one run in three, never with --dump-dom): try again.
+    let taken = (0..3).any(|_| {
+        // A fresh profile: a killed browser may leave its lock behind.
+        let _ = std::fs::remove_dir_all(dir.join(format!("chromium-{}", shot.len())));
+        within(
+            browse(&chromium, &dir, &url, &shot),
+            Duration::from_secs(40),
+        )
+        .is_some()
+    });
     let _ = child.kill();
     let _ = child.wait();
+    assert!(taken, "chromium did not take the screenshot in three tries");
     assert!(std::fs::metadata(&out).expect("screenshot").len() > 10_000);
 }

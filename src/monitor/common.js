@@ -47,8 +47,8 @@ function gameCard(b) {
 
 // Line charts into `<svg id=svgId>` (viewBox 600×220): `series` of `{id, color, points:
 // [{x, y, lo?, hi?}]}` (a band where lo/hi are given). `opts`: ymin/ymax (always shown),
-// lines (horizontal rules, labelled), x0 (the first x, 1), xlabel ("games"), digits (of the
-// axis labels, 0), zero (a dashed rule at 0, true).
+// lines (horizontal rules, labelled with lineDigits decimals, 2), x0 (the first x, 1), xlabel
+// ("games"), digits (of the axis labels, 0), zero (a dashed rule at 0, true).
 function chart(svgId, series, opts) {
   const svg = document.getElementById(svgId);
   const W = 600, H = 220;
@@ -63,7 +63,7 @@ function chart(svgId, series, opts) {
   const x = v => 30 + (W - 40) * (v - x0) / Math.max(1, xmax - x0);
   const y = v => H - 14 - (H - 24) * (Math.max(ymin, Math.min(ymax, v)) - ymin) / (ymax - ymin);
   let out = opts.zero === false ? "" : `<line x1="30" x2="${W}" y1="${y(0)}" y2="${y(0)}" stroke="#bbb" stroke-dasharray="4 3"/>`;
-  for (const v of opts.lines || []) out += `<line x1="30" x2="${W}" y1="${y(v)}" y2="${y(v)}" stroke="#c88"/><text x="32" y="${y(v) - 3}" font-size="10" fill="#a66">${v.toFixed(2)}</text>`;
+  for (const v of opts.lines || []) out += `<line x1="30" x2="${W}" y1="${y(v)}" y2="${y(v)}" stroke="#c88"/><text x="32" y="${y(v) - 3}" font-size="10" fill="#a66">${v.toFixed(opts.lineDigits == null ? 2 : opts.lineDigits)}</text>`;
   out += `<text x="2" y="12" font-size="10" fill="#999">${ymax.toFixed(digits)}</text><text x="2" y="${H - 16}" font-size="10" fill="#999">${ymin.toFixed(digits)}</text>`;
   out += `<text x="${W - 4}" y="${H - 2}" font-size="10" fill="#999" text-anchor="end">${xmax} ${opts.xlabel || "games"}</text>`;
   series.forEach(s => {
@@ -87,5 +87,12 @@ function connect(apply, render, finished) {
   let down = null;
   es.onopen = () => { clearTimeout(down); status.className = "live"; status.textContent = "live"; };
   es.onerror = () => { clearTimeout(down); down = setTimeout(() => { status.className = "down"; status.textContent = finished() ? "finished" : "not connected"; }, 3000); };
-  es.onmessage = e => { try { apply(JSON.parse(e.data)); render(); } catch (err) { console.error(err); } };
+  // Events can come hundreds a second (a tune of a fast engine): the page draws at most every
+  // 100 ms, what the events applied so far say.
+  let pending = null;
+  const draw = () => { pending = null; try { render(); } catch (err) { console.error(err); } };
+  es.onmessage = e => {
+    try { apply(JSON.parse(e.data)); } catch (err) { console.error(err); }
+    if (pending == null) pending = setTimeout(draw, 100);
+  };
 }

@@ -814,6 +814,106 @@ fn the_tune_page_shows_the_traces_the_iterations_and_games_in_progress() {
     assert!(board.contains(">玉<") && board.contains(">王<"), "{board}");
 }
 
+#[test]
+fn a_resumed_tune_shows_the_iterations_read_back_then_new_ones_and_refuses_a_bad_address() {
+    let dir = scratch_dir("tune-page-resume");
+    let engine = skill_engine(&dir);
+    let params = dir.join("skill.tune");
+    std::fs::write(&params, "Skill 5 0 100 8 120\n").unwrap();
+    let out = dir.join("run");
+    let tune = |iterations: &str, serve: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gougi"));
+        c.args(["tune", "--engine", &engine, "--params"])
+            .arg(&params)
+            .args([
+                "--iterations",
+                iterations,
+                "--nodes",
+                "1000",
+                "--max-plies",
+                "6",
+                "-q",
+                "--serve",
+                serve,
+                "--out",
+            ])
+            .arg(&out)
+            .env_remove("GOUGI_CONFIG")
+            .stdin(Stdio::null());
+        c
+    };
+    // A host name is not an address to listen on: refused before anything is played.
+    let o = tune("3", "shogi.lan:80").output().expect("run gougi tune");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--serve shogi.lan:80: not a port or an address with a port"),
+        "{err}"
+    );
+    assert!(!out.join("trace.csv").exists());
+
+    // Three iterations, then the same run carried on with the page.
+    let o = tune("3", "127.0.0.1:0").output().expect("run gougi tune");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let before = std::fs::read_to_string(out.join("trace.csv")).unwrap();
+    let mut child = tune("2000", "127.0.0.1:0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gougi tune");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let addr = loop {
+        use std::io::BufRead;
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).expect("stderr") > 0,
+            "no live page line"
+        );
+        if let Some(url) = line.trim_end().strip_prefix("live page: ") {
+            break url
+                .trim_start_matches("http://")
+                .trim_end_matches('/')
+                .to_string();
+        }
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let events = loop {
+        let state = exchange(
+            &addr,
+            b"GET /state.json HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        );
+        let body = state.split("\r\n\r\n").nth(1).unwrap_or("");
+        let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+        let events = v["events"].as_array().cloned().unwrap_or_default();
+        if events.iter().filter(|e| e["kind"] == "iteration").count() >= 6 {
+            break events;
+        }
+        assert!(Instant::now() < deadline, "{events:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let hello = events.iter().find(|e| e["kind"] == "hello").expect("hello");
+    assert_eq!(hello["resumed"], 3, "{hello}");
+    assert_eq!(hello["params"][0]["name"], "Skill");
+    assert_eq!(hello["params"][0]["target"], "option.Skill");
+    let its: Vec<&serde_json::Value> = events.iter().filter(|e| e["kind"] == "iteration").collect();
+    // The rows read back, as the first run wrote them, then the new ones with what they played.
+    for (k, line) in before.lines().skip(1).enumerate() {
+        let skill: f64 = line.split(',').nth(1).unwrap().parse().unwrap();
+        assert_eq!(its[k]["k"], k, "{:?}", its[k]);
+        assert_eq!(its[k]["theta"][0].as_f64(), Some(skill), "{:?}", its[k]);
+        assert_eq!(its[k]["live"], false, "{:?}", its[k]);
+        assert!(its[k]["wdl"].is_null());
+    }
+    let new = its[4];
+    assert_eq!(new["k"], 4, "{new}");
+    assert_eq!(new["live"], true, "{new}");
+    let wdl: u64 = (0..3).map(|i| new["wdl"][i].as_u64().unwrap()).sum();
+    assert_eq!(wdl, 2, "two games an iteration: {new}");
+    assert!(new["plus"][0].as_f64().is_some() && new["minus"][0].as_f64().is_some());
+}
+
 /// `cargo test --test monitor tune_screenshot -- --ignored` writes docs/tune.png: two of the
 /// built-in search's constants tuned at small node budgets (real games on the boards; the
 /// mock's six-ply games go by too fast to be seen).

@@ -11,7 +11,7 @@
 //! - [`search`]: the built-in alpha-beta engine (`gougi search`, `gougi bench search`).
 //! - [`arena`]: `gougi match` — refereed games between engines, Elo/LOS/SPRT, KIF/CSA records.
 //! - [`tune`]: `gougi tune` — SPSA over engine options and config numbers, games through the arena.
-//! - [`monitor`]: live pages beside the GUI (`G_Monitor`, `gougi match --serve`): a small
+//! - [`monitor`]: live pages beside the GUI (`G_Monitor`, `gougi match`/`tune --serve`): a small
 //!   HTTP/1.1 server on a thread of its own, its event stream and the self-contained pages.
 //! - [`book`]: opening books (YaneuraOu's `.db` text format): read, write, choose, make from CSA.
 //!
@@ -20,7 +20,7 @@
 //! ```text
 //! gougi ──> member, mate, book, monitor, usi, shogi, config
 //! arena ──> gougi, member, monitor, usi, shogi, config
-//! tune ──> arena, shogi, config
+//! tune ──> arena, monitor, shogi, config
 //! member ──> usi, shogi, config     (shogi: the in-process scripted members for tests)
 //! mate ──> shogi, usi
 //! search ──> book, shogi, usi

@@ -361,6 +361,19 @@ struct MatchArgs {
     serve: Option<String>,
 }
 
+/// `--serve ADDR` of `gougi match` and `gougi tune`: the monitor's address rules (a bare port
+/// is loopback; host names are refused), and no empty value.
+fn serve_address(value: Option<&str>) -> anyhow::Result<Option<std::net::SocketAddr>> {
+    match value {
+        Some(v) => Ok(Some(
+            gougi::monitor::parse_address(v)
+                .map_err(|e| anyhow::anyhow!("--serve {e}"))?
+                .ok_or_else(|| anyhow::anyhow!("--serve needs an address or a port"))?,
+        )),
+        None => Ok(None),
+    }
+}
+
 /// `gougi match`: turn the arguments into options and run.
 fn run_match(a: MatchArgs) -> anyhow::Result<()> {
     use std::time::Duration;
@@ -377,14 +390,7 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
         }
         Some(_) => anyhow::bail!("--sprt takes four numbers: ELO0 ELO1 ALPHA BETA"),
     };
-    let serve = match a.serve.as_deref() {
-        Some(v) => Some(
-            gougi::monitor::parse_address(v)
-                .map_err(|e| anyhow::anyhow!("--serve {e}"))?
-                .ok_or_else(|| anyhow::anyhow!("--serve needs an address or a port"))?,
-        ),
-        None => None,
-    };
+    let serve = serve_address(a.serve.as_deref())?;
     let out = if a.no_files {
         None
     } else {
@@ -460,6 +466,11 @@ struct TuneArgs {
     /// No progress line on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Serve a live page (each parameter's trace, the iterations so far, games in progress)
+    /// at ADDR: a port (127.0.0.1:PORT) or an address with a port; 0 picks a free port
+    /// (printed on stderr).
+    #[arg(long, value_name = "ADDR")]
+    serve: Option<String>,
 }
 
 /// `gougi tune`: turn the arguments into options and run.
@@ -470,6 +481,7 @@ fn run_tune(a: TuneArgs) -> anyhow::Result<()> {
         .with_ansi(false)
         .with_writer(std::io::stderr)
         .try_init();
+    let serve = serve_address(a.serve.as_deref())?;
     gougi::tune::run(gougi::tune::TuneOptions {
         engine: a.engine,
         params_file: a.params,
@@ -489,6 +501,7 @@ fn run_tune(a: TuneArgs) -> anyhow::Result<()> {
             ready: Duration::from_millis(a.ready_timeout),
         },
         quiet: a.quiet,
+        serve,
     })
 }
 

@@ -2,7 +2,7 @@
 //! moves through stdin, and headless Chromium (Debian's `chromium`, installed by `.ci/run`)
 //! loads the page; the DOM its JavaScript builds must show the moves and the members' scores.
 //! Also the server's refusals over raw TCP, and that a client that never reads cannot hold the
-//! USI path.
+//! USI path; and the pages of `gougi match --serve` and `gougi tune --serve` (issue 22 part 5).
 //!
 //! Without Chromium the browser tests fail, unless `GOUGI_SKIP_BROWSER=1` says to skip them.
 
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{mock_config, scratch_dir, Gougi};
+use common::{mock_config, scratch_dir, skill_engine, Gougi};
 
 const BYO: &str = "go btime 0 wtime 0 byoyomi 5000";
 
@@ -186,7 +186,12 @@ fn browse(chromium: &Path, dir: &Path, url: &str, what: &str) -> std::process::C
 }
 
 /// Waits for `child` at most `limit`; its stdout.
-fn finish(mut child: std::process::Child, limit: Duration) -> String {
+fn finish(child: std::process::Child, limit: Duration) -> String {
+    within(child, limit).unwrap_or_else(|| panic!("chromium did not finish within {limit:?}"))
+}
+
+/// Waits for `child` at most `limit`: its stdout, or `None` (and the child killed).
+fn within(mut child: std::process::Child, limit: Duration) -> Option<String> {
     let mut out = child.stdout.take().expect("stdout");
     let reader = std::thread::spawn(move || {
         let mut s = String::new();
@@ -201,11 +206,11 @@ fn finish(mut child: std::process::Child, limit: Duration) -> String {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("chromium did not finish within {limit:?}");
+            return None;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    reader.join().expect("reader")
+    Some(reader.join().expect("reader"))
 }
 
 /// Waits until the log says an event stream is open (the browser is on the live feed).
@@ -651,5 +656,346 @@ fn match_screenshot() {
         Duration::from_secs(90),
     );
     interrupt(&mut child);
+    assert!(std::fs::metadata(&out).expect("screenshot").len() > 10_000);
+}
+
+// ----- gougi tune --serve (issue 22 part 5) ----------------------------------------------------
+
+/// `gougi tune --serve 127.0.0.1:0` of the mock's `Skill` (best at 37, started at 5), far more
+/// iterations than the test waits for: the child, the page's address and the trace's path.
+fn start_tune(dir: &Path, games: &str) -> (std::process::Child, String, PathBuf) {
+    let engine = skill_engine(dir);
+    let params = dir.join("skill.tune");
+    std::fs::write(&params, "Skill 5 0 100 8 120\n").unwrap();
+    let out = dir.join("run");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["tune", "--engine", &engine, "--params"])
+        .arg(&params)
+        .args([
+            "--iterations",
+            "2000",
+            "--games-per-iteration",
+            games,
+            "--concurrency",
+            "2",
+            "--nodes",
+            "1000",
+            "--max-plies",
+            "6",
+            "--seed",
+            "5",
+            "-q",
+            "--serve",
+            "127.0.0.1:0",
+            "--out",
+        ])
+        .arg(&out)
+        .env_remove("GOUGI_CONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gougi tune");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let url = loop {
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(line) => {
+                if let Some(url) = line.strip_prefix("live page: ") {
+                    break url.to_string();
+                }
+            }
+            Err(e) => panic!("no live page line: {e}"),
+        }
+    };
+    (child, url, out.join("trace.csv"))
+}
+
+/// Waits until the tune has published `n` iterations (row 0 included) and a board.
+fn wait_for_iterations(addr: &str, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let kinds = state_kinds(addr);
+        let its = kinds.iter().filter(|k| *k == "iteration").count();
+        if its >= n && kinds.iter().any(|k| k == "board") {
+            return;
+        }
+        assert!(Instant::now() < deadline, "only {kinds:?} after 120 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The value of attribute `attr` in the first tag after `at` in the DOM.
+fn attr_after<'a>(dom: &'a str, at: &str, attr: &str) -> &'a str {
+    let start = dom
+        .find(at)
+        .unwrap_or_else(|| panic!("no {at} in the DOM:\n{dom}"));
+    let rest = &dom[start..];
+    let tag = &rest[..rest.find('>').expect("end of tag")];
+    let key = format!("{attr}=\"");
+    let v = tag
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {attr} in {tag}"));
+    let v = &tag[v + key.len()..];
+    &v[..v.find('"').expect("closing quote")]
+}
+
+#[test]
+fn the_tune_page_shows_the_traces_the_iterations_and_games_in_progress() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch_dir("tune-page");
+    let (mut child, url, trace) = start_tune(&dir, "4");
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    wait_for_iterations(&addr, 4);
+    let dom = finish(
+        browse(&chromium, &dir, &url, "--dump-dom"),
+        Duration::from_secs(90),
+    );
+    child.kill().expect("kill the tune");
+    child.wait().expect("tune status");
+
+    // The iteration count, and the trace with a point per row (row 0 and each iteration).
+    let k: usize = attr_after(&dom, "id=\"progress\"", "data-k")
+        .parse()
+        .expect("data-k");
+    assert!(k >= 3, "{dom}");
+    assert!(dom.contains(&format!("iteration {k} / 2000")), "{dom}");
+    let points: usize = attr_after(&dom, "data-series=\"Skill\"", "data-points")
+        .parse()
+        .expect("data-points");
+    assert_eq!(points, k + 1, "{dom}");
+    // The parameter's row: target, start, min, max and the value now, as the trace has it.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let skill: Vec<f64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert!(skill.len() > k, "the trace is behind the page: {text}");
+    let row = element(&dom, "param-0");
+    assert!(
+        row.contains("option.Skill")
+            && row.contains(
+                "<td class=\"num\">5</td><td class=\"num\">0</td><td class=\"num\">100</td>"
+            ),
+        "{row}"
+    );
+    let now: f64 = attr_after(row, "data-theta", "data-theta").parse().unwrap();
+    assert_eq!(now, skill[k], "{row}");
+    // Each iteration's row (the latest 40 are listed) holds the value after it, the trace's.
+    let first = k.saturating_sub(39).max(1);
+    for (j, &value) in skill.iter().enumerate().take(k + 1).skip(first) {
+        let row = element(&dom, &format!("iter-{j}"));
+        let after: f64 = attr_after(row, "<span data-theta", "data-theta")
+            .parse()
+            .unwrap();
+        assert_eq!(after, value, "iteration {j}: {row}");
+        assert!(row.contains("Skill "), "{row}");
+    }
+    assert!(dom.contains("θ+ against θ− in this run: +"), "{dom}");
+    // The games in progress: θ+ against θ− on a board.
+    let board = element(&dom, "board-0");
+    assert!(
+        board.contains("☗plus vs ☖minus") || board.contains("☗minus vs ☖plus"),
+        "{board}"
+    );
+    assert!(board.contains(">玉<") && board.contains(">王<"), "{board}");
+}
+
+#[test]
+fn a_resumed_tune_shows_the_iterations_read_back_then_new_ones_and_refuses_a_bad_address() {
+    let dir = scratch_dir("tune-page-resume");
+    let engine = skill_engine(&dir);
+    let params = dir.join("skill.tune");
+    std::fs::write(&params, "Skill 5 0 100 8 120\n").unwrap();
+    let out = dir.join("run");
+    let tune = |iterations: &str, serve: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gougi"));
+        c.args(["tune", "--engine", &engine, "--params"])
+            .arg(&params)
+            .args([
+                "--iterations",
+                iterations,
+                "--nodes",
+                "1000",
+                "--max-plies",
+                "6",
+                "-q",
+                "--serve",
+                serve,
+                "--out",
+            ])
+            .arg(&out)
+            .env_remove("GOUGI_CONFIG")
+            .stdin(Stdio::null());
+        c
+    };
+    // A host name is not an address to listen on: refused before anything is played.
+    let o = tune("3", "shogi.lan:80").output().expect("run gougi tune");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--serve shogi.lan:80: not a port or an address with a port"),
+        "{err}"
+    );
+    assert!(!out.join("trace.csv").exists());
+
+    // Three iterations, then the same run carried on with the page.
+    let o = tune("3", "127.0.0.1:0").output().expect("run gougi tune");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let before = std::fs::read_to_string(out.join("trace.csv")).unwrap();
+    let mut child = tune("2000", "127.0.0.1:0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gougi tune");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let addr = loop {
+        use std::io::BufRead;
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).expect("stderr") > 0,
+            "no live page line"
+        );
+        if let Some(url) = line.trim_end().strip_prefix("live page: ") {
+            break url
+                .trim_start_matches("http://")
+                .trim_end_matches('/')
+                .to_string();
+        }
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let events = loop {
+        let state = exchange(
+            &addr,
+            b"GET /state.json HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        );
+        let body = state.split("\r\n\r\n").nth(1).unwrap_or("");
+        let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+        let events = v["events"].as_array().cloned().unwrap_or_default();
+        if events.iter().filter(|e| e["kind"] == "iteration").count() >= 6 {
+            break events;
+        }
+        assert!(Instant::now() < deadline, "{events:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let hello = events.iter().find(|e| e["kind"] == "hello").expect("hello");
+    assert_eq!(hello["resumed"], 3, "{hello}");
+    assert_eq!(hello["params"][0]["name"], "Skill");
+    assert_eq!(hello["params"][0]["target"], "option.Skill");
+    let its: Vec<&serde_json::Value> = events.iter().filter(|e| e["kind"] == "iteration").collect();
+    // The rows read back, as the first run wrote them, then the new ones with what they played.
+    for (k, line) in before.lines().skip(1).enumerate() {
+        let skill: f64 = line.split(',').nth(1).unwrap().parse().unwrap();
+        assert_eq!(its[k]["k"], k, "{:?}", its[k]);
+        // serde_json parses floats to within an ulp (no `float_roundtrip`).
+        let shown = its[k]["theta"][0].as_f64().expect("theta");
+        assert!((shown - skill).abs() < 1e-9, "{skill}: {:?}", its[k]);
+        assert_eq!(its[k]["live"], false, "{:?}", its[k]);
+        assert!(its[k]["wdl"].is_null());
+    }
+    let new = its[4];
+    assert_eq!(new["k"], 4, "{new}");
+    assert_eq!(new["live"], true, "{new}");
+    let wdl: u64 = (0..3).map(|i| new["wdl"][i].as_u64().unwrap()).sum();
+    assert_eq!(wdl, 2, "two games an iteration: {new}");
+    assert!(new["plus"][0].as_f64().is_some() && new["minus"][0].as_f64().is_some());
+}
+
+/// `cargo test --test monitor tune_screenshot -- --ignored` writes docs/tune.png: two of the
+/// built-in search's constants tuned at small node budgets (real games on the boards; the
+/// mock's six-ply games go by too fast to be seen).
+#[test]
+#[ignore]
+fn tune_screenshot() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch_dir("tune-shot");
+    let params = dir.join("search.tune");
+    std::fs::write(
+        &params,
+        "T_FutilityMargin 90 30 250 10 320\nT_LmrLog 2081 1200 3200 150 72000\n",
+    )
+    .unwrap();
+    let engine = format!(
+        "cmd=\"{} search --tune-options\" option.USI_Hash=16",
+        env!("CARGO_BIN_EXE_gougi")
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["tune", "--engine", &engine, "--params"])
+        .arg(&params)
+        .args([
+            "--iterations",
+            "200",
+            "--games-per-iteration",
+            "4",
+            "--concurrency",
+            "2",
+            "--nodes",
+            "2000",
+            "--nodes-jitter",
+            "10",
+            "--openings",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/openings/balanced-16.txt"
+            ),
+            "-q",
+            "--serve",
+            "127.0.0.1:0",
+            "--out",
+        ])
+        .arg(dir.join("run"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gougi tune");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let url = loop {
+        use std::io::BufRead;
+        let mut line = String::new();
+        assert!(
+            stderr.read_line(&mut line).expect("stderr") > 0,
+            "no live page line"
+        );
+        if let Some(url) = line.trim_end().strip_prefix("live page: ") {
+            break url.to_string();
+        }
+    };
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    wait_for_iterations(&addr, 6);
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tune.png");
+    let shot = format!("--screenshot={}", out.display());
+    // Headless Chromium now and then never returns from a screenshot of a page whose event
+    // stream is busy (seen here about one run in three, never with --dump-dom): try again.
+    let taken = (0..3).any(|_| {
+        // A fresh profile: a killed browser may leave its lock behind.
+        let _ = std::fs::remove_dir_all(dir.join(format!("chromium-{}", shot.len())));
+        within(
+            browse(&chromium, &dir, &url, &shot),
+            Duration::from_secs(40),
+        )
+        .is_some()
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(taken, "chromium did not take the screenshot in three tries");
     assert!(std::fs::metadata(&out).expect("screenshot").len() > 10_000);
 }

@@ -8,37 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{mock_engine_path, scratch_dir, Gougi};
-
-/// A fixed legal line of six plies, so mock games are legal without a rules engine.
-const LINE: [&str; 6] = ["7g7f", "3c3d", "2g2f", "8c8d", "2f2e", "8d8e"];
-
-/// Writes the mock's script and moves file; returns the `--engine` spec.
-fn skill_engine(dir: &Path) -> String {
-    let mut moves = String::new();
-    for i in 0..LINE.len() {
-        let pos = if i == 0 {
-            "position startpos".to_owned()
-        } else {
-            format!("position startpos moves {}", LINE[..i].join(" "))
-        };
-        moves.push_str(&format!("{pos}\t{}\n", LINE[i]));
-    }
-    let moves_path = dir.join("moves.tsv");
-    std::fs::write(&moves_path, moves).unwrap();
-    let script = format!(
-        "id name SkillMock\noption name Skill type spin default 0 min 0 max 100\n\
-         moves_file: {}\nskill: Skill 37 40\ngo: play\n",
-        moves_path.display()
-    );
-    let script_path = dir.join("skill.script");
-    std::fs::write(&script_path, script).unwrap();
-    format!(
-        "cmd=\"{} {}\" name=skill",
-        mock_engine_path().display(),
-        script_path.display()
-    )
-}
+use common::{scratch_dir, skill_engine, Gougi};
 
 fn tune_command(engine: &str, params: &Path, out: &Path, iterations: usize) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_gougi"));

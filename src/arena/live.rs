@@ -32,7 +32,7 @@ fn finite(x: f64) -> Option<f64> {
 impl Live {
     /// Starts the server (an error if the address cannot be bound) and says where on stderr.
     pub fn start(addr: SocketAddr) -> std::io::Result<Live> {
-        let server = Server::start(addr, crate::monitor::matches::PAGE)?;
+        let server = Server::start(addr, crate::monitor::matches::page())?;
         eprintln!("live page: {}", server.url());
         if !addr.ip().is_loopback() {
             eprintln!(

@@ -5,8 +5,13 @@
 
 use serde::Serialize;
 
-/// The page, with the snapshot marker the server fills in.
-pub const PAGE: &str = include_str!("match.html");
+use std::sync::OnceLock;
+
+/// The page (with the shared CSS and JS put in), with the snapshot marker the server fills in.
+pub fn page() -> &'static str {
+    static PAGE: OnceLock<String> = OnceLock::new();
+    super::with_common(include_str!("match.html"), &PAGE)
+}
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]

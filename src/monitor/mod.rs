@@ -2,7 +2,9 @@
 //! event stream (Server-Sent Events) and a JSON snapshot.
 //!
 //! `G_Monitor=127.0.0.1:PORT` serves the consultation page ([`consult`]); `gougi match --serve`
-//! the match page ([`matches`]). Both use [`Server`]:
+//! the match page ([`matches`]); `gougi tune --serve` the tune page ([`tune`]). All use
+//! [`Server`]. The match and tune pages share their CSS and their board and chart code
+//! (`common.css`, `common.js`, put in by [`with_common`]):
 //!
 //! - `GET /` — the page (HTML, CSS and JS inline, no network fetches), with the snapshot of
 //!   the feed embedded, so it shows the game at once;
@@ -29,10 +31,11 @@ pub mod consult;
 pub mod feed;
 pub mod http;
 pub mod matches;
+pub mod tune;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener as StdListener};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -57,6 +60,16 @@ pub const KEEPALIVE: Duration = Duration::from_secs(15);
 
 /// Where the page's HTML holds the snapshot (replaced at each `GET /`).
 const SNAPSHOT_MARKER: &str = "/*SNAPSHOT*/null";
+
+/// `html` with its `/*COMMON_CSS*/` and `/*COMMON_JS*/` markers replaced by `common.css` and
+/// `common.js`, built once into `cell`: the pages stay one self-contained file each when
+/// served, while their shared code is written once.
+pub fn with_common(html: &'static str, cell: &'static OnceLock<String>) -> &'static str {
+    cell.get_or_init(|| {
+        html.replacen("/*COMMON_CSS*/", include_str!("common.css"), 1)
+            .replacen("/*COMMON_JS*/", include_str!("common.js"), 1)
+    })
+}
 
 /// A running monitor server. Dropping it stops the server thread (without waiting for it).
 pub struct Server {

@@ -3,6 +3,7 @@
 //! - [`spsa`]: the tune file and the arithmetic (schedule, probe, update, clamp, rounding);
 //!   its module doc gives the format, the formulas and the sources.
 //! - [`plot`]: `trace.svg`, the parameters over the iterations.
+//! - [`live`]: `--serve ADDR`, the live page (traces, iterations, games in progress).
 //!
 //! One iteration k plays `--games-per-iteration` games (an even number): pairs of games from
 //! one opening, θ+ with Black in the first and θ− with Black in the second. The pairs of an
@@ -19,11 +20,13 @@
 //! complete iteration with its values (Δ is a function of the seed and k, so the run is the
 //! one it would have been).
 
+pub mod live;
 pub mod plot;
 pub mod spsa;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -57,6 +60,8 @@ pub struct TuneOptions {
     pub out: PathBuf,
     pub timeouts: StartTimeouts,
     pub quiet: bool,
+    /// `--serve ADDR`: the live page's address ([`live`]).
+    pub serve: Option<std::net::SocketAddr>,
 }
 
 /// The trace's file name inside `--out`.
@@ -238,12 +243,36 @@ pub fn run(opts: TuneOptions) -> anyhow::Result<()> {
         );
     }
 
+    // The page is up before the first game, with the trace so far.
+    let live = match opts.serve {
+        Some(addr) => {
+            let l = live::Live::start(addr).with_context(|| format!("--serve {addr}"))?;
+            l.hello(
+                live::RunInfo {
+                    engine: opts.engine.clone(),
+                    iterations: opts.iterations,
+                    games_per_iteration: opts.games_per_iteration,
+                    concurrency: opts.concurrency.max(1),
+                    limits: spec.limits.apply(opts.limits).describe(),
+                    openings: openings.len(),
+                },
+                &params,
+                &rows,
+            );
+            Some(Rc::new(l))
+        }
+        None => None,
+    };
+
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let local = tokio::task::LocalSet::new();
-    local.block_on(&runtime, iterate(&opts, &params, &spec, &openings, rows))
+    local.block_on(
+        &runtime,
+        iterate(&opts, &params, &spec, &openings, rows, live.as_ref()),
+    )
 }
 
 fn config_path(spec: &EngineSpec) -> Option<PathBuf> {
@@ -259,6 +288,7 @@ async fn iterate(
     spec: &EngineSpec,
     openings: &[Opening],
     mut rows: Vec<TraceRow>,
+    live: Option<&Rc<live::Live>>,
 ) -> anyhow::Result<()> {
     let trace_path = opts.out.join(TRACE_FILE);
     let sched = Schedule::for_iterations(opts.iterations);
@@ -278,6 +308,7 @@ async fn iterate(
     for k in start_k..=opts.iterations {
         let pr = spsa::probe(params, &theta, &sched, opts.seed, k);
         let mut result = 0.0;
+        let mut wdl = [0u32; 3];
         let jobs: Vec<usize> = (0..pairs).collect();
         for chunk in jobs.chunks(opts.concurrency.max(1)) {
             let mut handles = Vec::new();
@@ -294,11 +325,23 @@ async fn iterate(
                         .seed
                         .wrapping_mul(1_000_003)
                         .wrapping_add((k * pairs + j) as u64 * 2),
+                    live: live.cloned(),
+                    worker: j % opts.concurrency.max(1),
+                    first_game: (k - 1) * opts.games_per_iteration + 2 * j + 1,
                 };
                 handles.push(tokio::task::spawn_local(play_pair(ctx)));
             }
             for h in handles {
-                result += h.await.context("a tune worker panicked")??;
+                for score in h.await.context("a tune worker panicked")?? {
+                    result += score;
+                    wdl[if score > 0.0 {
+                        0
+                    } else if score < 0.0 {
+                        2
+                    } else {
+                        1
+                    }] += 1;
+                }
             }
         }
         theta = spsa::update(params, &theta, &sched, &pr, result);
@@ -315,6 +358,9 @@ async fn iterate(
         f.write_all(trace_line(&row).as_bytes())
             .and_then(|_| f.flush())
             .with_context(|| format!("cannot write {}", trace_path.display()))?;
+        if let Some(l) = live {
+            l.iteration(&row, &pr, wdl);
+        }
         rows.push(row);
         write_file(
             &opts.out.join("params.txt"),
@@ -339,6 +385,9 @@ async fn iterate(
         ));
     }
     print!("{summary}");
+    if let Some(l) = live {
+        l.done(&summary);
+    }
     println!(
         "trace.csv, params.txt and trace.svg in {}",
         opts.out.display()
@@ -408,10 +457,16 @@ struct PairCtx {
     opts: TuneOptions,
     tag: String,
     seed: u64,
+    live: Option<Rc<live::Live>>,
+    /// The live page's board for this pair's games.
+    worker: usize,
+    /// The number of the pair's first game (from 1, counted over the run).
+    first_game: usize,
 }
 
-/// Plays θ+ (Black) vs θ− and θ− (Black) vs θ+ from one opening; returns θ+'s wins − losses.
-async fn play_pair(ctx: PairCtx) -> anyhow::Result<f64> {
+/// Plays θ+ (Black) vs θ− and θ− (Black) vs θ+ from one opening; returns θ+'s score in each
+/// game (+1 a win, 0 a draw, −1 a loss).
+async fn play_pair(ctx: PairCtx) -> anyhow::Result<[f64; 2]> {
     let plus = spec_for(
         &ctx.spec,
         &ctx.params,
@@ -424,14 +479,13 @@ async fn play_pair(ctx: PairCtx) -> anyhow::Result<f64> {
         &ctx.probe.minus,
         &format!("{}-minus", ctx.tag),
     )?;
-    let mut total = 0.0;
+    let mut scores = [0.0; 2];
     for (g, plus_color) in [Color::Black, Color::White].into_iter().enumerate() {
-        let score = play_one(&ctx, &plus.spec, &minus.spec, plus_color, g as u64).await;
-        total += score;
+        scores[g] = play_one(&ctx, &plus.spec, &minus.spec, plus_color, g as u64).await;
     }
     plus.cleanup();
     minus.cleanup();
-    Ok(total)
+    Ok(scores)
 }
 
 /// One game; +1 when θ+ wins, −1 when it loses, 0 for a draw. A side whose engine cannot
@@ -479,7 +533,18 @@ async fn play_one(
     } else {
         [&mut em, &mut ep]
     };
-    let record = game::play(players, names, &ctx.opening, &rules).await;
+    let record = match &ctx.live {
+        Some(l) => {
+            let mut last = None;
+            let game = ctx.first_game + g as usize;
+            let shown = names.clone();
+            let mut watch = |pos: &crate::shogi::Position, moves: &[game::PlayedMove]| {
+                l.board(ctx.worker, game, &shown, pos, moves, &mut last)
+            };
+            game::play_watched(players, names, &ctx.opening, &rules, &mut watch).await
+        }
+        None => game::play(players, names, &ctx.opening, &rules).await,
+    };
     quit_and_wait(ep).await;
     quit_and_wait(em).await;
     match record {

@@ -256,3 +256,35 @@ pub fn mask_time(line: &str) -> String {
     }
     out.join(" ")
 }
+
+/// A fixed legal line of six plies, so mock games are legal without a rules engine.
+const LINE: [&str; 6] = ["7g7f", "3c3d", "2g2f", "8c8d", "2f2e", "8d8e"];
+
+/// `gougi tune`'s test engine (tests/tune.rs, tests/monitor.rs): the mock with the `skill:`
+/// directive, an engine that resigns more the further its option `Skill` is from 37. Writes
+/// the mock's script and moves file; returns the `--engine` spec.
+pub fn skill_engine(dir: &Path) -> String {
+    let mut moves = String::new();
+    for i in 0..LINE.len() {
+        let pos = if i == 0 {
+            "position startpos".to_owned()
+        } else {
+            format!("position startpos moves {}", LINE[..i].join(" "))
+        };
+        moves.push_str(&format!("{pos}\t{}\n", LINE[i]));
+    }
+    let moves_path = dir.join("moves.tsv");
+    std::fs::write(&moves_path, moves).unwrap();
+    let script = format!(
+        "id name SkillMock\noption name Skill type spin default 0 min 0 max 100\n\
+         moves_file: {}\nskill: Skill 37 40\ngo: play\n",
+        moves_path.display()
+    );
+    let script_path = dir.join("skill.script");
+    std::fs::write(&script_path, script).unwrap();
+    format!(
+        "cmd=\"{} {}\" name=skill",
+        mock_engine_path().display(),
+        script_path.display()
+    )
+}

@@ -88,26 +88,12 @@ impl Live {
         moves: &[PlayedMove],
         last: &mut Option<Instant>,
     ) {
-        let now = Instant::now();
-        if last.is_some_and(|t| now < t + BOARD_EVERY) {
-            return;
+        if let Some(board) = board_update(worker, game, names, pos, moves, last) {
+            self.server.publish(
+                Retain::Latest(format!("board-{worker:04}")),
+                &Event::Board(board),
+            );
         }
-        *last = Some(now);
-        let Some(m) = moves.last() else { return };
-        let event = Event::Board(Board {
-            worker,
-            game,
-            black: names[0].clone(),
-            white: names[1].clone(),
-            ply: moves.len(),
-            sfen: pos.to_sfen(),
-            last: m.mv.to_string(),
-            last_kif: m.kif.clone(),
-            score: m.score.map_or(String::new(), |s| s.to_string()),
-            time_ms: m.time_ms,
-        });
-        self.server
-            .publish(Retain::Latest(format!("board-{worker:04}")), &event);
     }
 
     /// A finished game (`live`: played in this run) and the table after it.
@@ -195,4 +181,35 @@ impl Live {
         });
         self.server.publish(Retain::Latest("done".into()), &event);
     }
+}
+
+/// The board of a game in progress on `worker`, for the match and the tune pages alike: `None`
+/// when this worker's board was sent less than [`BOARD_EVERY`] ago (`last`, kept by the
+/// caller) or no move was played yet.
+pub fn board_update(
+    worker: usize,
+    game: usize,
+    names: &[String; 2],
+    pos: &Position,
+    moves: &[PlayedMove],
+    last: &mut Option<Instant>,
+) -> Option<Board> {
+    let now = Instant::now();
+    if last.is_some_and(|t| now < t + BOARD_EVERY) {
+        return None;
+    }
+    *last = Some(now);
+    let m = moves.last()?;
+    Some(Board {
+        worker,
+        game,
+        black: names[0].clone(),
+        white: names[1].clone(),
+        ply: moves.len(),
+        sfen: pos.to_sfen(),
+        last: m.mv.to_string(),
+        last_kif: m.kif.clone(),
+        score: m.score.map_or(String::new(), |s| s.to_string()),
+        time_ms: m.time_ms,
+    })
 }

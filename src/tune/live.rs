@@ -14,7 +14,7 @@ use super::spsa::{Param, Probe};
 use super::TraceRow;
 use crate::arena::game::PlayedMove;
 pub use crate::arena::live::BOARD_EVERY;
-use crate::monitor::tune::{Board, Done, Event, Hello, Iteration, ParamInfo};
+use crate::monitor::tune::{Done, Event, Hello, Iteration, ParamInfo};
 use crate::monitor::{Retain, Server};
 use crate::shogi::Position;
 
@@ -109,26 +109,13 @@ impl Live {
         moves: &[PlayedMove],
         last: &mut Option<Instant>,
     ) {
-        let now = Instant::now();
-        if last.is_some_and(|t| now < t + BOARD_EVERY) {
-            return;
+        if let Some(board) = crate::arena::live::board_update(worker, game, names, pos, moves, last)
+        {
+            self.server.publish(
+                Retain::Latest(format!("board-{worker:04}")),
+                &Event::Board(board),
+            );
         }
-        *last = Some(now);
-        let Some(m) = moves.last() else { return };
-        let event = Event::Board(Board {
-            worker,
-            game,
-            black: names[0].clone(),
-            white: names[1].clone(),
-            ply: moves.len(),
-            sfen: pos.to_sfen(),
-            last: m.mv.to_string(),
-            last_kif: m.kif.clone(),
-            score: m.score.map_or(String::new(), |s| s.to_string()),
-            time_ms: m.time_ms,
-        });
-        self.server
-            .publish(Retain::Latest(format!("board-{worker:04}")), &event);
     }
 
     pub fn done(&self, summary: &str) {

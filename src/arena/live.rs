@@ -29,16 +29,23 @@ fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
+/// Starts a `--serve` page (an error if the address cannot be bound) and says where on stderr,
+/// with a warning when the address is not loopback; `what` names the run (`match`, `tune`).
+pub fn start_page(addr: SocketAddr, page: &'static str, what: &str) -> std::io::Result<Server> {
+    let server = Server::start(addr, page)?;
+    eprintln!("live page: {}", server.url());
+    if !addr.ip().is_loopback() {
+        eprintln!(
+            "warning: --serve {addr} is not a loopback address; anyone who can reach it sees the {what}"
+        );
+    }
+    Ok(server)
+}
+
 impl Live {
     /// Starts the server (an error if the address cannot be bound) and says where on stderr.
     pub fn start(addr: SocketAddr) -> std::io::Result<Live> {
-        let server = Server::start(addr, crate::monitor::matches::page())?;
-        eprintln!("live page: {}", server.url());
-        if !addr.ip().is_loopback() {
-            eprintln!(
-                "warning: --serve {addr} is not a loopback address; anyone who can reach it sees the match"
-            );
-        }
+        let server = start_page(addr, crate::monitor::matches::page(), "match")?;
         Ok(Live { server })
     }
 

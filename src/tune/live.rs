@@ -35,13 +35,7 @@ pub struct RunInfo {
 impl Live {
     /// Starts the server (an error if the address cannot be bound) and says where on stderr.
     pub fn start(addr: SocketAddr) -> std::io::Result<Live> {
-        let server = Server::start(addr, crate::monitor::tune::page())?;
-        eprintln!("live page: {}", server.url());
-        if !addr.ip().is_loopback() {
-            eprintln!(
-                "warning: --serve {addr} is not a loopback address; anyone who can reach it sees the tune"
-            );
-        }
+        let server = crate::arena::live::start_page(addr, crate::monitor::tune::page(), "tune")?;
         Ok(Live { server })
     }
 

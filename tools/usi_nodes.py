@@ -13,6 +13,10 @@ arguments, so the settings come from the environment:
                        in the same position and a rerun replays the same games
     USI_NODES_SEED     (default 1)
     USI_NODES_NO_PV    1: cut `pv …` off the engine's `info` lines (see below)
+    USI_NODES_ARGS     gougi's arguments (default `search`), split like a shell line; e.g.
+                       `--config docs/matches/self3-mate.config` to play a consultation at
+                       `go nodes N` (its members then get N nodes each, its mate member
+                       G_MateNodesPct % of N, and the decision waits for it: games replay)
 
     GOUGI_BIN=$PWD/target/release/gougi USI_NODES=3000 python3 -m cshogi.cli \
         tools/usi_nodes.py tools/usi_nodes.py --options1 T_LmrLog:2001 …
@@ -29,6 +33,7 @@ and --mate-win).
 
 import os
 import random
+import shlex
 import subprocess
 import sys
 import threading
@@ -48,7 +53,8 @@ def main():
     seed = os.environ.get("USI_NODES_SEED", "1")
     no_pv = os.environ.get("USI_NODES_NO_PV", "0") == "1"
     child = subprocess.Popen(
-        [os.environ.get("GOUGI_BIN", "gougi"), "search"],
+        [os.environ.get("GOUGI_BIN", "gougi")]
+        + shlex.split(os.environ.get("USI_NODES_ARGS", "search")),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE if no_pv else None,
         stderr=subprocess.DEVNULL,

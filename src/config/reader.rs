@@ -63,16 +63,18 @@ pub(super) enum Key {
     EngineOption(u32, usize),
     MatePath,
     MatePvCount,
+    MateGuard,
     LogFile,
     LogLevel,
 }
 
 /// The fixed keys, for hints.
-const FIXED_KEYS: [&str; 6] = [
+const FIXED_KEYS: [&str; 7] = [
     "Gougi.Type",
     "Gougi.Name",
     "MateEngine.Path",
     "MateEngine.forPV.Count",
+    "MateEngine.Guard",
     "Log.File",
     "Log.Level",
 ];
@@ -85,6 +87,7 @@ impl Key {
             "Gougi.Name" => Key::GougiName,
             "MateEngine.Path" => Key::MatePath,
             "MateEngine.forPV.Count" => Key::MatePvCount,
+            "MateEngine.Guard" => Key::MateGuard,
             "Log.File" => Key::LogFile,
             "Log.Level" => Key::LogLevel,
             _ => {

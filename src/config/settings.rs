@@ -15,6 +15,7 @@
 //! | `Engine<N>.Option.<Name>` | a value for member N's USI option `<Name>` ([`MemberOption`]): it becomes that option's default (the GUI's `E<N>_<Name>` shows it) and is sent as `setoption` before the member's first `isready` unless the GUI sets `E<N>_<Name>`; a name the member does not declare is a warning naming this line | the member's own default |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
 //! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
+//! | `MateEngine.Guard` | `true` or `false`: with `true` and a type that is not a mate type, the mate engine runs beside the members and its verified mate overrides the type's decision | `false` |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
 //! | `Log.File` | log file (relative to the config's folder; opened for appending at start-up, a failure is a config error naming the line) | stderr |
 //! | `Log.Level` | `error`, `warn`, `info`, `debug` or `trace` (the environment's `GOUGI_LOG` / `GOUGI_LOG_FILE` override `Log.Level` / `Log.File`) | `warn` |
@@ -131,6 +132,9 @@ pub struct Config {
     pub mate_engine: Option<EngineCommand>,
     /// `MateEngine.forPV.Count` (used by `mate-pv` only).
     pub pv_mate_count: u32,
+    /// `MateEngine.Guard=true` with a type that is not a mate type: the mate engine runs beside
+    /// the type's members and its verified mate overrides the decision.
+    pub mate_guard: bool,
     /// `Gougi.Name`.
     pub name: Option<String>,
     /// `Log.File`, resolved against the config's folder.
@@ -143,6 +147,12 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether the mate engine is started: the mate types need it, any other type runs it as
+    /// a guard when `MateEngine.Guard=true`.
+    pub fn runs_mate_engine(&self) -> bool {
+        self.mate_engine.is_some() && (self.policy.needs_mate_engine() || self.mate_guard)
+    }
+
     /// The numbers given to the PV mate engines (`mate-pv`): after `max(10, highest N)`.
     pub fn pv_mate_numbers(&self) -> Vec<u32> {
         if self.policy != PolicyKind::MatePv || self.mate_engine.is_none() {

@@ -225,9 +225,35 @@ impl Parser {
                 Problem::NoMateEngine { policy },
             ));
         }
-        if !policy.needs_mate_engine() {
+        // gougi's own: `MateEngine.Guard=true` runs the mate engine beside any type, and its
+        // verified mate overrides the type's decision (the mate types always do this).
+        let mate_guard = match self.get(Key::MateGuard) {
+            None => false,
+            Some((_, v)) if v.eq_ignore_ascii_case("true") => true,
+            Some((_, v)) if v.eq_ignore_ascii_case("false") => false,
+            Some((line, v)) => {
+                return Err(self.err(
+                    line,
+                    "MateEngine.Guard",
+                    Problem::BadPonder {
+                        value: v.to_owned(),
+                    },
+                ))
+            }
+        };
+        let mate_guard = mate_guard && !policy.needs_mate_engine();
+        if !policy.needs_mate_engine() && !mate_guard {
             if let Some((line, _)) = self.get(Key::MatePath) {
                 self.warn(line, "MateEngine.Path", format!("ignored by type {policy}"));
+            }
+        }
+        if mate_guard && mate_engine.is_none() {
+            if let Some((line, _)) = self.get(Key::MateGuard) {
+                self.warn(
+                    line,
+                    "MateEngine.Guard",
+                    "no MateEngine.Path: nothing to run".into(),
+                );
             }
         }
 
@@ -283,6 +309,7 @@ impl Parser {
             engines,
             mate_engine,
             pv_mate_count,
+            mate_guard,
             name,
             log_file,
             log_file_line,

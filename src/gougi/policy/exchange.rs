@@ -99,10 +99,10 @@ pub fn phase2(v: &[Views; 2]) -> Decision {
         (Some(a), Some(b)) => Some(if a >= b { 0 } else { 1 }),
         _ => None,
     };
-    if let Some(chosen) = pick(v[0].sum(), v[1].sum()) {
+    if let (Some(a), Some(b)) = (v[0].sum(), v[1].sum()) {
         return Decision {
-            chosen,
-            reason: format!("sum of views {:?} vs {:?}", v[0].sum(), v[1].sum()),
+            chosen: if a >= b { 0 } else { 1 },
+            reason: format!("sum of views {a} vs {b}"),
         };
     }
     for (a, b, what) in [

@@ -249,6 +249,9 @@ pub struct Config {
     pub mate_engine: Option<EngineCommand>,
     /// `MateEngine.forPV.Count` (used by `mate-pv` only).
     pub pv_mate_count: u32,
+    /// `MateEngine.Guard=true` with a type that is not a mate type: the mate engine runs beside
+    /// the type's members and its verified mate overrides the decision.
+    pub mate_guard: bool,
     /// `Gougi.Name`.
     pub name: Option<String>,
     /// `Log.File`, resolved against the config's folder.
@@ -262,6 +265,12 @@ pub struct Config {
 
 impl Config {
     /// The numbers given to the PV mate engines (`mate-pv`): after `max(10, highest N)`.
+    /// Whether the mate engine is started: the mate types need it, any other type runs it as
+    /// a guard when `MateEngine.Guard=true`.
+    pub fn runs_mate_engine(&self) -> bool {
+        self.mate_engine.is_some() && (self.policy.needs_mate_engine() || self.mate_guard)
+    }
+
     pub fn pv_mate_numbers(&self) -> Vec<u32> {
         if self.policy != PolicyKind::MatePv || self.mate_engine.is_none() {
             return Vec::new();
@@ -600,16 +609,18 @@ enum Key {
     EngineOption(u32, usize),
     MatePath,
     MatePvCount,
+    MateGuard,
     LogFile,
     LogLevel,
 }
 
 /// The fixed keys, for hints.
-const FIXED_KEYS: [&str; 6] = [
+const FIXED_KEYS: [&str; 7] = [
     "Gougi.Type",
     "Gougi.Name",
     "MateEngine.Path",
     "MateEngine.forPV.Count",
+    "MateEngine.Guard",
     "Log.File",
     "Log.Level",
 ];
@@ -622,6 +633,7 @@ impl Key {
             "Gougi.Name" => Key::GougiName,
             "MateEngine.Path" => Key::MatePath,
             "MateEngine.forPV.Count" => Key::MatePvCount,
+            "MateEngine.Guard" => Key::MateGuard,
             "Log.File" => Key::LogFile,
             "Log.Level" => Key::LogLevel,
             _ => {
@@ -1066,9 +1078,35 @@ impl Parser {
                 Problem::NoMateEngine { policy },
             ));
         }
-        if !policy.needs_mate_engine() {
+        // gougi's own: `MateEngine.Guard=true` runs the mate engine beside any type, and its
+        // verified mate overrides the type's decision (the mate types always do this).
+        let mate_guard = match self.get(Key::MateGuard) {
+            None => false,
+            Some((_, v)) if v.eq_ignore_ascii_case("true") => true,
+            Some((_, v)) if v.eq_ignore_ascii_case("false") => false,
+            Some((line, v)) => {
+                return Err(self.err(
+                    line,
+                    "MateEngine.Guard",
+                    Problem::BadPonder {
+                        value: v.to_owned(),
+                    },
+                ))
+            }
+        };
+        let mate_guard = mate_guard && !policy.needs_mate_engine();
+        if !policy.needs_mate_engine() && !mate_guard {
             if let Some((line, _)) = self.get(Key::MatePath) {
                 self.warn(line, "MateEngine.Path", format!("ignored by type {policy}"));
+            }
+        }
+        if mate_guard && mate_engine.is_none() {
+            if let Some((line, _)) = self.get(Key::MateGuard) {
+                self.warn(
+                    line,
+                    "MateEngine.Guard",
+                    "no MateEngine.Path: nothing to run".into(),
+                );
             }
         }
 
@@ -1124,6 +1162,7 @@ impl Parser {
             engines,
             mate_engine,
             pv_mate_count,
+            mate_guard,
             name,
             log_file,
             log_file_line,

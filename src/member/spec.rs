@@ -114,7 +114,7 @@ impl MemberSpec {
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
             })
             .collect();
-        if config.policy.needs_mate_engine() {
+        if config.runs_mate_engine() {
             if let Some(mate) = &config.mate_engine {
                 specs.push(MemberSpec::from_command(0, Role::Mate, mate));
                 for n in config.pv_mate_numbers() {

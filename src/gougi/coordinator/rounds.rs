@@ -278,7 +278,9 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         round.leader = round.participants.first().copied();
         self.round = Some(round);
-        if policy.shape() == Shape::Mate && kind != RoundKind::Tsume {
+        // The mate types' mate member, or `MateEngine.Guard`'s beside any type.
+        let mate_member = self.slots.iter().any(|s| s.spec.role == Role::Mate);
+        if mate_member && kind != RoundKind::Tsume {
             self.start_mate_search();
         }
         self.maybe_finish();
@@ -379,6 +381,17 @@ impl<W: std::io::Write> Coordinator<W> {
             self.finish_tsume(round);
             return;
         }
+        if self.config.mate_guard && self.waits_for_mate(&round) {
+            self.round = Some(round);
+            return;
+        }
+        if let Some(round) = self.finish_guarded(round) {
+            self.finish_by_shape(round);
+        }
+    }
+
+    /// The type's own decision for a round that is ready (or the next phase of its round).
+    fn finish_by_shape(&mut self, round: Round) {
         match self.config.policy.shape() {
             Shape::Exchange
                 if round.exchange.is_none()
@@ -504,112 +517,4 @@ impl<W: std::io::Write> Coordinator<W> {
         let share = self.options.early_agreement();
         share > 0.0 && top + 1e-9 >= share * total
     }
-}
-
-/// The members' limits of a banked round (`G_TimeBank`): `member` (the plan's) with our main
-/// time shortened by `percent`, or `None` when this clock does not bank.
-fn bank(gui: &GoLimits, black: bool, member: &GoLimits, percent: u64) -> Option<GoLimits> {
-    if gui.movetime.is_some() || !gui.has_clock() {
-        return None;
-    }
-    let (main, inc) = gui.clock_of(black);
-    let clock = Clock {
-        main: main.unwrap_or(0),
-        opponent_main: 0,
-        byoyomi: gui.byoyomi.unwrap_or(0),
-        inc: inc.unwrap_or(0),
-    };
-    let (member_main, _) = member.clock_of(black);
-    let banked = deadline::banked_main(&clock, member_main.unwrap_or(0), percent)?;
-    let mut l = member.clone();
-    if black {
-        l.btime = Some(banked);
-    } else {
-        l.wtime = Some(banked);
-    }
-    Some(l)
-}
-
-/// The `go` limits one member is told: its `Engine<N>.Nodes` rule, then the margin it keeps
-/// itself given back (see [`deadline::give_back`]).
-fn told(slot: &Slot, limits: &GoLimits, black: bool) -> GoLimits {
-    deadline::give_back(&limits_for(&slot.spec, limits), black, own_margin(slot))
-}
-
-/// The member's own `NetworkDelay2` in ms: the last value set (config or GUI), else the default
-/// it declared; 0 when it has no such option (or the value is not a number).
-fn own_margin(slot: &Slot) -> u64 {
-    const NAME: &str = "NetworkDelay2";
-    if let Some(set) = slot.settings.iter().rev().find(|o| o.name == NAME) {
-        return set
-            .value
-            .as_deref()
-            .and_then(|v| v.trim().parse::<i64>().ok())
-            .map_or(0, |v| v.max(0) as u64);
-    }
-    slot.options
-        .iter()
-        .find(|d| d.name == NAME)
-        .and_then(|d| match d.kind {
-            crate::usi::OptionKind::Spin { default, .. } => default,
-            _ => None,
-        })
-        .map_or(0, |v| v.max(0) as u64)
-}
-
-/// Deadlines and the limits members get, for a GUI `go` from the side to move.
-pub(super) fn timing(
-    limits: &GoLimits,
-    black: bool,
-    margin: u64,
-) -> (Option<Duration>, Option<Duration>, GoLimits) {
-    if let Some(movetime) = limits.movetime {
-        let (member, soft, hard) = deadline::plan_movetime(movetime, margin);
-        return (
-            Some(soft),
-            Some(hard),
-            GoLimits {
-                movetime: Some(member),
-                ..limits.clone()
-            },
-        );
-    }
-    if !limits.has_clock() {
-        // `go nodes`, `go depth` or a bare `go`: members end the search themselves.
-        return (None, None, limits.clone());
-    }
-    let (main, inc) = limits.clock_of(black);
-    let (opp, _) = limits.clock_of(!black);
-    let clock = Clock {
-        main: main.unwrap_or(0),
-        opponent_main: opp.unwrap_or(0),
-        byoyomi: limits.byoyomi.unwrap_or(0),
-        inc: inc.unwrap_or(0),
-    };
-    let plan = deadline::plan(clock, margin);
-    let mut member = limits.clone();
-    if black {
-        member.btime = Some(plan.member_main);
-    } else {
-        member.wtime = Some(plan.member_main);
-    }
-    if limits.byoyomi.is_some() {
-        member.byoyomi = Some(plan.member_byoyomi);
-    }
-    (Some(plan.soft), Some(plan.hard), member)
-}
-
-/// The exchange rule's phase-1 clock: our main time, increment and byoyomi scaled by `f`.
-pub(super) fn scale_limits(limits: &GoLimits, black: bool, f: f64) -> GoLimits {
-    let scale = |v: Option<u64>| v.map(|x| (x as f64 * f) as u64);
-    let mut l = limits.clone();
-    if black {
-        l.btime = scale(l.btime);
-        l.binc = scale(l.binc);
-    } else {
-        l.wtime = scale(l.wtime);
-        l.winc = scale(l.winc);
-    }
-    l.byoyomi = scale(l.byoyomi);
-    l
 }

@@ -6,8 +6,9 @@
 
 use std::path::PathBuf;
 
+use super::command::{Builtin, EngineCommand};
+use crate::config::Config;
 pub use crate::config::NodesRule;
-use crate::config::{Builtin, Config, EngineCommand};
 
 /// The flag `builtin:search` members get (`gougi search --member`): defaults for an engine
 /// whose time gougi manages (no network latency margins, see `search::engine::Options::member`).

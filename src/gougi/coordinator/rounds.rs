@@ -127,20 +127,12 @@ impl<W: std::io::Write> Coordinator<W> {
             RoundKind::Infinite => (None, None, limits.clone()),
             RoundKind::Tsume => match limits.mate {
                 Some(MateLimit::Time(ms)) => {
-                    // From outside: capped like every clock (about 24.8 days).
-                    let ms = ms.min(crate::usi::MAX_TIME_MS);
-                    let member = ms.saturating_sub(margin).max(ms / 2);
+                    let (member, soft, hard) = deadline::plan_mate(ms, margin);
                     let l = GoLimits {
                         mate: Some(MateLimit::Time(member)),
                         ..Default::default()
                     };
-                    (
-                        Some(Duration::from_millis(member)),
-                        Some(Duration::from_millis(
-                            ms.saturating_sub(margin / 2).max(member),
-                        )),
-                        l,
-                    )
+                    (Some(soft), Some(hard), l)
                 }
                 _ => (None, None, limits.clone()),
             },
@@ -200,10 +192,12 @@ impl<W: std::io::Write> Coordinator<W> {
                 Shape::All => normals.clone(),
                 Shape::Exchange => {
                     if kind == RoundKind::Play || kind == RoundKind::Ponder {
-                        request = scale_limits(&member_limits, black, 0.45);
+                        request =
+                            scale_limits(&member_limits, black, deadline::EXCHANGE_FIRST_SHARE);
                         if let (Some(s), Some(_)) = (soft, hard) {
-                            round.soft = Some(started + s.mul_f64(0.45));
-                            round.hard = Some(started + s.mul_f64(0.5));
+                            let (soft, hard) = deadline::exchange_phase1(s);
+                            round.soft = Some(started + soft);
+                            round.hard = Some(started + hard);
                         }
                     }
                     normals.iter().copied().take(2).collect()
@@ -236,9 +230,9 @@ impl<W: std::io::Write> Coordinator<W> {
                     if kind == RoundKind::Play || kind == RoundKind::Ponder {
                         // The re-searches need time after the first phase (the hard deadline
                         // stays: they end by it).
-                        request = scale_limits(&member_limits, black, LEADER_FIRST_SHARE);
+                        request = scale_limits(&member_limits, black, deadline::LEADER_FIRST_SHARE);
                         if let Some(s) = soft {
-                            round.soft = Some(started + s.mul_f64(LEADER_FIRST_SHARE));
+                            round.soft = Some(started + deadline::leader_phase1(s));
                         }
                     }
                     normals.clone()

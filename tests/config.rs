@@ -1285,7 +1285,7 @@ fn env_overrides_beat_the_file() {
 fn env_errors_name_the_variable() {
     let dir = TempDir::new();
     let text = "Gougi.Type=optimistic\nEngine1.Path=builtin:search\n";
-    let cases: [(&str, &str, &str, Problem); 6] = [
+    let cases: [(&str, &str, &str, Problem); 7] = [
         (
             "GOUGI_ENGINE1_WEIGHT",
             "heavy",
@@ -1329,6 +1329,12 @@ fn env_errors_name_the_variable() {
             Problem::UnknownVariable {
                 hint: Some("GOUGI_ENGINE1_PATH".into()),
             },
+        ),
+        (
+            "GOUGI_ENGINE99999999999_PATH",
+            "builtin:search",
+            "",
+            Problem::UnknownVariable { hint: None },
         ),
     ];
     for (var, value, key, problem) in cases {

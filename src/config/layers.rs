@@ -337,7 +337,8 @@ impl Source for EnvLayer {
                 Some((n, name)) => (Key::EngineOption(n, 0), name.to_owned()),
                 None => match Key::parse(&key_text) {
                     Ok(Some(key)) => (key, String::new()),
-                    Ok(None) => unreachable!("env_key names keys only"),
+                    // A member number too large to be one (`GOUGI_ENGINE99999999999_PATH`).
+                    Ok(None) => return Err(fail(var, "", Problem::UnknownVariable { hint: None })),
                     Err(problem) => return Err(fail(var, &key_text, problem)),
                 },
             };

@@ -14,6 +14,8 @@
 //! - [`monitor`]: live pages beside the GUI (`G_Monitor`, `gougi match`/`tune --serve`): a small
 //!   HTTP/1.1 server on a thread of its own, its event stream and the self-contained pages.
 //! - [`book`]: opening books (YaneuraOu's `.db` text format): read, write, choose, make from CSA.
+//! - [`cli`]: the subcommands' plumbing (arguments into each module's options, the printing
+//!   around them); `main.rs` keeps the top-level parser and the dispatch.
 //!
 //! Dependency arrows (a module may use only what it points to):
 //!
@@ -25,12 +27,14 @@
 //! mate ──> shogi, usi
 //! search ──> book, shogi, usi
 //! book ──> shogi, config
+//! cli ──> arena, tune, search, mate, monitor, shogi, config
 //! config ──> gougi::policy::kind (the catalogue of consultation types)
 //! monitor, usi, shogi: leaves
 //! ```
 
 pub mod arena;
 pub mod book;
+pub mod cli;
 pub mod config;
 pub mod gougi;
 pub mod mate;

@@ -70,6 +70,7 @@ use crate::usi::{
 mod decide;
 mod exchanges;
 mod intake;
+mod limits;
 mod mates;
 mod members;
 mod output;
@@ -77,6 +78,7 @@ mod rounds;
 mod session;
 mod state;
 
+use limits::*;
 use members::*;
 use output::*;
 pub use state::MAX_FAILURES;

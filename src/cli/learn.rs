@@ -1,0 +1,142 @@
+//! `gougi learn`: self-play data, fitting and the hand-set start of the evaluation weights
+//! ([`crate::search::learn`]).
+
+use clap::Subcommand;
+
+#[derive(Subcommand)]
+pub enum LearnStep {
+    /// Play the built-in search against itself and append `SFEN<tab>score<tab>result` lines.
+    Gen {
+        /// Output file (appended to).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// Node budget per move (±10 % noise).
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Weights the players use (default: the embedded ones).
+        #[arg(long, value_name = "FILE")]
+        eval: Option<std::path::PathBuf>,
+    },
+    /// Fit weights to data files and write them.
+    Train {
+        /// Output weight file.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Start from these weights (default: the embedded ones).
+        #[arg(long, value_name = "FILE")]
+        init: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 2)]
+        epochs: usize,
+        /// Weight of the search score in the target; the rest goes to the game result (one
+        /// label per game: with 0.5 the king-dependent weights learned the games, see
+        /// BENCHMARKS "Learned evaluation").
+        #[arg(long, default_value_t = 1.0)]
+        lambda: f64,
+        /// Adam step size, in evaluation units.
+        #[arg(long, default_value_t = 1.0)]
+        lr: f64,
+        #[arg(long, default_value_t = 4096)]
+        batch: usize,
+        /// Learning rate of the king-piece weights relative to `--lr` (their shared factors
+        /// learn at `--lr`).
+        #[arg(long, default_value_t = 1.0)]
+        kp_lr: f64,
+        /// Pull of each king-piece weight back to its starting value, per step.
+        #[arg(long, default_value_t = 1e-5)]
+        decay: f64,
+        /// Data files from `gougi learn gen`.
+        #[arg(required = true)]
+        data: Vec<std::path::PathBuf>,
+    },
+    /// Write the hand-set weights the learning starts from.
+    Init {
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+}
+
+/// `gougi learn`.
+pub fn run(step: LearnStep) -> anyhow::Result<()> {
+    use crate::search::eval::Weights;
+    use crate::search::learn;
+    let load = |f: Option<std::path::PathBuf>| -> anyhow::Result<&'static Weights> {
+        Ok(match f {
+            Some(f) => Weights::load(&f).map_err(anyhow::Error::msg)?.leak(),
+            None => Weights::embedded(),
+        })
+    };
+    let write = |w: &Weights, out: &std::path::Path| -> anyhow::Result<()> {
+        std::fs::write(out, w.to_bytes()).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))
+    };
+    match step {
+        LearnStep::Gen {
+            out,
+            games,
+            nodes,
+            threads,
+            seed,
+            eval,
+        } => {
+            let opts = learn::GenOptions {
+                games,
+                nodes: nodes.max(1),
+                threads,
+                seed,
+                ..learn::GenOptions::default()
+            };
+            let start = std::time::Instant::now();
+            let s = learn::generate(&opts, load(eval)?, &out, &|s| {
+                if s.games % 50 == 0 {
+                    eprintln!(
+                        "{} games, {} positions, {:.0} s",
+                        s.games,
+                        s.positions,
+                        start.elapsed().as_secs_f64()
+                    );
+                }
+            })
+            .map_err(anyhow::Error::msg)?;
+            println!(
+                "games {} positions {} black {} white {} draws {} time {:.1}s",
+                s.games,
+                s.positions,
+                s.black_wins,
+                s.white_wins,
+                s.draws,
+                start.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        LearnStep::Train {
+            out,
+            init,
+            epochs,
+            lambda,
+            lr,
+            batch,
+            kp_lr,
+            decay,
+            data,
+        } => {
+            let o = learn::TrainOptions {
+                epochs,
+                lambda,
+                lr,
+                batch: batch.max(1),
+                kp_lr,
+                decay,
+                ..learn::TrainOptions::default()
+            };
+            let w = learn::train(&data, load(init)?, &o, &mut |l| println!("{l}"))
+                .map_err(anyhow::Error::msg)?;
+            write(&w, &out)
+        }
+        LearnStep::Init { out } => write(&Weights::hand_set(), &out),
+    }
+}

@@ -1,0 +1,119 @@
+//! The limits each member is told: the GUI clock turned into deadlines and member clocks
+//! ([`timing`]), a banked round's shortened main time ([`bank`]), the exchange rule's scaled
+//! phase-1 clock ([`scale_limits`]), and one member's own `Nodes` rule and network margin
+//! ([`told`]). The arithmetic itself is in [`deadline`]; this file maps it onto `GoLimits`.
+
+use super::*;
+
+/// The members' limits of a banked round (`G_TimeBank`): `member` (the plan's) with our main
+/// time shortened by `percent`, or `None` when this clock does not bank.
+pub(super) fn bank(
+    gui: &GoLimits,
+    black: bool,
+    member: &GoLimits,
+    percent: u64,
+) -> Option<GoLimits> {
+    if gui.movetime.is_some() || !gui.has_clock() {
+        return None;
+    }
+    let (main, inc) = gui.clock_of(black);
+    let clock = Clock {
+        main: main.unwrap_or(0),
+        opponent_main: 0,
+        byoyomi: gui.byoyomi.unwrap_or(0),
+        inc: inc.unwrap_or(0),
+    };
+    let (member_main, _) = member.clock_of(black);
+    let banked = deadline::banked_main(&clock, member_main.unwrap_or(0), percent)?;
+    let mut l = member.clone();
+    if black {
+        l.btime = Some(banked);
+    } else {
+        l.wtime = Some(banked);
+    }
+    Some(l)
+}
+
+/// The `go` limits one member is told: its `Engine<N>.Nodes` rule, then the margin it keeps
+/// itself given back (see [`deadline::give_back`]).
+pub(super) fn told(slot: &Slot, limits: &GoLimits, black: bool) -> GoLimits {
+    deadline::give_back(&limits_for(&slot.spec, limits), black, own_margin(slot))
+}
+
+/// The member's own `NetworkDelay2` in ms: the last value set (config or GUI), else the default
+/// it declared; 0 when it has no such option (or the value is not a number).
+pub(super) fn own_margin(slot: &Slot) -> u64 {
+    const NAME: &str = "NetworkDelay2";
+    if let Some(set) = slot.settings.iter().rev().find(|o| o.name == NAME) {
+        return set
+            .value
+            .as_deref()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .map_or(0, |v| v.max(0) as u64);
+    }
+    slot.options
+        .iter()
+        .find(|d| d.name == NAME)
+        .and_then(|d| match d.kind {
+            crate::usi::OptionKind::Spin { default, .. } => default,
+            _ => None,
+        })
+        .map_or(0, |v| v.max(0) as u64)
+}
+
+/// Deadlines and the limits members get, for a GUI `go` from the side to move.
+pub(super) fn timing(
+    limits: &GoLimits,
+    black: bool,
+    margin: u64,
+) -> (Option<Duration>, Option<Duration>, GoLimits) {
+    if let Some(movetime) = limits.movetime {
+        let (member, soft, hard) = deadline::plan_movetime(movetime, margin);
+        return (
+            Some(soft),
+            Some(hard),
+            GoLimits {
+                movetime: Some(member),
+                ..limits.clone()
+            },
+        );
+    }
+    if !limits.has_clock() {
+        // `go nodes`, `go depth` or a bare `go`: members end the search themselves.
+        return (None, None, limits.clone());
+    }
+    let (main, inc) = limits.clock_of(black);
+    let (opp, _) = limits.clock_of(!black);
+    let clock = Clock {
+        main: main.unwrap_or(0),
+        opponent_main: opp.unwrap_or(0),
+        byoyomi: limits.byoyomi.unwrap_or(0),
+        inc: inc.unwrap_or(0),
+    };
+    let plan = deadline::plan(clock, margin);
+    let mut member = limits.clone();
+    if black {
+        member.btime = Some(plan.member_main);
+    } else {
+        member.wtime = Some(plan.member_main);
+    }
+    if limits.byoyomi.is_some() {
+        member.byoyomi = Some(plan.member_byoyomi);
+    }
+    (Some(plan.soft), Some(plan.hard), member)
+}
+
+/// The exchange rule's phase-1 clock: our main time, increment and byoyomi scaled by `f`.
+pub(super) fn scale_limits(limits: &GoLimits, black: bool, f: f64) -> GoLimits {
+    let scale = |v: Option<u64>| v.map(|x| (x as f64 * f) as u64);
+    let mut l = limits.clone();
+    if black {
+        l.btime = scale(l.btime);
+        l.binc = scale(l.binc);
+    } else {
+        l.wtime = scale(l.wtime);
+        l.winc = scale(l.winc);
+    }
+    l.byoyomi = scale(l.byoyomi);
+    l
+}

@@ -3,7 +3,8 @@
 //! # Layout
 //!
 //! - [`config`]: `SimpleGougi.config` → typed, validated settings ([`config::Config`]).
-//! - [`member`]: one running member engine (process, USI over pipes, handshake, exit detection).
+//! - [`member`]: one running member engine (command line, process, USI over pipes, handshake,
+//!   exit detection).
 //! - [`gougi`]: consultation — the coordinator, rounds, deadlines, policies, annotated lines.
 //! - [`shogi`]: the rules — types, bitboards, positions, legal move generation, notation. No I/O.
 //! - [`usi`]: the USI protocol as types; parse and format round-trip. No processes.
@@ -28,7 +29,7 @@
 //! search ──> book, shogi, usi
 //! book ──> shogi, config
 //! cli ──> arena, tune, search, mate, monitor, shogi, config
-//! config ──> gougi::policy::kind (the catalogue of consultation types)
+//! config ──> gougi::policy::kind, member::command (the catalogue of types; `*.Path` command lines)
 //! monitor, usi, shogi: leaves
 //! ```
 

@@ -1168,3 +1168,41 @@ fn member_options_per_engine() {
     assert_eq!(c.warnings.len(), 1);
     assert_eq!(c.warnings[0].line, 4);
 }
+
+#[test]
+fn mate_guard_runs_the_mate_engine_beside_any_type() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nMateEngine.Path=builtin:mate\n";
+    // Without the guard a non-mate type ignores the mate engine, with a warning.
+    let c = parse_in(&dir, head).unwrap();
+    assert!(!c.mate_guard && !c.runs_mate_engine());
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.key == "MateEngine.Path" && w.message.contains("ignored by type")),
+        "{:?}",
+        c.warnings
+    );
+    let c = parse_in(&dir, &format!("{head}MateEngine.Guard=TRUE\n")).unwrap();
+    assert!(c.mate_guard && c.runs_mate_engine());
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    // The mate types run it anyway; the guard is theirs already.
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=mate\nEngine1.Path=builtin:search\nMateEngine.Path=builtin:mate\nMateEngine.Guard=true\n",
+    )
+    .unwrap();
+    assert!(!c.mate_guard && c.runs_mate_engine());
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}MateEngine.Guard=yes\n"),
+        4,
+        "MateEngine.Guard",
+    );
+    assert_eq!(
+        p,
+        Problem::BadPonder {
+            value: "yes".into()
+        }
+    );
+}

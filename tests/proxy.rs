@@ -452,6 +452,86 @@ fn mate_member_without_a_mate_leaves_the_normal_move() {
     );
 }
 
+/// Two members for `MateEngine.Guard`: e1 5c5b+ at +900 (the optimistic choice), e2 G*5b at
+/// +800 after 100 ms.
+fn guarded_pair() -> [String; 2] {
+    [
+        "id name e1\ngo: info depth 3 score cp 900 pv 5c5b+ ; bestmove 5c5b+\n".to_string(),
+        "id name e2\ngo: sleep 100 ; info depth 3 score cp 800 pv G*5b ; bestmove G*5b\n"
+            .to_string(),
+    ]
+}
+
+#[test]
+fn mate_guard_overrides_any_type_with_a_verified_mate() {
+    let mut g = start(
+        "optimistic",
+        &guarded_pair(),
+        Some("id name tsume\nmate: checkmate G*5b\n"),
+        "MateEngine.Guard=true\n",
+    );
+    let lines = play(&mut g, MATE1, BYO);
+    assert!(
+        lines.contains(&"info string checkmate G*5b".to_string()),
+        "{lines:#?}"
+    );
+    // Optimism alone would play e1's 5c5b+ (+900); the verified mate decides instead.
+    let tail: Vec<String> = lines[lines.len() - 5..].to_vec();
+    assert_eq!(
+        tail,
+        [
+            "info score mate 1 pv G*5b",
+            "info string [O] bestmove G*5b [５二金打] [評価値 800] [e2]",
+            "info string [X] bestmove 5c5b+ [５二歩成(53)] [評価値 900] [e1]",
+            "info string [O] [1手詰め]\u{3000}[５二金打] [tsume]",
+            "bestmove G*5b",
+        ]
+    );
+}
+
+#[test]
+fn mate_guard_without_a_mate_leaves_the_types_choice() {
+    let mut g = start(
+        "optimistic",
+        &guarded_pair(),
+        Some("id name tsume\nmate: checkmate nomate\n"),
+        "MateEngine.Guard=true\n",
+    );
+    let lines = play(&mut g, MATE1, BYO);
+    assert!(
+        lines.contains(&"info string checkmate nomate".to_string()),
+        "{lines:#?}"
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove 5c5b+", "{lines:#?}");
+    assert!(!lines.iter().any(|l| l.contains("手詰め")), "{lines:#?}");
+}
+
+#[test]
+fn without_the_guard_a_non_mate_type_ignores_the_mate_engine() {
+    let mut g = start(
+        "optimistic",
+        &guarded_pair(),
+        Some("id name tsume\nmate: checkmate G*5b\n"),
+        "",
+    );
+    let lines = play(&mut g, MATE1, BYO);
+    assert!(!lines.iter().any(|l| l.contains("checkmate")), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "bestmove 5c5b+", "{lines:#?}");
+}
+
+#[test]
+fn mate_guard_waits_for_the_mate_member_in_a_node_limited_round() {
+    let mut g = start(
+        "optimistic",
+        &guarded_pair(),
+        Some("id name tsume\nmate: sleep 300 ; checkmate G*5b\n"),
+        "MateEngine.Guard=true\n",
+    );
+    // Both members answer within 100 ms; the mate member 300 ms later still decides.
+    let lines = play(&mut g, MATE1, "go nodes 4000");
+    assert_eq!(lines.last().unwrap(), "bestmove G*5b", "{lines:#?}");
+}
+
 #[test]
 fn a_false_mate_claim_is_ignored() {
     let normal =

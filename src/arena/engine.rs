@@ -13,7 +13,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 
-use crate::config::{resolve_command, split_words, Config, EngineCommand};
+use crate::config::Config;
+use crate::member::command::{resolve_command, split_words, EngineCommand};
 use crate::member::{handshake_all, ready_all, MemberEvent, MemberHandle, MemberSpec, Role};
 use crate::usi::{BestMove, EngineMessage, GameResult, Info};
 

@@ -96,7 +96,7 @@ fn built_in_members(config: &config::Config) -> String {
         .iter()
         .map(|e| e.command.text.as_str())
         .collect();
-    if config.policy.needs_mate_engine() {
+    if config.runs_mate_engine() {
         texts.extend(config.mate_engine.iter().map(|m| m.text.as_str()));
     }
     texts.join(" + ")

@@ -7,6 +7,8 @@
 //!
 //! - [`spec`]: what to run ([`MemberSpec`]: number, `E<N>_` prefix, command, role, ponder and
 //!   [`NodesRule`] switches), from the config.
+//! - [`command`]: command lines (`Engine<N>.Path`, `builtin:search`, `gougi match`'s `cmd=`)
+//!   → what to spawn ([`command::EngineCommand`]), resolved against the config's folder.
 //! - [`process`]: spawning with `kill_on_drop`, stderr drained into the log (never to stdout);
 //!   process groups and the parent-death signal, so no member outlives gougi.
 //! - [`lines`]: a cancel-safe, length-capped line reader (invalid UTF-8 is replaced, not fatal).
@@ -23,6 +25,7 @@
 //! This module knows `usi` and `config`, not policies.
 
 pub mod actor;
+pub mod command;
 pub mod error;
 pub mod handshake;
 pub mod lines;

@@ -6,8 +6,9 @@
 
 use std::path::PathBuf;
 
+use super::command::{Builtin, EngineCommand};
+use crate::config::Config;
 pub use crate::config::NodesRule;
-use crate::config::{Builtin, Config, EngineCommand};
 
 /// The flag `builtin:search` members get (`gougi search --member`): defaults for an engine
 /// whose time gougi manages (no network latency margins, see `search::engine::Options::member`).
@@ -114,7 +115,7 @@ impl MemberSpec {
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
             })
             .collect();
-        if config.policy.needs_mate_engine() {
+        if config.runs_mate_engine() {
             if let Some(mate) = &config.mate_engine {
                 specs.push(MemberSpec::from_command(0, Role::Mate, mate));
                 for n in config.pv_mate_numbers() {

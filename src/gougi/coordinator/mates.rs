@@ -232,16 +232,75 @@ impl<W: std::io::Write> Coordinator<W> {
         }
     }
 
-    pub(super) fn finish_mate(&mut self, round: Round) {
+    /// Whether a node-limited round waits for the mate member's node-limited answer (and its
+    /// search of this position, when it was busy with an older one): deciding on whichever came
+    /// first would make the game depend on the machine's speed.
+    pub(super) fn waits_for_mate(&self, round: &Round) -> bool {
         let node_limited = round.kind == RoundKind::Play
             && mate_nodes_for(&round.limits, self.options.mate_nodes_pct()).is_some();
         let mate_busy = self.slots.iter().enumerate().any(|(i, s)| {
             s.spec.role == Role::Mate && s.usable() && self.mates.busy.contains_key(&i)
         });
-        if node_limited && mate_busy && !round.gui_stopped {
-            // A node-limited round waits for the mate member's node-limited answer (and its
-            // search of this position, when it was busy with an older one): deciding on
-            // whichever came first would make the game depend on the machine's speed.
+        node_limited && mate_busy && !round.gui_stopped
+    }
+
+    /// The verified mate line the mate members found for the round's position, if any.
+    pub(super) fn found_mate(&self, round: &Round) -> Option<Vec<UsiMove>> {
+        let line = self.mates.found.get(&round.game.command.to_string())?;
+        match mate_policy::choose(&[line.iter().map(|m| m.to_string()).collect()]) {
+            MateChoice::Mate(_) => Some(line.clone()),
+            _ => None,
+        }
+    }
+
+    fn mate_name(&self) -> String {
+        self.slots
+            .iter()
+            .find(|s| s.spec.role == Role::Mate)
+            .map_or("mate".to_string(), |s| s.name.clone())
+    }
+
+    /// `MateEngine.Guard` beside any type: a verified mate of the mate member decides the round,
+    /// whatever the type would have chosen. Returns the round when there is no mate to play.
+    pub(super) fn finish_guarded(&mut self, round: Round) -> Option<Round> {
+        if !self.config.mate_guard || round.kind == RoundKind::Tsume {
+            return Some(round);
+        }
+        let Some(line) = self.found_mate(&round) else {
+            return Some(round);
+        };
+        info!(round = round.id, mv = %line[0], len = line.len(), "the mate member's verified mate decides");
+        self.play_mate(&round, &line);
+        if let Some(after) = self.config.policy.info().after_decision {
+            after(&mut self.per_game);
+        }
+        None
+    }
+
+    /// Plays the first move of a verified mate line: the mate, every member's answer marked by
+    /// whether it plays that move (last member first, as the reference printed them), the mate
+    /// member's line in Japanese, `bestmove`.
+    fn play_mate(&mut self, round: &Round, line: &[UsiMove]) {
+        let (slots, answers) = self.collect(round);
+        let first = line[0];
+        self.say(format!("info score mate {} pv {}", line.len(), join(line)));
+        for k in (0..slots.len()).rev() {
+            let verdict = Verdict::of(answers[k].mv == first.as_str());
+            let l = self.member_line(slots[k], &round.answers[&slots[k]], verdict);
+            self.say(l);
+        }
+        let ja = round.game.japanese(line);
+        let name = self.mate_name();
+        self.say(annotate::mate_line(Verdict::Chosen, Some(&ja), &name));
+        self.say(format!("bestmove {first}"));
+        for &i in &slots {
+            self.slots[i].prev = round.answers[&i].score;
+        }
+        self.after_decision();
+    }
+
+    pub(super) fn finish_mate(&mut self, round: Round) {
+        if self.waits_for_mate(&round) {
             self.round = Some(round);
             return;
         }
@@ -251,51 +310,23 @@ impl<W: std::io::Write> Coordinator<W> {
                 "info string pvMateTriedCount={t}, pvMateSuccessCount={s}"
             ));
         }
-        let (slots, answers) = self.collect(&round);
-        let key = round.game.command.to_string();
-        let mate = self.mates.found.get(&key).cloned();
-        let choice = mate_policy::choose(
-            &mate
-                .iter()
-                .map(|l| l.iter().map(|m| m.to_string()).collect())
-                .collect::<Vec<_>>(),
-        );
-        let mate_name = self
-            .slots
-            .iter()
-            .find(|s| s.spec.role == Role::Mate)
-            .map_or("mate".to_string(), |s| s.name.clone());
-        match (choice, mate) {
-            (MateChoice::Mate(_), Some(line)) => {
-                let first = line[0];
-                self.say(format!("info score mate {} pv {}", line.len(), join(&line)));
-                if let (Some(&i), Some(a)) = (slots.first(), answers.first()) {
-                    let verdict = Verdict::of(a.mv == first.as_str());
-                    let l = self.member_line(i, &round.answers[&i], verdict);
-                    self.say(l);
-                }
-                let ja = round.game.japanese(&line);
-                self.say(annotate::mate_line(Verdict::Chosen, Some(&ja), &mate_name));
-                self.say(format!("bestmove {first}"));
-                if let Some(&i) = slots.first() {
-                    self.slots[i].prev = round.answers[&i].score;
-                }
-                self.after_decision();
-            }
-            _ => {
-                if answers.is_empty() {
-                    self.fallback(&round);
-                    return;
-                }
-                let i = slots[0];
-                self.say(annotate::mate_line(Verdict::NotChosen, None, &mate_name));
-                let l = self.member_line(i, &round.answers[&i], Verdict::Chosen);
-                self.say(l);
-                self.slots[i].prev = round.answers[&i].score;
-                let got = self.overrule_resign(i, &round, round.answers[&i].clone());
-                self.emit_decision(&round, &got);
-            }
+        if let Some(line) = self.found_mate(&round) {
+            self.play_mate(&round, &line);
+            return;
         }
+        let (slots, answers) = self.collect(&round);
+        if answers.is_empty() {
+            self.fallback(&round);
+            return;
+        }
+        let i = slots[0];
+        let name = self.mate_name();
+        self.say(annotate::mate_line(Verdict::NotChosen, None, &name));
+        let l = self.member_line(i, &round.answers[&i], Verdict::Chosen);
+        self.say(l);
+        self.slots[i].prev = round.answers[&i].score;
+        let got = self.overrule_resign(i, &round, round.answers[&i].clone());
+        self.emit_decision(&round, &got);
     }
 
     pub(super) fn finish_tsume(&mut self, round: Round) {

@@ -278,7 +278,9 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         round.leader = round.participants.first().copied();
         self.round = Some(round);
-        if policy.shape() == Shape::Mate && kind != RoundKind::Tsume {
+        // The mate types' mate member, or `MateEngine.Guard`'s beside any type.
+        let mate_member = self.slots.iter().any(|s| s.spec.role == Role::Mate);
+        if mate_member && kind != RoundKind::Tsume {
             self.start_mate_search();
         }
         self.maybe_finish();
@@ -379,6 +381,17 @@ impl<W: std::io::Write> Coordinator<W> {
             self.finish_tsume(round);
             return;
         }
+        if self.config.mate_guard && self.waits_for_mate(&round) {
+            self.round = Some(round);
+            return;
+        }
+        if let Some(round) = self.finish_guarded(round) {
+            self.finish_by_shape(round);
+        }
+    }
+
+    /// The type's own decision for a round that is ready (or the next phase of its round).
+    fn finish_by_shape(&mut self, round: Round) {
         match self.config.policy.shape() {
             Shape::Exchange
                 if round.exchange.is_none()

@@ -21,42 +21,12 @@ pub mod mate;
 pub mod optimism;
 pub mod vote;
 
-use crate::gougi::answer::Answer;
-
 /// The outcome of a policy: which answer wins and a short reason for the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
     /// Index into the answers slice that was decided on.
     pub chosen: usize,
     pub reason: String,
-}
-
-/// Rules that read all members' answers to the same position at once (the reference's family A).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AllMembersRule {
-    Majority,
-    Optimistic,
-    Pessimistic,
-    RiseOptimistic,
-    RisePessimistic,
-}
-
-impl AllMembersRule {
-    /// Decide among `answers` (non-empty, sorted by member number).
-    pub fn decide(self, answers: &[Answer]) -> Decision {
-        debug_assert!(!answers.is_empty());
-        match self {
-            AllMembersRule::Majority => vote::majority(answers),
-            AllMembersRule::Optimistic => optimism::by_score(answers, optimism::Extreme::Highest),
-            AllMembersRule::Pessimistic => optimism::by_score(answers, optimism::Extreme::Lowest),
-            AllMembersRule::RiseOptimistic => {
-                optimism::by_rise(answers, optimism::Extreme::Highest)
-            }
-            AllMembersRule::RisePessimistic => {
-                optimism::by_rise(answers, optimism::Extreme::Lowest)
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,348 @@
+//! The reader of the reference's line format: bytes → text ([`decode`]) → one value per
+//! recognised key, with its line (`Parser::run`). Checks across keys are `validate`'s.
+//!
+//! # Format
+//! Compatible with GougiShogi (formerly SimpleGougiShogi, see
+//! `reference/gougishogi-behaviour.md` §2), with the weaknesses of its §12.11 fixed:
+//! - UTF-8 (a leading BOM is skipped); if the bytes are not valid UTF-8 the file is decoded as
+//!   CP932 (Shift_JIS), which is what the original shipped.
+//! - Each line is trimmed. Blank lines and lines starting with `#` are comments.
+//! - A setting is `Key=value`; spaces around `=` are allowed (the original required none before
+//!   `=`); the value is trimmed. Keys are case-sensitive, as in the original.
+//! - **Unknown keys.** A line shaped like a dotted key (`Word.Word…=…`, e.g. `Engin1.Path=…`) whose
+//!   key is not one of ours is an **error** naming the line: a typo there would silently lose a
+//!   member, which is worse than refusing to start.
+//! - **Lines without `=`.** One that starts like a dotted key (`Engine2.Path builtin:search`,
+//!   `Engine2.Path:…`, a lone `Gougi.Type`) is an **error** naming the line, for the same reason.
+//! - **Free text.** The original had no comment syntax and ignored every line that did not start
+//!   with `Key=`, so old files hold prose and section titles (`［エンジン］`, `[Engines]`). gougi
+//!   still ignores them, but says so: each is a [`ConfigWarning`] (`file:line: ignored: …`), which
+//!   the proxy prints as `info string [Warning] …` at start-up, so a line that was meant as a
+//!   setting never vanishes without a word.
+//! - **Duplicate keys.** The original took the first occurrence (the last for
+//!   `MateEngine.forPV.Count`). gougi: a repeat with the same value is a warning; a repeat with a
+//!   different value is an error naming both lines, because either reading surprises somebody.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::{Config, ConfigError, ConfigWarning, PolicyKind, Problem};
+
+/// Decodes config bytes: UTF-8 (BOM skipped) when valid, else CP932.
+pub fn decode(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => {
+            let (text, _, had_errors) = encoding_rs::SHIFT_JIS.decode(bytes);
+            if had_errors {
+                tracing::warn!(
+                    "config is neither UTF-8 nor clean CP932; undecodable bytes replaced"
+                );
+            }
+            text.into_owned()
+        }
+    }
+}
+
+/// A recognised key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Key {
+    GougiType,
+    GougiName,
+    EnginePath(u32),
+    EngineName(u32),
+    EngineWeight(u32),
+    EngineScale(u32),
+    EngineScoreView(u32),
+    EnginePonder(u32),
+    EngineNodes(u32),
+    EngineShowOptions(u32),
+    EngineHideOptions(u32),
+    /// `Engine<N>.Option.<Name>`: the name is `Parser::option_names[.1]` (keys stay `Copy`).
+    EngineOption(u32, usize),
+    MatePath,
+    MatePvCount,
+    MateGuard,
+    LogFile,
+    LogLevel,
+}
+
+/// The fixed keys, for hints.
+const FIXED_KEYS: [&str; 7] = [
+    "Gougi.Type",
+    "Gougi.Name",
+    "MateEngine.Path",
+    "MateEngine.forPV.Count",
+    "MateEngine.Guard",
+    "Log.File",
+    "Log.Level",
+];
+
+impl Key {
+    /// `Ok(None)` when the text is not a key of ours; `Err` for `Engine0.*`.
+    fn parse(key: &str) -> Result<Option<Key>, Problem> {
+        Ok(Some(match key {
+            "Gougi.Type" => Key::GougiType,
+            "Gougi.Name" => Key::GougiName,
+            "MateEngine.Path" => Key::MatePath,
+            "MateEngine.forPV.Count" => Key::MatePvCount,
+            "MateEngine.Guard" => Key::MateGuard,
+            "Log.File" => Key::LogFile,
+            "Log.Level" => Key::LogLevel,
+            _ => {
+                let Some(rest) = key.strip_prefix("Engine") else {
+                    return Ok(None);
+                };
+                let Some((num, field)) = rest.split_once('.') else {
+                    return Ok(None);
+                };
+                if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+                    return Ok(None);
+                }
+                let Ok(n) = num.parse::<u32>() else {
+                    return Ok(None);
+                };
+                let k = match field {
+                    "Path" => Key::EnginePath(n),
+                    "Name" => Key::EngineName(n),
+                    "Weight" => Key::EngineWeight(n),
+                    "Scale" => Key::EngineScale(n),
+                    "ScoreView" => Key::EngineScoreView(n),
+                    "Ponder" => Key::EnginePonder(n),
+                    "Nodes" => Key::EngineNodes(n),
+                    "ShowOptions" => Key::EngineShowOptions(n),
+                    "HideOptions" => Key::EngineHideOptions(n),
+                    _ => return Ok(None),
+                };
+                if n == 0 {
+                    return Err(Problem::EngineZero);
+                }
+                k
+            }
+        }))
+    }
+
+    /// A suggestion for an unknown key: a case-insensitive match, or the engine field form.
+    fn hint(key: &str) -> Option<String> {
+        let lower = key.to_ascii_lowercase();
+        if let Some(k) = FIXED_KEYS.iter().find(|k| k.to_ascii_lowercase() == lower) {
+            return Some((*k).to_owned());
+        }
+        let digits: String = key.chars().filter(char::is_ascii_digit).collect();
+        let field = key.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        let looks_like_engine = lower.starts_with("eng") || lower.starts_with("egn");
+        if looks_like_engine && !digits.is_empty() {
+            let f = match field.as_str() {
+                "name" => "Name",
+                "weight" => "Weight",
+                "scale" => "Scale",
+                "scoreview" => "ScoreView",
+                "ponder" => "Ponder",
+                "nodes" => "Nodes",
+                "showoptions" => "ShowOptions",
+                "hideoptions" => "HideOptions",
+                _ => "Path",
+            };
+            return Some(format!("Engine{digits}.{f}"));
+        }
+        None
+    }
+}
+
+/// `Engine<N>.Option.<Name>` → `(N, Name)`. USI option names hold no spaces, so neither may
+/// `<Name>` (a key like `Engine2.Option.Skill Level` is no key of ours).
+fn engine_option_key(key: &str) -> Option<(u32, &str)> {
+    let rest = key.strip_prefix("Engine")?;
+    let (num, field) = rest.split_once('.')?;
+    if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let name = field.strip_prefix("Option.")?;
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return None;
+    }
+    Some((num.parse().ok()?, name))
+}
+
+/// True if the text before `=` looks like a dotted key (`Word.Word…`), so a typo there is an error
+/// rather than ignored prose.
+fn looks_like_key(key: &str) -> bool {
+    let mut parts = key.split('.');
+    let all_words = key
+        .split('.')
+        .all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    parts.next().is_some() && parts.next().is_some() && all_words
+}
+
+pub(super) struct Parser {
+    pub(super) file: PathBuf,
+    pub(super) dir: PathBuf,
+    /// key → (line, raw value), first occurrence.
+    pub(super) values: BTreeMap<Key, (usize, String)>,
+    pub(super) key_names: BTreeMap<Key, String>,
+    /// The option names of `Engine<N>.Option.<Name>` keys ([`Key::EngineOption`]'s index).
+    pub(super) option_names: Vec<String>,
+    pub(super) warnings: Vec<ConfigWarning>,
+}
+
+impl Parser {
+    pub(super) fn new(path: &Path) -> Parser {
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_owned)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            std::env::current_dir().map(|c| c.join(&dir)).unwrap_or(dir)
+        };
+        Parser {
+            file: path.to_owned(),
+            dir,
+            values: BTreeMap::new(),
+            key_names: BTreeMap::new(),
+            option_names: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    pub(super) fn err(&self, line: usize, key: &str, problem: Problem) -> ConfigError {
+        ConfigError::Invalid {
+            file: self.file.clone(),
+            line,
+            key: key.to_owned(),
+            problem,
+        }
+    }
+
+    pub(super) fn warn(&mut self, line: usize, key: &str, message: String) {
+        self.warnings.push(ConfigWarning {
+            file: self.file.clone(),
+            line,
+            key: key.to_owned(),
+            message,
+        });
+    }
+
+    /// A line that is neither a comment nor a setting: ignored as the original did, with a
+    /// warning that quotes its start.
+    fn free_text(&mut self, line: usize, text: &str, why: &str) {
+        const QUOTE_CHARS: usize = 40;
+        let mut quoted: String = text.chars().take(QUOTE_CHARS).collect();
+        if text.chars().nth(QUOTE_CHARS).is_some() {
+            quoted.push('…');
+        }
+        self.warn(
+            line,
+            "",
+            format!("ignored: {why}, not a setting (start comments with #): {quoted:?}"),
+        );
+    }
+
+    pub(super) fn run(mut self, text: &str) -> Result<Config, ConfigError> {
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((key_text, value)) = line.split_once('=') else {
+                // What a key would be: the leading run of key characters (`Engine2.Path` in
+                // `Engine2.Path builtin:search` or `Engine2.Path:…`).
+                let head_len = line
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                    .unwrap_or(line.len());
+                let head = &line[..head_len];
+                if looks_like_key(head) {
+                    return Err(self.err(line_no, head, Problem::NoEquals));
+                }
+                self.free_text(line_no, line, "no \"=\"");
+                continue;
+            };
+            let key_text = key_text.trim();
+            let value = value.trim();
+            let parsed = match engine_option_key(key_text) {
+                Some((0, _)) => Err(Problem::EngineZero),
+                Some((n, name)) => {
+                    let idx = match self.option_names.iter().position(|o| o == name) {
+                        Some(idx) => idx,
+                        None => {
+                            self.option_names.push(name.to_owned());
+                            self.option_names.len() - 1
+                        }
+                    };
+                    Ok(Some(Key::EngineOption(n, idx)))
+                }
+                None => Key::parse(key_text),
+            };
+            let key = match parsed {
+                Ok(Some(k)) => k,
+                Ok(None) if looks_like_key(key_text) => {
+                    return Err(self.err(
+                        line_no,
+                        key_text,
+                        Problem::UnknownKey {
+                            hint: Key::hint(key_text),
+                        },
+                    ))
+                }
+                Ok(None) => {
+                    self.free_text(line_no, line, "not a key");
+                    continue;
+                }
+                Err(p) => return Err(self.err(line_no, key_text, p)),
+            };
+            if value.is_empty() {
+                return Err(self.err(line_no, key_text, Problem::Empty));
+            }
+            if let Some((first, old)) = self.values.get(&key) {
+                let first = *first;
+                // The two names of one type are the same value.
+                let same = old == value
+                    || (key == Key::GougiType
+                        && old.parse::<PolicyKind>().ok() == value.parse::<PolicyKind>().ok()
+                        && value.parse::<PolicyKind>().is_ok());
+                if same {
+                    self.warn(
+                        line_no,
+                        key_text,
+                        format!("repeated (first on line {first}); same value, ignored"),
+                    );
+                    continue;
+                }
+                return Err(self.err(line_no, key_text, Problem::Duplicate { first_line: first }));
+            }
+            self.values.insert(key, (line_no, value.to_owned()));
+            self.key_names.insert(key, key_text.to_owned());
+        }
+        self.build()
+    }
+
+    pub(super) fn get(&self, key: Key) -> Option<(usize, &str)> {
+        self.values.get(&key).map(|(l, v)| (*l, v.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_like_key_shapes() {
+        assert!(looks_like_key("Engin1.Path"));
+        assert!(looks_like_key("Gougi.type"));
+        assert!(!looks_like_key("合議タイプ"));
+        assert!(!looks_like_key("a b.c"));
+        assert!(!looks_like_key("Path"));
+    }
+
+    #[test]
+    fn hints() {
+        assert_eq!(Key::hint("gougi.type").as_deref(), Some("Gougi.Type"));
+        assert_eq!(Key::hint("Engin1.Path").as_deref(), Some("Engine1.Path"));
+        assert_eq!(Key::hint("engine2.name").as_deref(), Some("Engine2.Name"));
+        assert_eq!(Key::hint("Foo.Bar"), None);
+    }
+}

@@ -1,0 +1,193 @@
+//! The typed settings ([`Config`] and its parts), as `SimpleGougi.config`'s keys give them.
+//!
+//! # Keys
+//! | key | value | default |
+//! |---|---|---|
+//! | `Gougi.Type` | one of the 17 types (the original's 14 and gougi's `weighted-optimistic`, `multipv-vote`, `leader`), Japanese name or English id ([`PolicyKind`]) | required |
+//! | `Engine<N>.Path` | member N ≥ 1 (any number of members, gaps allowed): a command line | — |
+//! | `Engine<N>.Name` | display name override for member N (else its `id name`) | `id name` |
+//! | `Engine<N>.Weight` | vote weight, a finite number > 0 | 1 |
+//! | `Engine<N>.ScoreView` | `side` (scores from the side to move, as USI says) or `black` (from Black's side, as gpsusi prints them) | `side` |
+//! | `Engine<N>.Scale` | score calibration: the member's cp per logistic unit, win rate = 1/(1+e^(−cp/Scale)); `gougi calibrate` fits it from game records | none (raw scores) |
+//! | `Engine<N>.Ponder` | `true` or `false`: with `false` the member never gets `go ponder`; at `ponderhit` it starts with a normal `go` | `true` |
+//! | `Engine<N>.Nodes` | a node count ≥ 1 (every `go` it gets carries `nodes <n>` instead of the GUI's limits) or `off` (it never gets `nodes`: a GUI `go nodes` reaches it as `go btime 0 wtime 0 byoyomi 1000`) ([`NodesRule`]) | absent: the GUI's `go` as is |
+//! | `Engine<N>.ShowOptions`, `Engine<N>.HideOptions` | regular expressions over the member's option names: the GUI's dialog lists (as `E<N>_…`) those matching ShowOptions and not HideOptions ([`OptionFilter`]) | all shown |
+//! | `Engine<N>.Option.<Name>` | a value for member N's USI option `<Name>` ([`MemberOption`]): it becomes that option's default (the GUI's `E<N>_<Name>` shows it) and is sent as `setoption` before the member's first `isready` unless the GUI sets `E<N>_<Name>`; a name the member does not declare is a warning naming this line | the member's own default |
+//! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
+//! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
+//! | `MateEngine.Guard` | `true` or `false`: with `true` and a type that is not a mate type, the mate engine runs beside the members and its verified mate overrides the type's decision | `false` |
+//! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
+//! | `Log.File` | log file (relative to the config's folder; opened for appending at start-up, a failure is a config error naming the line) | stderr |
+//! | `Log.Level` | `error`, `warn`, `info`, `debug` or `trace` (the environment's `GOUGI_LOG` / `GOUGI_LOG_FILE` override `Log.Level` / `Log.File`) | `warn` |
+//!
+//! # Numbering
+//! Member N has option prefix `E<N>_`; the mate engine is 0. PV mate engines take the numbers after
+//! `max(10, highest N)`, so they are `E11_`, `E12_`, … as in the original whenever N ≤ 10, and never
+//! collide with a normal member when there are more.
+
+use std::path::PathBuf;
+
+use super::{ConfigError, ConfigWarning, EngineCommand, PolicyKind, Problem};
+
+/// How `nodes` limits reach one member (`Engine<N>.Nodes`). Some engines cannot take
+/// `go … nodes` at all (Debian's gpsusi aborts on it; its own `--node-count-hard-limit` bounds
+/// it instead), others should search a fixed budget whatever the GUI asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NodesRule {
+    /// The default: the GUI's `go` is passed on as it is (with its `nodes`, if any).
+    #[default]
+    Gui,
+    /// Every `go` this member gets carries `nodes <n>` instead of the GUI's node limit.
+    Fixed(u64),
+    /// The member never gets `nodes`: a GUI `go nodes` reaches it as
+    /// `go btime 0 wtime 0 byoyomi 1000`, and its own limits decide.
+    Off,
+}
+
+/// Default number of PV mate engines (`MateEngine.forPV.Count`), as in the original.
+pub const DEFAULT_PV_MATE_COUNT: u32 = 3;
+
+/// The most PV mate engines `MateEngine.forPV.Count` may ask for. Each is a process with its
+/// own hash; the original had no limit, and `100000` started processes until the machine gave
+/// out (issue #17). 16 is several times what a PV of 8 plies can keep busy.
+pub const MAX_PV_MATE_COUNT: u32 = 16;
+
+/// `Engine<N>.ShowOptions` / `Engine<N>.HideOptions`: regular expressions (searched anywhere in
+/// the option's name; anchor with `^…$`) choosing which of a member's options reach the GUI's
+/// dialog as `E<N>_<name>`: those that match `show` (all when absent) and not `hide`. Three real
+/// members bring over a hundred rows; the hidden ones keep the member's defaults. Checked when
+/// the config is read, so a bad pattern is a config error naming its line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OptionFilter {
+    pub show: Option<String>,
+    pub hide: Option<String>,
+}
+
+impl OptionFilter {
+    /// The filter as a predicate on option names (patterns compiled once).
+    pub fn matcher(&self) -> impl Fn(&str) -> bool {
+        let compile = |p: &Option<String>| p.as_deref().and_then(|p| regex::Regex::new(p).ok());
+        let (show, hide) = (compile(&self.show), compile(&self.hide));
+        move |name: &str| {
+            show.as_ref().is_none_or(|r| r.is_match(name))
+                && !hide.as_ref().is_some_and(|r| r.is_match(name))
+        }
+    }
+}
+
+/// `Engine<N>.Option.<Name>=<value>`: a config default for one of a member's USI options.
+/// Whether the member declares it is known only at its `usiok`, so that check is the
+/// coordinator's (a warning, not an error: the member may be another build or version).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberOption {
+    pub name: String,
+    pub value: String,
+    /// The config file and line, for the warning about a name the member does not declare.
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl MemberOption {
+    /// `Engine<N>.Option.<Name>`, the key as written.
+    pub fn key(&self, number: u32) -> String {
+        format!("Engine{number}.Option.{}", self.name)
+    }
+}
+
+/// One normal member, `Engine<N>.*`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineEntry {
+    /// N, as configured (option prefix `E<N>_`).
+    pub number: u32,
+    pub command: EngineCommand,
+    /// `Engine<N>.Name`, overriding the member's `id name`.
+    pub name: Option<String>,
+    /// `Engine<N>.Weight` (default 1).
+    pub weight: f64,
+    /// `Engine<N>.Scale`: centipawns per logistic unit of this member's scores, if calibrated.
+    pub scale: Option<f64>,
+    /// `Engine<N>.ScoreView=black`: the member prints scores from Black's side.
+    pub black_view_scores: bool,
+    /// `Engine<N>.Ponder` (default true): false = the member never gets `go ponder`.
+    pub ponder: bool,
+    /// `Engine<N>.Nodes`: how `nodes` limits reach this member (default [`NodesRule::Gui`]).
+    pub nodes: NodesRule,
+    /// `Engine<N>.ShowOptions` / `HideOptions`: which of its options the GUI's dialog shows.
+    pub option_filter: OptionFilter,
+    /// `Engine<N>.Option.<Name>=<value>`, in the file's order.
+    pub options: Vec<MemberOption>,
+    /// The line of `Engine<N>.Path`, for later messages.
+    pub line: usize,
+}
+
+/// The validated settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// The file read.
+    pub path: PathBuf,
+    pub policy: PolicyKind,
+    /// Normal members, sorted by number.
+    pub engines: Vec<EngineEntry>,
+    /// `MateEngine.Path` (number 0).
+    pub mate_engine: Option<EngineCommand>,
+    /// `MateEngine.forPV.Count` (used by `mate-pv` only).
+    pub pv_mate_count: u32,
+    /// `MateEngine.Guard=true` with a type that is not a mate type: the mate engine runs beside
+    /// the type's members and its verified mate overrides the decision.
+    pub mate_guard: bool,
+    /// `Gougi.Name`.
+    pub name: Option<String>,
+    /// `Log.File`, resolved against the config's folder.
+    pub log_file: Option<PathBuf>,
+    /// The line of `Log.File` (0 when absent), for [`Config::open_log_file`]'s error.
+    pub log_file_line: usize,
+    /// `Log.Level`.
+    pub log_level: Option<tracing::Level>,
+    pub warnings: Vec<ConfigWarning>,
+}
+
+impl Config {
+    /// Whether the mate engine is started: the mate types need it, any other type runs it as
+    /// a guard when `MateEngine.Guard=true`.
+    pub fn runs_mate_engine(&self) -> bool {
+        self.mate_engine.is_some() && (self.policy.needs_mate_engine() || self.mate_guard)
+    }
+
+    /// The numbers given to the PV mate engines (`mate-pv`): after `max(10, highest N)`.
+    pub fn pv_mate_numbers(&self) -> Vec<u32> {
+        if self.policy != PolicyKind::MatePv || self.mate_engine.is_none() {
+            return Vec::new();
+        }
+        let base = self
+            .engines
+            .iter()
+            .map(|e| e.number)
+            .max()
+            .unwrap_or(0)
+            .max(10);
+        (1..=self.pv_mate_count).map(|i| base + i).collect()
+    }
+
+    /// Opens `Log.File` for appending (`None` without one). A failure is a config error naming
+    /// the file, the line and the key: `SimpleGougi.config:7: Log.File: cannot open
+    /// /x/logs/gougi.log: No such file or directory (os error 2)`.
+    pub fn open_log_file(&self) -> Result<Option<std::fs::File>, ConfigError> {
+        let Some(path) = &self.log_file else {
+            return Ok(None);
+        };
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map(Some)
+            .map_err(|e| ConfigError::Invalid {
+                file: self.path.clone(),
+                line: self.log_file_line,
+                key: "Log.File".to_owned(),
+                problem: Problem::CannotOpenLog {
+                    path: path.clone(),
+                    message: e.to_string(),
+                },
+            })
+    }
+}

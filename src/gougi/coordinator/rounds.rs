@@ -127,20 +127,12 @@ impl<W: std::io::Write> Coordinator<W> {
             RoundKind::Infinite => (None, None, limits.clone()),
             RoundKind::Tsume => match limits.mate {
                 Some(MateLimit::Time(ms)) => {
-                    // From outside: capped like every clock (about 24.8 days).
-                    let ms = ms.min(crate::usi::MAX_TIME_MS);
-                    let member = ms.saturating_sub(margin).max(ms / 2);
+                    let (member, soft, hard) = deadline::plan_mate(ms, margin);
                     let l = GoLimits {
                         mate: Some(MateLimit::Time(member)),
                         ..Default::default()
                     };
-                    (
-                        Some(Duration::from_millis(member)),
-                        Some(Duration::from_millis(
-                            ms.saturating_sub(margin / 2).max(member),
-                        )),
-                        l,
-                    )
+                    (Some(soft), Some(hard), l)
                 }
                 _ => (None, None, limits.clone()),
             },
@@ -200,10 +192,12 @@ impl<W: std::io::Write> Coordinator<W> {
                 Shape::All => normals.clone(),
                 Shape::Exchange => {
                     if kind == RoundKind::Play || kind == RoundKind::Ponder {
-                        request = scale_limits(&member_limits, black, 0.45);
+                        request =
+                            scale_limits(&member_limits, black, deadline::EXCHANGE_FIRST_SHARE);
                         if let (Some(s), Some(_)) = (soft, hard) {
-                            round.soft = Some(started + s.mul_f64(0.45));
-                            round.hard = Some(started + s.mul_f64(0.5));
+                            let (soft, hard) = deadline::exchange_phase1(s);
+                            round.soft = Some(started + soft);
+                            round.hard = Some(started + hard);
                         }
                     }
                     normals.iter().copied().take(2).collect()
@@ -236,9 +230,9 @@ impl<W: std::io::Write> Coordinator<W> {
                     if kind == RoundKind::Play || kind == RoundKind::Ponder {
                         // The re-searches need time after the first phase (the hard deadline
                         // stays: they end by it).
-                        request = scale_limits(&member_limits, black, LEADER_FIRST_SHARE);
+                        request = scale_limits(&member_limits, black, deadline::LEADER_FIRST_SHARE);
                         if let Some(s) = soft {
-                            round.soft = Some(started + s.mul_f64(LEADER_FIRST_SHARE));
+                            round.soft = Some(started + deadline::leader_phase1(s));
                         }
                     }
                     normals.clone()
@@ -419,9 +413,13 @@ impl<W: std::io::Write> Coordinator<W> {
         if !round.banked || round.extended || round.kind != RoundKind::Play {
             return false;
         }
-        let mut moves: Vec<String> = round.answers.values().map(|g| best_text(&g.best)).collect();
-        moves.sort();
-        moves.dedup();
+        let mut moves: Vec<BestMove> = Vec::new();
+        for g in round.answers.values() {
+            let best = g.best.without_ponder();
+            if !moves.contains(&best) {
+                moves.push(best);
+            }
+        }
         if moves.len() < 2 {
             return false;
         }
@@ -484,16 +482,16 @@ impl<W: std::io::Write> Coordinator<W> {
             .filter(|p| !round.answers.contains_key(p))
             .map(weight)
             .sum();
-        let mut by_move: Vec<(String, f64)> = Vec::new();
+        let mut by_move: Vec<(BestMove, f64)> = Vec::new();
         for (i, got) in &round.answers {
-            let mv = best_text(&got.best);
+            let mv = got.best.without_ponder();
             match by_move.iter_mut().find(|(m, _)| *m == mv) {
                 Some((_, w)) => *w += weight(i),
                 None => by_move.push((mv, weight(i))),
             }
         }
         by_move.sort_by(|a, b| b.1.total_cmp(&a.1));
-        if by_move[0].0 == "resign" {
+        if by_move[0].0 == BestMove::Resign {
             // A resignation needs every answer: one still coming may play (G_Resign).
             return false;
         }

@@ -426,13 +426,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let now = Instant::now();
         let black = round.game.black_to_move();
         let elapsed = now.saturating_duration_since(round.started).as_millis() as u64;
-        let mut limits = round.limits.clone();
-        let ours = if black {
-            &mut limits.btime
-        } else {
-            &mut limits.wtime
-        };
-        *ours = ours.map(|t| t.saturating_sub(elapsed));
+        let limits = after_spending(&round.limits, black, elapsed);
         let (soft, hard, member_limits) = timing(&limits, black, margin);
         round.soft = soft.map(|d| now + d);
         round.hard = hard.map(|d| now + d);
@@ -440,9 +434,10 @@ impl<W: std::io::Write> Coordinator<W> {
         round.extended = true;
         round.answers.clear();
         round.relayed_depth = 0;
+        let moves: Vec<&str> = moves.iter().map(BestMove::token).collect();
         debug!(
             round = round.id,
-            ?moves,
+            moves = %moves.join(" "),
             elapsed,
             "members disagree: spending the bank"
         );

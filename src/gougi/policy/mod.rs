@@ -21,8 +21,6 @@ pub mod mate;
 pub mod optimism;
 pub mod vote;
 
-use crate::gougi::answer::Answer;
-
 /// The outcome of a policy: which answer wins and a short reason for the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
@@ -31,45 +29,25 @@ pub struct Decision {
     pub reason: String,
 }
 
-/// Rules that read all members' answers to the same position at once (the reference's family A).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AllMembersRule {
-    Majority,
-    Optimistic,
-    Pessimistic,
-    RiseOptimistic,
-    RisePessimistic,
-}
-
-impl AllMembersRule {
-    /// Decide among `answers` (non-empty, sorted by member number).
-    pub fn decide(self, answers: &[Answer]) -> Decision {
-        debug_assert!(!answers.is_empty());
-        match self {
-            AllMembersRule::Majority => vote::majority(answers),
-            AllMembersRule::Optimistic => optimism::by_score(answers, optimism::Extreme::Highest),
-            AllMembersRule::Pessimistic => optimism::by_score(answers, optimism::Extreme::Lowest),
-            AllMembersRule::RiseOptimistic => {
-                optimism::by_rise(answers, optimism::Extreme::Highest)
-            }
-            AllMembersRule::RisePessimistic => {
-                optimism::by_rise(answers, optimism::Extreme::Lowest)
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod testutil {
     use crate::gougi::answer::{Answer, Eval};
+    use crate::usi::BestMove;
 
-    /// A compact answer for table-driven tests: number, move, score, previous score.
+    /// A compact answer for table-driven tests: number, move (`resign`, `win` or a USI move),
+    /// score, previous score.
     pub fn ans(number: u32, mv: &str, score: Option<i32>, prev: Option<i32>) -> Answer {
         Answer {
             number,
             name: format!("e{number}"),
-            mv: mv.to_string(),
-            ponder: None,
+            best: match mv {
+                "resign" => BestMove::Resign,
+                "win" => BestMove::Win,
+                m => BestMove::Move {
+                    mv: m.parse().expect("a USI move"),
+                    ponder: None,
+                },
+            },
             score: score.map(Eval),
             prev: prev.map(Eval),
             weight: 1.0,

@@ -467,7 +467,7 @@ fn help_and_answer(
                     tracing::error!(
                         sfen = position.to_sfen(),
                         line = text.join(" "),
-                        error = e,
+                        error = %e,
                         "the helpmate line is not a mate; answering timeout"
                     );
                     emit("checkmate timeout");

@@ -22,7 +22,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::shogi::csa::csa_move;
-use crate::shogi::{kif_move, Color, Move, Position};
+use crate::shogi::{kif_move, Color, IllegalMoveKind, Move, Position, PositionError};
 use crate::usi::{BestMove, GameResult, Score};
 
 use super::clock::{Clocks, Limits};
@@ -312,17 +312,36 @@ pub fn now_utc_text() -> String {
     )
 }
 
+/// Why a game could not start: its opening does not play out (openings are checked when
+/// loaded, so this is unexpected).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("opening {base:?}: {source}")]
+    Base { base: String, source: PositionError },
+    #[error("opening move {text}: {source}")]
+    Move {
+        text: String,
+        source: IllegalMoveKind,
+    },
+}
+
 /// Plays the opening's moves onto its base position, recording them.
-fn setup(opening: &Opening) -> Result<(Position, Vec<PlayedMove>, History), String> {
-    let mut pos = Position::from_usi_position(&opening.base)
-        .map_err(|e| format!("opening {:?}: {e}", opening.base))?;
+fn setup(opening: &Opening) -> Result<(Position, Vec<PlayedMove>, History), SetupError> {
+    let mut pos =
+        Position::from_usi_position(&opening.base).map_err(|source| SetupError::Base {
+            base: opening.base.clone(),
+            source,
+        })?;
     let mut history = History::new(&pos);
     let mut moves = Vec::new();
     let mut prev_to = None;
     for text in &opening.moves {
         let m = pos
             .parse_usi_move(text)
-            .map_err(|e| format!("opening move {text}: {e}"))?;
+            .map_err(|source| SetupError::Move {
+                text: text.clone(),
+                source,
+            })?;
         let color = pos.side_to_move();
         moves.push(PlayedMove {
             mv: m,
@@ -370,7 +389,7 @@ pub async fn play(
     names: [String; 2],
     opening: &Opening,
     rules: &GameRules,
-) -> Result<GameRecord, String> {
+) -> Result<GameRecord, SetupError> {
     play_watched(players, names, opening, rules, &mut |_, _| {}).await
 }
 
@@ -382,7 +401,7 @@ pub async fn play_watched(
     opening: &Opening,
     rules: &GameRules,
     watch: &mut dyn FnMut(&Position, &[PlayedMove]),
-) -> Result<GameRecord, String> {
+) -> Result<GameRecord, SetupError> {
     let (mut pos, mut moves, mut history) = setup(opening)?;
     let started = now_utc_text();
     let mut players = players;

@@ -916,7 +916,7 @@ async fn play_job(
         // Openings are checked at load, so this is unexpected; the game is void for Black.
         Err(e) => {
             tracing::error!(error = %e, "game could not be set up");
-            forfeit(Color::Black, e)
+            forfeit(Color::Black, e.to_string())
         }
     }
 }

@@ -5,9 +5,9 @@
 //! line is checked by playing it, and an error names the file and line, so a bad book fails
 //! before the first game rather than in game 137.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::shogi::Position;
+use crate::shogi::{Position, PositionError};
 
 /// One opening: `base` is `startpos` or `sfen …`, `moves` the USI moves played from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,8 +19,8 @@ pub struct Opening {
 /// Why an opening line was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpeningError {
-    #[error("{base:?}: {reason}")]
-    Position { base: String, reason: String },
+    #[error("{base:?}: {source}")]
+    Position { base: String, source: PositionError },
     #[error("move {text} is not legal here ({kind})")]
     IllegalMove {
         text: String,
@@ -58,10 +58,11 @@ impl Opening {
                 head.split_whitespace().collect::<Vec<_>>().join(" ")
             )
         };
-        let mut pos = Position::from_usi_position(&base).map_err(|e| OpeningError::Position {
-            base: base.clone(),
-            reason: e.to_string(),
-        })?;
+        let mut pos =
+            Position::from_usi_position(&base).map_err(|source| OpeningError::Position {
+                base: base.clone(),
+                source,
+            })?;
         for m in &moves {
             let mv = pos
                 .parse_usi_move(m)
@@ -87,21 +88,45 @@ impl Opening {
     }
 }
 
+/// Why an openings file was refused: each names the file (and the line).
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningsFileError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: {source}", path.display())]
+    Line {
+        path: PathBuf,
+        line: usize,
+        source: OpeningError,
+    },
+    #[error("{}: no openings in the file", path.display())]
+    Empty { path: PathBuf },
+}
+
 /// Reads an openings file; errors name the file and the line.
-pub fn load(path: &Path) -> Result<Vec<Opening>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+pub fn load(path: &Path) -> Result<Vec<Opening>, OpeningsFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| OpeningsFileError::Read {
+        path: path.into(),
+        source,
+    })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
-        let o = Opening::parse(t).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
+        let o = Opening::parse(t).map_err(|source| OpeningsFileError::Line {
+            path: path.into(),
+            line: i + 1,
+            source,
+        })?;
         out.push(o);
     }
     if out.is_empty() {
-        return Err(format!("{}: no openings in the file", path.display()));
+        return Err(OpeningsFileError::Empty { path: path.into() });
     }
     Ok(out)
 }
@@ -156,7 +181,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("bad.txt");
         std::fs::write(&f, "# book\nstartpos\n\nstartpos moves 1a1b\n").unwrap();
-        let e = load(&f).unwrap_err();
+        let e = load(&f).unwrap_err().to_string();
         assert!(e.contains("bad.txt:4: move 1a1b is not legal here"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -12,7 +12,15 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::report::{pair_line, svg, PairResult};
-use crate::gougi::calibrate::{read_csa, read_games};
+use crate::gougi::calibrate::{read_csa, read_games, UnknownEnd};
+
+/// A record [`pool`] could not read, by its name.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}: {source}")]
+pub struct PoolError {
+    pub name: String,
+    pub source: UnknownEnd,
+}
 
 /// The pooled result of `player` over `records` (name, CSA text), in order; games whose end
 /// line is in `skip_ends` are counted apart. Returns the result, the opponents with their game
@@ -21,12 +29,16 @@ pub fn pool(
     records: &[(String, String)],
     player: &str,
     skip_ends: &[String],
-) -> Result<(PairResult, BTreeMap<String, u32>, u32), String> {
+) -> Result<(PairResult, BTreeMap<String, u32>, u32), PoolError> {
     let mut result = PairResult::new(0, 1);
     let mut opponents = BTreeMap::new();
     let mut skipped = 0;
     for (name, text) in records {
-        let Some(r) = read_csa(text, player).map_err(|e| format!("{name}: {e}"))? else {
+        let Some(r) = read_csa(text, player).map_err(|source| PoolError {
+            name: name.clone(),
+            source,
+        })?
+        else {
             continue;
         };
         if skip_ends.contains(&r.end) {

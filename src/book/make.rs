@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::shogi::csa::{kind_from_csa, parse_csa_move};
-use crate::shogi::{Color, File, PieceKind, Position, Rank, Square};
+use crate::shogi::{Color, File, PieceKind, Position, Rank, SfenError, Square};
 
 use super::{Book, BookError, BookMove};
 
@@ -72,6 +72,37 @@ struct PositionTally {
     moves: Vec<MoveTally>,
 }
 
+/// Why a record's start position could not be read (the warning that skips the record).
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    #[error("bad PI line: PI{0}")]
+    PiLine(String),
+    #[error("bad square in PI{0}")]
+    PiSquare(String),
+    #[error("bad piece in PI{0}")]
+    PiPiece(String),
+    #[error("PI{rest}: no {piece} to remove")]
+    PiNothing { rest: String, piece: String },
+    #[error("bad row P{rank}{cells}")]
+    Row { rank: u8, cells: String },
+    #[error("bad cell {text:?} in P{rank}")]
+    Cell { text: String, rank: u8 },
+    #[error("bad piece list {0:?}")]
+    PieceList(String),
+    #[error("00AL (all remaining pieces) is not supported")]
+    AllRemaining,
+    #[error("bad piece {0:?}")]
+    Piece(String),
+    #[error("{0}: not a piece for the hand")]
+    NotForHand(String),
+    #[error("bad square in {0:?}")]
+    Square(String),
+    #[error("the start position is not valid: {0}")]
+    Invalid(SfenError),
+    #[error("a move before the side-to-move line")]
+    MoveBeforeSide,
+}
+
 /// Positions → moves played, for one layer of plies.
 type Tallies = HashMap<u64, PositionTally>;
 
@@ -107,7 +138,7 @@ impl Setup {
     }
 
     /// `PI` with optional removals (`PI82HI22KA`).
-    fn hirate(rest: &str) -> Result<Setup, String> {
+    fn hirate(rest: &str) -> Result<Setup, StartError> {
         let start = Position::startpos();
         let mut s = Setup::empty();
         for rank in 1..=9u8 {
@@ -123,29 +154,40 @@ impl Setup {
         }
         let b = rest.as_bytes();
         if b.len() % 4 != 0 || !rest.is_ascii() {
-            return Err(format!("bad PI line: PI{rest}"));
+            return Err(StartError::PiLine(rest.into()));
         }
         for chunk in rest.as_bytes().chunks(4) {
-            let text = std::str::from_utf8(chunk).map_err(|_| "bad PI line")?;
+            let text = std::str::from_utf8(chunk).map_err(|_| StartError::PiLine(rest.into()))?;
             let i = cell(chunk[0].wrapping_sub(b'0'), chunk[1].wrapping_sub(b'0'))
-                .ok_or_else(|| format!("bad square in PI{rest}"))?;
-            let kind = kind_from_csa(&text[2..]).ok_or_else(|| format!("bad piece in PI{rest}"))?;
+                .ok_or_else(|| StartError::PiSquare(rest.into()))?;
+            let kind = kind_from_csa(&text[2..]).ok_or_else(|| StartError::PiPiece(rest.into()))?;
             match s.board[i] {
                 Some((_, k)) if k == kind => s.board[i] = None,
-                _ => return Err(format!("PI{rest}: no {} to remove", &text[2..])),
+                _ => {
+                    return Err(StartError::PiNothing {
+                        rest: rest.into(),
+                        piece: text[2..].into(),
+                    })
+                }
             }
         }
         Ok(s)
     }
 
     /// A `P1`…`P9` row: nine cells of three characters (` * `, `+FU`, `-OU`).
-    fn row(&mut self, rank: u8, cells: &str) -> Result<(), String> {
+    fn row(&mut self, rank: u8, cells: &str) -> Result<(), StartError> {
         let padded = format!("{cells:<27}");
         if padded.len() != 27 || !padded.is_ascii() {
-            return Err(format!("bad row P{rank}{cells}"));
+            return Err(StartError::Row {
+                rank,
+                cells: cells.into(),
+            });
         }
         for (k, c) in padded.as_bytes().chunks(3).enumerate() {
-            let text = std::str::from_utf8(c).map_err(|_| "bad row")?;
+            let text = std::str::from_utf8(c).map_err(|_| StartError::Row {
+                rank,
+                cells: cells.into(),
+            })?;
             let i = cell(9 - k as u8, rank).expect("k < 9");
             self.board[i] = match text {
                 " * " => None,
@@ -153,10 +195,17 @@ impl Setup {
                     let color = match c[0] {
                         b'+' => Color::Black,
                         b'-' => Color::White,
-                        _ => return Err(format!("bad cell {text:?} in P{rank}")),
+                        _ => {
+                            return Err(StartError::Cell {
+                                text: text.into(),
+                                rank,
+                            })
+                        }
                     };
-                    let kind = kind_from_csa(&text[1..])
-                        .ok_or_else(|| format!("bad cell {text:?} in P{rank}"))?;
+                    let kind = kind_from_csa(&text[1..]).ok_or_else(|| StartError::Cell {
+                        text: text.into(),
+                        rank,
+                    })?;
                     Some((color, kind))
                 }
             };
@@ -165,24 +214,25 @@ impl Setup {
     }
 
     /// A `P+`/`P-` line: `00FU` puts a piece in hand, `5141KI` on the board.
-    fn pieces(&mut self, color: Color, list: &str) -> Result<(), String> {
+    fn pieces(&mut self, color: Color, list: &str) -> Result<(), StartError> {
         if list.len() % 4 != 0 || !list.is_ascii() {
-            return Err(format!("bad piece list {list:?}"));
+            return Err(StartError::PieceList(list.into()));
         }
         for chunk in list.as_bytes().chunks(4) {
-            let text = std::str::from_utf8(chunk).map_err(|_| "bad piece list")?;
+            let text =
+                std::str::from_utf8(chunk).map_err(|_| StartError::PieceList(list.into()))?;
             if &text[2..] == "AL" {
-                return Err("00AL (all remaining pieces) is not supported".into());
+                return Err(StartError::AllRemaining);
             }
-            let kind = kind_from_csa(&text[2..]).ok_or_else(|| format!("bad piece {text:?}"))?;
+            let kind = kind_from_csa(&text[2..]).ok_or_else(|| StartError::Piece(text.into()))?;
             if &text[..2] == "00" {
                 if !kind.is_hand_kind() {
-                    return Err(format!("{text}: not a piece for the hand"));
+                    return Err(StartError::NotForHand(text.into()));
                 }
                 self.hands[color.index()][kind.index()] += 1;
             } else {
                 let i = cell(chunk[0].wrapping_sub(b'0'), chunk[1].wrapping_sub(b'0'))
-                    .ok_or_else(|| format!("bad square in {text:?}"))?;
+                    .ok_or_else(|| StartError::Square(text.into()))?;
                 self.board[i] = Some((color, kind));
             }
         }
@@ -190,7 +240,7 @@ impl Setup {
     }
 
     /// The position, `side` to move, move number 1 (checked by the rules core's SFEN reader).
-    fn position(&self, side: Color) -> Result<Position, String> {
+    fn position(&self, side: Color) -> Result<Position, StartError> {
         let mut s = String::with_capacity(96);
         for rank in 0..9 {
             if rank > 0 {
@@ -242,7 +292,7 @@ impl Setup {
         }
         s.push_str(if hands.is_empty() { "-" } else { &hands });
         s.push_str(" 1");
-        Position::from_sfen(&s).map_err(|e| format!("the start position is not valid: {e}"))
+        Position::from_sfen(&s).map_err(StartError::Invalid)
     }
 }
 
@@ -346,7 +396,7 @@ impl Maker {
                         Err(e) => Err(e),
                     }
                 } else if stmt.starts_with('+') || stmt.starts_with('-') {
-                    Err("a move before the side-to-move line".into())
+                    Err(StartError::MoveBeforeSide)
                 } else {
                     // V, N+, N-, $ headers, ' comments: nothing for the book.
                     Ok(())

@@ -95,6 +95,23 @@ pub enum BookError {
     Binary(String),
 }
 
+/// Why a move line was skipped (a warning, see [`Book::warnings`]).
+#[derive(Debug, thiserror::Error)]
+enum MoveLineError {
+    #[error("empty move line")]
+    Empty,
+    #[error("bad move {0:?}")]
+    Move(String),
+    #[error("bad ponder move {0:?}")]
+    Ponder(String),
+    #[error("bad eval {0:?}")]
+    Eval(String),
+    #[error("bad depth {0:?}")]
+    Depth(String),
+    #[error("bad count {0:?}")]
+    Count(String),
+}
+
 /// One position of the book.
 #[derive(Clone, Debug)]
 struct Entry {
@@ -164,25 +181,31 @@ fn split_ply(sfen: &str) -> (&str, u32) {
 }
 
 /// Parses a move line (`<move> <ponder|none> [eval [depth [count]]]`).
-fn parse_move_line(line: &str) -> Result<BookMove, String> {
+fn parse_move_line(line: &str) -> Result<BookMove, MoveLineError> {
     let mut it = line.split_ascii_whitespace();
-    let mv_text = it.next().ok_or("empty move line")?;
-    let mv = Move::from_usi(mv_text).ok_or_else(|| format!("bad move {mv_text:?}"))?;
+    let mv_text = it.next().ok_or(MoveLineError::Empty)?;
+    let mv = Move::from_usi(mv_text).ok_or_else(|| MoveLineError::Move(mv_text.into()))?;
     let ponder = match it.next() {
         None | Some("none") | Some("resign") => None,
-        Some(p) => Some(Move::from_usi(p).ok_or_else(|| format!("bad ponder move {p:?}"))?),
+        Some(p) => Some(Move::from_usi(p).ok_or_else(|| MoveLineError::Ponder(p.into()))?),
     };
     let eval = match it.next() {
         None => 0,
-        Some(t) => t.parse::<i32>().map_err(|_| format!("bad eval {t:?}"))?,
+        Some(t) => t
+            .parse::<i32>()
+            .map_err(|_| MoveLineError::Eval(t.into()))?,
     };
     let depth = match it.next() {
         None => 0,
-        Some(t) => t.parse::<i32>().map_err(|_| format!("bad depth {t:?}"))?,
+        Some(t) => t
+            .parse::<i32>()
+            .map_err(|_| MoveLineError::Depth(t.into()))?,
     };
     let count = match it.next() {
         None => 1,
-        Some(t) => t.parse::<u64>().map_err(|_| format!("bad count {t:?}"))?,
+        Some(t) => t
+            .parse::<u64>()
+            .map_err(|_| MoveLineError::Count(t.into()))?,
     };
     // Further columns (some tools add win/lose counts) are not part of the standard; ignored.
     Ok(BookMove {
@@ -251,7 +274,7 @@ impl Book {
                 Ok(None) => book.warn(name, line_no, "a move line before any sfen line", raw),
                 Ok(Some(e)) => match parse_move_line(line) {
                     Ok(m) => book.merge(e, m),
-                    Err(why) => book.warn(name, line_no, &why, raw),
+                    Err(why) => book.warn(name, line_no, &why.to_string(), raw),
                 },
             }
         }

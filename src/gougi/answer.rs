@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::usi::Score;
+use crate::usi::{BestMove, Score};
 
 /// A member's evaluation from the side to move, on one comparable integer scale.
 ///
@@ -96,17 +96,16 @@ impl fmt::Display for Eval {
     }
 }
 
-/// What a member proposed. `mv` is USI text already checked against the rules (or `resign` /
-/// `win`), so policies never need a position.
+/// What a member proposed. `best` is a move already checked against the rules (its ponder move
+/// too), `resign` or a legal `win`, so policies never need a position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
     /// Member number as configured (`Engine<N>.Path`, option prefix `E<N>_`); ties go to the lower.
     pub number: u32,
     /// Display name (`id name` or the config override).
     pub name: String,
-    /// The proposed move: USI move text, `resign` or `win`.
-    pub mv: String,
-    pub ponder: Option<String>,
+    /// The proposal, as the member's `bestmove` said it.
+    pub best: BestMove,
     /// Last exact score before `bestmove`, if any.
     pub score: Option<Eval>,
     /// The same member's score at gougi's previous decision in this game ("2 plies ago").
@@ -122,7 +121,17 @@ impl Answer {
     }
 
     pub fn is_resign(&self) -> bool {
-        self.mv == "resign"
+        self.best == BestMove::Resign
+    }
+
+    pub fn is_win(&self) -> bool {
+        self.best == BestMove::Win
+    }
+
+    /// Whether two members propose the same thing (the same move, both `resign` or both
+    /// `win`); ponder moves do not count.
+    pub fn agrees_with(&self, other: &Answer) -> bool {
+        self.best.without_ponder() == other.best.without_ponder()
     }
 }
 

@@ -53,9 +53,14 @@ pub fn odds_weight(points: f64, games: usize) -> Option<f64> {
 /// Scores at or beyond this are mates or mate-like and carry no scale information.
 const MATE_LIKE: f64 = 30_000.0;
 
+/// A CSA end line (`%…`) this reader does not know, so the game's result is unknown.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown CSA end {0:?}")]
+pub struct UnknownEnd(pub String);
+
 /// Reads one CSA record: the comments of `player` (matched against `N+`/`N-`), and the result.
 /// `Ok(None)` when the player did not play in it or the game has no result (`%CHUDAN`, no end).
-pub fn read_csa(text: &str, player: &str) -> Result<Option<RecordSamples>, String> {
+pub fn read_csa(text: &str, player: &str) -> Result<Option<RecordSamples>, UnknownEnd> {
     let mut names = [None::<String>, None::<String>];
     // Side to move: true = Black. The position block's last line (`+`/`-`) sets it.
     let mut black_to_move = true;
@@ -119,7 +124,7 @@ pub fn read_csa(text: &str, player: &str) -> Result<Option<RecordSamples>, Strin
         "%-ILLEGAL_ACTION" => 1.0,
         "%SENNICHITE" | "%JISHOGI" | "%HIKIWAKE" | "%MAX_MOVES" => 0.5,
         "%CHUDAN" | "%ERROR" | "%FUZUMI" => return Ok(None),
-        other => return Err(format!("unknown CSA end {other:?}")),
+        other => return Err(UnknownEnd(other.to_owned())),
     };
     Ok(Some(RecordSamples {
         scores,

@@ -43,7 +43,7 @@ pub fn run_problem(
     tt: &mut MateTable,
     limit: Duration,
     double_count: bool,
-) -> Result<ProblemResult, String> {
+) -> Result<ProblemResult, crate::shogi::SfenError> {
     tt.clear();
     let stop = AtomicBool::new(false);
     let start = Instant::now();
@@ -54,7 +54,7 @@ pub fn run_problem(
         double_count,
         max_nodes: None,
     };
-    let pos = crate::shogi::Position::from_sfen(sfen).map_err(|e| e.to_string())?;
+    let pos = crate::shogi::Position::from_sfen(sfen)?;
     let mut board = super::core_board::CoreBoard::new(pos);
     let (outcome, stats) = solve(&mut board, tt, &limits, None);
     let outcome = outcome.map_moves(|m| m.to_string());
@@ -68,7 +68,10 @@ pub fn run_problem(
             (
                 ok,
                 shortest,
-                format!("{} ({:?})", text.join(" "), valid.map(|_| ())),
+                match valid {
+                    Ok(_) => format!("{} (a mate)", text.join(" ")),
+                    Err(e) => format!("{} (not a mate: {e})", text.join(" ")),
+                },
             )
         }
         (MateOutcome::NoMate, None) => (true, true, "nomate".to_string()),

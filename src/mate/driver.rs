@@ -72,7 +72,7 @@ pub fn solve_position(
             tracing::error!(
                 sfen = pos.to_sfen(),
                 line = text.join(" "),
-                error = e,
+                error = %e,
                 "the mate solver's line is not a mate; answering timeout"
             );
             return (MateOutcome::Timeout, stats);

@@ -5,7 +5,35 @@
 //! `sfen <board> <side> <hands> <ply> <expected> [moves…]`, where `<expected>` is the minimax
 //! mate length in plies or `nomate`.
 
-use crate::shogi::{generate_legal, MoveList, Position};
+use crate::shogi::{generate_legal, IllegalMoveKind, MoveList, Position, SfenError};
+
+/// A problem file line that is not a problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProblemsError {
+    #[error("line {0}: expected `sfen <4 fields> <expected>`")]
+    Shape(usize),
+    #[error("line {line}: bad expected length {text:?}")]
+    Length { line: usize, text: String },
+}
+
+/// Why a line is not a mate (ply numbers from 1).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MateLineError {
+    #[error(transparent)]
+    Sfen(#[from] SfenError),
+    #[error("a mate has an odd number of plies, got {0}")]
+    EvenLength(usize),
+    #[error("ply {ply}: {text} is not legal ({kind})")]
+    Illegal {
+        ply: usize,
+        text: String,
+        kind: IllegalMoveKind,
+    },
+    #[error("ply {ply}: {text} is not a check")]
+    NotCheck { ply: usize, text: String },
+    #[error("the final position is not mate ({0} replies)")]
+    NotMate(usize),
+}
 
 /// One problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,7 +49,7 @@ pub struct Problem {
 }
 
 /// Parse a problem file's text. Bad lines are errors naming the line.
-pub fn parse_problems(text: &str) -> Result<Vec<Problem>, String> {
+pub fn parse_problems(text: &str) -> Result<Vec<Problem>, ProblemsError> {
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -30,17 +58,14 @@ pub fn parse_problems(text: &str) -> Result<Vec<Problem>, String> {
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
         if fields.len() < 6 || fields[0] != "sfen" {
-            return Err(format!(
-                "line {}: expected `sfen <4 fields> <expected>`",
-                i + 1
-            ));
+            return Err(ProblemsError::Shape(i + 1));
         }
         let expected = match fields[5] {
             "nomate" => None,
-            n => Some(
-                n.parse::<u16>()
-                    .map_err(|_| format!("line {}: bad expected length {n:?}", i + 1))?,
-            ),
+            n => Some(n.parse::<u16>().map_err(|_| ProblemsError::Length {
+                line: i + 1,
+                text: n.to_owned(),
+            })?),
         };
         out.push(Problem {
             sfen: fields[1..5].join(" "),
@@ -55,38 +80,39 @@ pub fn parse_problems(text: &str) -> Result<Vec<Problem>, String> {
 /// Check that `moves` is a mate from `sfen`: every move legal, every attacker move a check,
 /// and the final position checkmate (the defender in check with no legal move). Returns the
 /// length. This uses only the rules (legal move lists), never the solver.
-pub fn check_mate_line(sfen: &str, moves: &[String]) -> Result<usize, String> {
-    let pos = Position::from_sfen(sfen).map_err(|e| e.to_string())?;
+pub fn check_mate_line(sfen: &str, moves: &[String]) -> Result<usize, MateLineError> {
+    let pos = Position::from_sfen(sfen)?;
     verify_mate_line(&pos, moves)
 }
 
 /// [`check_mate_line`] from a position (e.g. one reached by `position … moves`); the moves
 /// are USI text, parsed here by the rules core.
-pub fn verify_mate_line(pos: &Position, moves: &[impl AsRef<str>]) -> Result<usize, String> {
+pub fn verify_mate_line(pos: &Position, moves: &[impl AsRef<str>]) -> Result<usize, MateLineError> {
     let mut pos = pos.clone();
     if moves.len() % 2 == 0 {
-        return Err(format!(
-            "a mate has an odd number of plies, got {}",
-            moves.len()
-        ));
+        return Err(MateLineError::EvenLength(moves.len()));
     }
     for (i, text) in moves.iter().enumerate() {
         let text = text.as_ref();
         let m = pos
             .parse_usi_move(text)
-            .map_err(|e| format!("ply {}: {text} is not legal ({e})", i + 1))?;
+            .map_err(|kind| MateLineError::Illegal {
+                ply: i + 1,
+                text: text.to_owned(),
+                kind,
+            })?;
         pos.do_move(m);
         if i % 2 == 0 && !pos.in_check() {
-            return Err(format!("ply {}: {text} is not a check", i + 1));
+            return Err(MateLineError::NotCheck {
+                ply: i + 1,
+                text: text.to_owned(),
+            });
         }
     }
     let mut replies = MoveList::new();
     generate_legal(&pos, &mut replies);
     if !pos.in_check() || !replies.is_empty() {
-        return Err(format!(
-            "the final position is not mate ({} replies)",
-            replies.len()
-        ));
+        return Err(MateLineError::NotMate(replies.len()));
     }
     Ok(moves.len())
 }

@@ -139,10 +139,15 @@ impl Server {
     }
 }
 
+/// A `G_Monitor` / `--serve` value that is neither a port nor an IP address with a port.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}: not a port or an address with a port (127.0.0.1:8080, [::1]:8080)")]
+pub struct BadAddress(pub String);
+
 /// What `G_Monitor` / `--serve` asked for: `None` for off (empty), else the address. A bare
 /// port means `127.0.0.1:PORT`; `localhost:PORT` is `127.0.0.1:PORT`; otherwise an IP address
 /// and port (`[::1]:8080`). Host names are refused: the address is where gougi listens.
-pub fn parse_address(value: &str) -> Result<Option<SocketAddr>, String> {
+pub fn parse_address(value: &str) -> Result<Option<SocketAddr>, BadAddress> {
     let v = value.trim();
     if v.is_empty() || v == "<empty>" {
         return Ok(None);
@@ -156,9 +161,9 @@ pub fn parse_address(value: &str) -> Result<Option<SocketAddr>, String> {
     {
         return Ok(Some(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)));
     }
-    v.parse::<SocketAddr>().map(Some).map_err(|_| {
-        format!("{v}: not a port or an address with a port (127.0.0.1:8080, [::1]:8080)")
-    })
+    v.parse::<SocketAddr>()
+        .map(Some)
+        .map_err(|_| BadAddress(v.to_owned()))
 }
 
 async fn serve(
@@ -336,7 +341,10 @@ mod tests {
         assert_eq!(a(" localhost:0 "), Ok(Some("127.0.0.1:0".into())));
         assert_eq!(a("[::1]:9"), Ok(Some("[::1]:9".into())));
         assert_eq!(a("0.0.0.0:80"), Ok(Some("0.0.0.0:80".into())));
-        assert!(a("shogi.lan:80").unwrap_err().contains("not a port"));
+        assert!(a("shogi.lan:80")
+            .unwrap_err()
+            .to_string()
+            .contains("not a port"));
         assert!(a("127.0.0.1").is_err());
         assert!(a("70000").is_err());
     }

@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use super::alphabeta::SearchLimits;
-use super::engine::parse_position;
+use super::engine::{parse_position, BadPosition};
 use super::Searcher;
 use crate::shogi::Position;
 
@@ -65,10 +65,21 @@ impl BenchResult {
     }
 }
 
+/// A positions file that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct PositionsFileError {
+    pub path: std::path::PathBuf,
+    pub source: std::io::Error,
+}
+
 /// Reads positions for a custom bench: one a line, `sfen …`, `startpos [moves …]` or a bare
 /// SFEN; blank lines and `#` comments are skipped.
-pub fn positions_from_file(path: &std::path::Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn positions_from_file(path: &std::path::Path) -> Result<Vec<String>, PositionsFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| PositionsFileError {
+        path: path.into(),
+        source,
+    })?;
     Ok(text
         .lines()
         .map(str::trim)
@@ -78,7 +89,7 @@ pub fn positions_from_file(path: &std::path::Path) -> Result<Vec<String>, String
 }
 
 /// Searches every bench position to `depth`; `report` receives one line per position.
-pub fn run(depth: i32, report: impl FnMut(&str)) -> Result<BenchResult, String> {
+pub fn run(depth: i32, report: impl FnMut(&str)) -> Result<BenchResult, BadPosition> {
     run_on(positions(), depth, report)
 }
 
@@ -87,7 +98,7 @@ pub fn run_on(
     texts: Vec<String>,
     depth: i32,
     mut report: impl FnMut(&str),
-) -> Result<BenchResult, String> {
+) -> Result<BenchResult, BadPosition> {
     let positions: Vec<(String, Position)> = texts
         .into_iter()
         .map(|p| parse_position(&p).map(|pos| (p, pos)))

@@ -131,6 +131,19 @@ pub fn option_lines(d: &Options) -> Vec<String> {
     ]
 }
 
+/// Why a `setoption` was refused (the engine says so in an `info string` and keeps going).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    #[error(transparent)]
+    Param(#[from] super::params::NotAnInteger),
+    #[error(transparent)]
+    Book(#[from] crate::book::options::BookOptionError),
+    #[error("{name}: not a number: {value}")]
+    NotANumber { name: String, value: String },
+    #[error("unknown option {0}")]
+    Unknown(String),
+}
+
 impl Options {
     /// The defaults of `gougi search --member`, what a consultation's `builtin:search` runs:
     /// no latency margins, because the member's clock is already shortened by gougi's
@@ -150,19 +163,19 @@ impl Options {
     }
 
     /// Applies `setoption name <name> value <value>`; unknown names and bad values are errors.
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
         if self.params.set(name, value)? {
             return Ok(());
         }
-        let num = |lo: u64, hi: u64| -> Result<u64, String> {
-            let v: u64 = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("{name}: not a number: {value}"))?;
+        let num = |lo: u64, hi: u64| -> Result<u64, OptionError> {
+            let v: u64 = value.trim().parse().map_err(|_| OptionError::NotANumber {
+                name: name.to_owned(),
+                value: value.to_owned(),
+            })?;
             Ok(v.clamp(lo, hi))
         };
         if let Some(result) = self.book.set(name, value) {
-            return result.map_err(|e| e.to_string());
+            return Ok(result?);
         }
         match name.to_ascii_lowercase().as_str() {
             "usi_hash" | "hash" => self.hash_mb = num(1, 65536)? as usize,
@@ -184,7 +197,7 @@ impl Options {
                 };
             }
             "usi_ponder" => {}
-            _ => return Err(format!("unknown option {name}")),
+            _ => return Err(OptionError::Unknown(name.to_owned())),
         }
         Ok(())
     }
@@ -207,14 +220,25 @@ fn clock_of(g: &GoLimits, black: bool) -> Clock {
 
 /// Parses `position` arguments (`startpos|sfen … [moves …]`, or bare SFEN fields) into a
 /// position, every move checked by the core's legality test.
-pub fn parse_position(args: &str) -> Result<Position, String> {
+pub fn parse_position(args: &str) -> Result<Position, BadPosition> {
     let args = args.trim();
     let text = if args.starts_with("startpos") || args.starts_with("sfen ") {
         args.to_string()
     } else {
         format!("sfen {args}")
     };
-    Position::from_usi_position(&text).map_err(|e| format!("bad position {args}: {e}"))
+    Position::from_usi_position(&text).map_err(|source| BadPosition {
+        args: args.to_owned(),
+        source,
+    })
+}
+
+/// `position` arguments the rules core refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad position {args}: {source}")]
+pub struct BadPosition {
+    pub args: String,
+    pub source: crate::shogi::PositionError,
 }
 
 /// A ponder move for `best` from the table, when the PV is too short to give one.

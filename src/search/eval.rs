@@ -235,6 +235,33 @@ const MAGIC: &[u8; 8] = b"GOUGIEV1";
 /// The embedded, learned weights (see ARCHITECTURE.md "Evaluation" for how they were made).
 static EMBEDDED: &[u8] = include_bytes!("eval.bin");
 
+/// Why bytes are not a weight file of this gougi.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WeightsError {
+    #[error("not a gougi evaluation file (no GOUGIEV1 header)")]
+    NoHeader,
+    #[error(
+        "evaluation file has {weights} weights in {bytes} bytes; this gougi reads {NUM_WEIGHTS} \
+         (or {V1_WEIGHTS}, the first layout)"
+    )]
+    Size { weights: usize, bytes: usize },
+}
+
+/// Why a weight file could not be loaded; both name the file.
+#[derive(Debug, thiserror::Error)]
+pub enum WeightsFileError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    Format {
+        path: std::path::PathBuf,
+        source: WeightsError,
+    },
+}
+
 impl Weights {
     /// The evaluation the learning started from, set by hand: material (Bonanza's values ×
     /// 0.9, the same in hand), a piece-square term by rank, and king safety by Chebyshev
@@ -308,17 +335,16 @@ impl Weights {
     }
 
     /// Reads weights in the `gougi learn` format.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Weights, String> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Weights, WeightsError> {
         if bytes.len() < 12 || &bytes[..8] != MAGIC {
-            return Err("not a gougi evaluation file (no GOUGIEV1 header)".into());
+            return Err(WeightsError::NoHeader);
         }
         let n = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
         if ![NUM_WEIGHTS, V1_WEIGHTS].contains(&n) || bytes.len() != 12 + 2 * n {
-            return Err(format!(
-                "evaluation file has {n} weights in {} bytes; this gougi reads {NUM_WEIGHTS} \
-                 (or {V1_WEIGHTS}, the first layout)",
-                bytes.len()
-            ));
+            return Err(WeightsError::Size {
+                weights: n,
+                bytes: bytes.len(),
+            });
         }
         let w: Vec<i16> = bytes[12..]
             .chunks_exact(2)
@@ -354,9 +380,15 @@ impl Weights {
     }
 
     /// Reads a weight file.
-    pub fn load(path: &std::path::Path) -> Result<Weights, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Weights::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn load(path: &std::path::Path) -> Result<Weights, WeightsFileError> {
+        let bytes = std::fs::read(path).map_err(|source| WeightsFileError::Io {
+            path: path.into(),
+            source,
+        })?;
+        Weights::from_bytes(&bytes).map_err(|source| WeightsFileError::Format {
+            path: path.into(),
+            source,
+        })
     }
 
     /// The embedded weights, parsed once.

@@ -98,22 +98,50 @@ fn opening_lines() -> Vec<&'static str> {
         .collect()
 }
 
+/// Why `gougi learn gen` or `train` stopped; the file ones name the file.
+#[derive(Debug, thiserror::Error)]
+pub enum LearnError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A data line that is not `SFEN<tab>score<tab>result` (with the SFEN's own fault, if that
+    /// is what was wrong).
+    #[error(
+        "{}:{line}: expected SFEN<tab>score<tab>result{}",
+        path.display(),
+        sfen.as_ref().map(|e| format!(": {e}")).unwrap_or_default()
+    )]
+    Line {
+        path: PathBuf,
+        line: usize,
+        sfen: Option<crate::shogi::SfenError>,
+    },
+    #[error("no training positions")]
+    NoPositions,
+}
+
 /// Plays `opts.games` games and appends their positions to `out`.
 pub fn generate(
     opts: &GenOptions,
     weights: &'static Weights,
     out: &Path,
     progress: &(dyn Fn(&GenSummary) + Sync),
-) -> Result<GenSummary, String> {
+) -> Result<GenSummary, LearnError> {
+    let io = |source| LearnError::Io {
+        path: out.into(),
+        source,
+    };
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(out)
-        .map_err(|e| format!("{}: {e}", out.display()))?;
+        .map_err(io)?;
     let writer = Mutex::new((BufWriter::new(file), GenSummary::default()));
     let next_game = AtomicUsize::new(0);
     let openings = opening_lines();
-    let error = Mutex::new(None::<String>);
+    let error = Mutex::new(None::<LearnError>);
     std::thread::scope(|s| {
         for _ in 0..opts.threads.max(1) {
             s.spawn(|| {
@@ -130,7 +158,7 @@ pub fn generate(
                     let (w, summary) = &mut *guard;
                     for r in &records {
                         if let Err(e) = writeln!(w, "{}\t{}\t{}", r.sfen, r.score, result) {
-                            *error.lock().expect("error") = Some(format!("{}: {e}", out.display()));
+                            *error.lock().expect("error") = Some(io(e));
                         }
                     }
                     summary.games += 1;
@@ -149,7 +177,7 @@ pub fn generate(
         return Err(e);
     }
     let (mut w, summary) = writer.into_inner().expect("writer");
-    w.flush().map_err(|e| format!("{}: {e}", out.display()))?;
+    w.flush().map_err(io)?;
     Ok(summary)
 }
 
@@ -321,21 +349,23 @@ fn sigmoid(x: f64) -> f64 {
 /// Reads data files: `(training, validation)`. Every `validation`-th block of 200 lines is
 /// held out: a generator writes a game's positions together, so held-out positions mostly
 /// come from games not trained on.
-fn load(files: &[PathBuf], validation: usize) -> Result<(Samples, Samples), String> {
+fn load(files: &[PathBuf], validation: usize) -> Result<(Samples, Samples), LearnError> {
     let mut train = Samples::new();
     let mut valid = Samples::new();
     let mut f = Vec::with_capacity(160);
     let mut line_no = 0usize;
     for path in files {
-        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let io = |source| LearnError::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
         for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
-            let bad = || {
-                format!(
-                    "{}:{}: expected SFEN<tab>score<tab>result",
-                    path.display(),
-                    n + 1
-                )
+            let line = line.map_err(io)?;
+            let bad = || LearnError::Line {
+                path: path.clone(),
+                line: n + 1,
+                sfen: None,
             };
             let mut fields = line.split('\t');
             let (Some(sfen), Some(score), Some(result)) =
@@ -343,7 +373,11 @@ fn load(files: &[PathBuf], validation: usize) -> Result<(Samples, Samples), Stri
             else {
                 return Err(bad());
             };
-            let pos = Position::from_sfen(sfen).map_err(|e| format!("{}: {e}", bad()))?;
+            let pos = Position::from_sfen(sfen).map_err(|e| LearnError::Line {
+                path: path.clone(),
+                line: n + 1,
+                sfen: Some(e),
+            })?;
             let score: f32 = score.trim().parse().map_err(|_| bad())?;
             let result: f32 = match result.trim() {
                 "1" => 1.0,
@@ -391,10 +425,10 @@ pub fn train(
     init: &Weights,
     o: &TrainOptions,
     report: &mut dyn FnMut(&str),
-) -> Result<Weights, String> {
+) -> Result<Weights, LearnError> {
     let (train, valid) = load(files, o.validation)?;
     if train.len() == 0 {
-        return Err("no training positions".into());
+        return Err(LearnError::NoPositions);
     }
     report(&format!(
         "positions: {} training, {} held out; {NUM_WEIGHTS} weights, {NUM_FACTORS} factors",
@@ -543,7 +577,7 @@ mod tests {
             &TrainOptions::default(),
             &mut |_| {},
         ) {
-            Err(e) => e,
+            Err(e) => e.to_string(),
             Ok(_) => panic!("accepted bad data"),
         };
         assert!(err.contains("bad.txt:2"), "{err}");

@@ -113,20 +113,28 @@ params! {
     qs_see_margin: "T_QsSeeMargin" = 40, 0, 400;
 }
 
+/// A `T_…` option's value that is not an integer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name}: not an integer: {value}")]
+pub struct NotAnInteger {
+    pub name: &'static str,
+    pub value: String,
+}
+
 impl SearchParams {
     /// Sets the option `name` (a `T_…` name, case-insensitive) to `value`, clamped to its
     /// range. `Ok(false)`: not a tuning option; `Err`: not an integer.
-    pub fn set(&mut self, name: &str, value: &str) -> Result<bool, String> {
+    pub fn set(&mut self, name: &str, value: &str) -> Result<bool, NotAnInteger> {
         let Some(spec) = PARAM_SPECS
             .iter()
             .find(|s| s.name.eq_ignore_ascii_case(name))
         else {
             return Ok(false);
         };
-        let v: i64 = value
-            .trim()
-            .parse()
-            .map_err(|_| format!("{}: not an integer: {value}", spec.name))?;
+        let v: i64 = value.trim().parse().map_err(|_| NotAnInteger {
+            name: spec.name,
+            value: value.to_owned(),
+        })?;
         let v = v.clamp(spec.min as i64, spec.max as i64) as i32;
         *self.slot(spec.name).expect("every spec has a field") = v;
         Ok(true)

@@ -100,17 +100,28 @@ fn trace_line(row: &TraceRow) -> String {
     s
 }
 
+/// Why a trace cannot be resumed.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("the trace's header {found:?} does not match the tune file ({expected:?}); use another --out")]
+    Header { found: String, expected: String },
+    #[error("trace line {0:?} is malformed")]
+    Malformed(String),
+    #[error("trace row {row} follows row {after}; the trace is not one run")]
+    NotOneRun { row: usize, after: i64 },
+}
+
 /// Reads a trace: its complete rows and the byte length they end at (a torn last line, left
 /// by a kill in the middle of a write, is not part of the run). Errors when the header is not
 /// the one for `params` or a row is malformed.
-pub fn read_trace(text: &str, params: &[Param]) -> Result<(Vec<TraceRow>, usize), String> {
+pub fn read_trace(text: &str, params: &[Param]) -> Result<(Vec<TraceRow>, usize), TraceError> {
     let header = trace_header(params);
     if !text.starts_with(&header) {
         let found = text.lines().next().unwrap_or("");
-        return Err(format!(
-            "the trace's header {found:?} does not match the tune file ({:?}); use another --out",
-            header.trim_end()
-        ));
+        return Err(TraceError::Header {
+            found: found.to_owned(),
+            expected: header.trim_end().to_owned(),
+        });
     }
     let mut rows = Vec::new();
     let mut end = header.len();
@@ -118,21 +129,21 @@ pub fn read_trace(text: &str, params: &[Param]) -> Result<(Vec<TraceRow>, usize)
     while let Some(nl) = text[pos..].find('\n') {
         let line = &text[pos..pos + nl];
         let f: Vec<&str> = line.split(',').collect();
-        let bad = || format!("trace line {:?} is malformed", line);
+        let bad = || TraceError::Malformed(line.to_owned());
         if f.len() != params.len() + 2 {
             return Err(bad());
         }
         let iteration: usize = f[0].parse().map_err(|_| bad())?;
         if iteration != rows.len() {
-            return Err(format!(
-                "trace row {iteration} follows row {}; the trace is not one run",
-                rows.len() as i64 - 1
-            ));
+            return Err(TraceError::NotOneRun {
+                row: iteration,
+                after: rows.len() as i64 - 1,
+            });
         }
         let theta = f[1..=params.len()]
             .iter()
             .map(|x| x.parse::<f64>().map_err(|_| bad()))
-            .collect::<Result<Vec<f64>, String>>()?;
+            .collect::<Result<Vec<f64>, TraceError>>()?;
         let last = f[params.len() + 1];
         let result = if last.is_empty() {
             None
@@ -654,14 +665,22 @@ mod tests {
     #[test]
     fn trace_of_another_run_is_refused() {
         let ps = params();
-        let e = read_trace("iteration,x,result\n0,1,\n", &ps).unwrap_err();
+        let e = read_trace("iteration,x,result\n0,1,\n", &ps)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("does not match"), "{e}");
         let mut t = trace_header(&ps);
         t.push_str("0,5,0.5,\n2,5,0.5,1\n");
-        assert!(read_trace(&t, &ps).unwrap_err().contains("not one run"));
+        assert!(read_trace(&t, &ps)
+            .unwrap_err()
+            .to_string()
+            .contains("not one run"));
         let mut t = trace_header(&ps);
         t.push_str("0,5,x,\n");
-        assert!(read_trace(&t, &ps).unwrap_err().contains("malformed"));
+        assert!(read_trace(&t, &ps)
+            .unwrap_err()
+            .to_string()
+            .contains("malformed"));
     }
 
     #[test]

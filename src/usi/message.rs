@@ -177,6 +177,15 @@ impl BestMove {
         }
     }
 
+    /// The token after `bestmove`: the move's text, `resign` or `win` (the ponder move aside).
+    pub fn token(&self) -> &str {
+        match self {
+            BestMove::Move { mv, .. } => mv.as_str(),
+            BestMove::Resign => "resign",
+            BestMove::Win => "win",
+        }
+    }
+
     /// The same answer without its ponder move (GougiShogi's "stripped" form, used for votes).
     pub fn without_ponder(&self) -> BestMove {
         match *self {

@@ -20,12 +20,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn answer_from_got(&self, i: usize, g: &Got) -> Answer {
-        self.answer_of(
-            i,
-            best_text(&g.best),
-            g.best.ponder().map(|p| p.to_string()),
-            g.score,
-        )
+        self.answer_of(i, g.best, g.score)
     }
 
     pub(super) fn finish_all(&mut self, round: Round) {
@@ -42,13 +37,15 @@ impl<W: std::io::Write> Coordinator<W> {
             }
         };
         let winner = slots[chosen];
-        let chosen_mv = voted
+        let played = voted
             .as_ref()
-            .map_or_else(|| answers[chosen].mv.clone(), |g| best_text(&g.best));
+            .map_or(answers[chosen].best, |g| g.best)
+            .without_ponder();
+        let chosen_mv = played.token();
         info!(round = round.id, member = self.slots[winner].spec.number, mv = %chosen_mv, "decided");
         // [O]/[X] lines, last member first, as the reference printed them.
         for k in (0..slots.len()).rev() {
-            let verdict = Verdict::of(answers[k].mv == chosen_mv);
+            let verdict = Verdict::of(answers[k].best.without_ponder() == played);
             let line = self.member_line(slots[k], &round.answers[&slots[k]], verdict);
             self.say(line);
         }
@@ -101,7 +98,7 @@ impl<W: std::io::Write> Coordinator<W> {
         slots: &[usize],
         answers: &[Answer],
     ) -> Option<(usize, Option<Got>, String)> {
-        if answers.iter().any(|a| a.mv == "win") {
+        if answers.iter().any(Answer::is_win) {
             return None;
         }
         let (ballots, sources) = self.ballots(round, slots, answers);
@@ -164,8 +161,8 @@ impl<W: std::io::Write> Coordinator<W> {
                 candidates: Vec::new(),
             };
             let mut from = Vec::new();
-            if !a.is_resign() {
-                ballot.candidates.push((a.mv.clone(), a.score));
+            if let Some(mv) = a.best.mv() {
+                ballot.candidates.push((mv, a.score));
                 from.push(None);
                 let game = round.game_of(i);
                 for line in &round.answers[&i].lines {
@@ -178,7 +175,7 @@ impl<W: std::io::Write> Coordinator<W> {
                         continue;
                     }
                     let score = Eval::from_score(&s.score).calibrated(self.slots[i].spec.scale);
-                    ballot.candidates.push((mv.to_string(), Some(score)));
+                    ballot.candidates.push((mv, Some(score)));
                     from.push(Some(line));
                 }
             }
@@ -200,7 +197,7 @@ impl<W: std::io::Write> Coordinator<W> {
         decide: impl Fn(&Self) -> Decision,
     ) -> (usize, Option<String>) {
         // A legal declaration wins the game at once, whoever made it.
-        if let Some(k) = answers.iter().position(|a| a.mv == "win") {
+        if let Some(k) = answers.iter().position(Answer::is_win) {
             return (k, None);
         }
         let chosen = decide(self).chosen;
@@ -224,7 +221,7 @@ impl<W: std::io::Write> Coordinator<W> {
             "[resign] {} resigned; E{}'s {} is played: {why}",
             label(who.number, &who.name),
             mv.number,
-            mv.mv
+            mv.best.token()
         );
         (k, Some(reason))
     }

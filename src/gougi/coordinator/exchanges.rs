@@ -10,7 +10,7 @@ impl<W: std::io::Write> Coordinator<W> {
             round.kind == RoundKind::Play && round.soft.is_some() && !round.stop_sent;
         let decision = match exchange::phase1(&pair) {
             Phase1::Decided(d) => Some(d),
-            Phase1::Exchange if pair.iter().any(|a| a.mv == "win") => Some(Decision {
+            Phase1::Exchange if pair.iter().any(Answer::is_win) => Some(Decision {
                 chosen: self
                     .choose(&pair, |_| Decision {
                         chosen: 0,
@@ -29,7 +29,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 let line = self.member_line(
                     slots[k],
                     &round.answers[&slots[k]],
-                    Verdict::of(pair[k].mv == pair[d.chosen].mv),
+                    Verdict::of(pair[k].agrees_with(&pair[d.chosen])),
                 );
                 self.say(line);
             }
@@ -139,7 +139,7 @@ impl<W: std::io::Write> Coordinator<W> {
 
     fn leader_phase1(&mut self, mut round: Round) {
         let (slots, answers) = self.collect(&round);
-        if answers.is_empty() || answers.iter().any(|a| a.mv == "win") {
+        if answers.is_empty() || answers.iter().any(Answer::is_win) {
             // No answer (fallback) or a declaration (`choose` plays it).
             self.finish_all(round);
             return;
@@ -265,10 +265,11 @@ impl<W: std::io::Write> Coordinator<W> {
             .collect();
         let margin = self.options.leader_margin();
         let d = leader::phase2(leader, own, &others, margin);
-        let chosen_mv = check.answers[d.chosen].mv.clone();
-        info!(round = round.id, member = check.answers[d.chosen].number, mv = %chosen_mv, reason = %d.reason, "leader decided");
+        let chosen = &check.answers[d.chosen];
+        let chosen_mv = chosen.best.token();
+        info!(round = round.id, member = chosen.number, mv = %chosen_mv, reason = %d.reason, "leader decided");
         for k in (0..check.slots.len()).rev() {
-            let verdict = Verdict::of(check.answers[k].mv == chosen_mv);
+            let verdict = Verdict::of(check.answers[k].agrees_with(chosen));
             let line = self.member_line(check.slots[k], &check.gots[k], verdict);
             self.say(line);
         }
@@ -278,13 +279,13 @@ impl<W: std::io::Write> Coordinator<W> {
             .iter()
             .map(|(k, v)| {
                 let v = v.map_or("?".to_string(), |v| Eval(v as i32).to_string());
-                format!("{} {v}", check.answers[*k].mv)
+                format!("{} {v}", check.answers[*k].best.token())
             })
             .collect();
         let unsearched: Vec<&str> = check
             .queue
             .iter()
-            .map(|&k| check.answers[k].mv.as_str())
+            .map(|&k| check.answers[k].best.token())
             .collect();
         let verb = if d.chosen == leader { "keeps" } else { "plays" };
         let not = if unsearched.is_empty() {

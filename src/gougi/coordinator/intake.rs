@@ -184,31 +184,27 @@ impl<W: std::io::Write> Coordinator<W> {
         let mut answers = Vec::new();
         for &p in &round.participants {
             let slot = &self.slots[p];
-            let mv = match round.answers.get(&p) {
-                Some(g) => best_text(&g.best),
-                None => slot.last_pv.first()?.to_string(),
+            let best = match round.answers.get(&p) {
+                Some(g) => g.best.without_ponder(),
+                None => BestMove::Move {
+                    mv: *slot.last_pv.first()?,
+                    ponder: None,
+                },
             };
             let score = round.answers.get(&p).map_or(slot.last_score, |g| g.score);
             order.push(p);
-            answers.push(self.answer_of(p, mv, None, score));
+            answers.push(self.answer_of(p, best, score));
         }
         let decision = self.decide_all(&answers);
         order.get(decision.chosen).copied()
     }
 
-    pub(super) fn answer_of(
-        &self,
-        i: usize,
-        mv: String,
-        ponder: Option<String>,
-        score: Option<Score>,
-    ) -> Answer {
+    pub(super) fn answer_of(&self, i: usize, best: BestMove, score: Option<Score>) -> Answer {
         let slot = &self.slots[i];
         Answer {
             number: slot.spec.number,
             name: slot.name.clone(),
-            mv,
-            ponder,
+            best,
             // Calibrated members' scores are compared on one win-rate scale; the annotated
             // lines still print what the member said.
             score: score
@@ -315,7 +311,7 @@ impl<W: std::io::Write> Coordinator<W> {
             let claim = got.score.map(|s| score_text(&s)).unwrap_or_default();
             self.say(format!(
                 "info string [Warning] {who}: {claim} for {} not confirmed by the mate solver ({reason}); its score is ignored",
-                best_text(&got.best)
+                got.best.token()
             ));
             got.score = None;
         }

@@ -285,7 +285,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let first = line[0];
         self.say(format!("info score mate {} pv {}", line.len(), join(line)));
         for k in (0..slots.len()).rev() {
-            let verdict = Verdict::of(answers[k].mv == first.as_str());
+            let verdict = Verdict::of(answers[k].best.mv() == Some(first));
             let l = self.member_line(slots[k], &round.answers[&slots[k]], verdict);
             self.say(l);
         }

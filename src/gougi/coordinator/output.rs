@@ -40,14 +40,6 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 }
 
-pub(super) fn best_text(best: &BestMove) -> String {
-    match best {
-        BestMove::Move { mv, .. } => mv.to_string(),
-        BestMove::Resign => "resign".to_string(),
-        BestMove::Win => "win".to_string(),
-    }
-}
-
 /// The score as the reference showed it: `50`, `mate 3`, `mate -2`.
 pub(super) fn score_text(score: &Score) -> String {
     match score {
@@ -75,7 +67,7 @@ pub(super) fn final_info(round: &Round, got: &Got, slots: &[Slot]) -> String {
             .chain(got.best.ponder())
             .map(|m| m.to_string())
             .collect(),
-        None => vec![best_text(&got.best)],
+        None => vec![got.best.token().to_string()],
     };
     info.text = Some(InfoText::Pv(pv));
     info.multipv = Some(1);
@@ -230,7 +222,7 @@ impl<W: std::io::Write> Coordinator<W> {
         use crate::monitor::consult::{MemberRound, Round as RoundEvent};
         let (game, got) = (&d.game, &d.got);
         let played = got.best.mv();
-        let bestmove = best_text(&got.best);
+        let bestmove = got.best.token().to_string();
         let ja = |game: &Game, best: &BestMove| match best {
             BestMove::Resign => "投了".to_string(),
             BestMove::Win => "入玉宣言".to_string(),
@@ -253,7 +245,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 let g = d.elsewhere.get(i).unwrap_or(game);
                 let info = a.info.as_ref();
                 row.answered = true;
-                row.bestmove = best_text(&a.best);
+                row.bestmove = a.best.token().to_string();
                 row.bestmove_ja = ja(g, &a.best);
                 row.agrees = a.best == got.best || (played.is_some() && a.best.mv() == played);
                 if let Some(s) = a.score {

@@ -419,9 +419,13 @@ impl<W: std::io::Write> Coordinator<W> {
         if !round.banked || round.extended || round.kind != RoundKind::Play {
             return false;
         }
-        let mut moves: Vec<String> = round.answers.values().map(|g| best_text(&g.best)).collect();
-        moves.sort();
-        moves.dedup();
+        let mut moves: Vec<BestMove> = Vec::new();
+        for g in round.answers.values() {
+            let best = g.best.without_ponder();
+            if !moves.contains(&best) {
+                moves.push(best);
+            }
+        }
         if moves.len() < 2 {
             return false;
         }
@@ -484,16 +488,16 @@ impl<W: std::io::Write> Coordinator<W> {
             .filter(|p| !round.answers.contains_key(p))
             .map(weight)
             .sum();
-        let mut by_move: Vec<(String, f64)> = Vec::new();
+        let mut by_move: Vec<(BestMove, f64)> = Vec::new();
         for (i, got) in &round.answers {
-            let mv = best_text(&got.best);
+            let mv = got.best.without_ponder();
             match by_move.iter_mut().find(|(m, _)| *m == mv) {
                 Some((_, w)) => *w += weight(i),
                 None => by_move.push((mv, weight(i))),
             }
         }
         by_move.sort_by(|a, b| b.1.total_cmp(&a.1));
-        if by_move[0].0 == "resign" {
+        if by_move[0].0 == BestMove::Resign {
             // A resignation needs every answer: one still coming may play (G_Resign).
             return false;
         }

@@ -80,7 +80,7 @@ mod tests {
     fn every_n_moves_wraps_around() {
         let rule = Rule::Every { plys: 2 };
         let mut r = Rotation::default();
-        let a = ans(1, "x", None, None);
+        let a = ans(1, "7g7f", None, None);
         let mut seen = vec![];
         for _ in 0..7 {
             seen.push(r.player(rule, 3, 1));
@@ -108,15 +108,15 @@ mod tests {
         let rule = Rule::OnDrop { diff: 100 };
         let mut r = Rotation::default();
         // First move: a drop of 300 does not count (no own previous move under this player).
-        assert!(!r.after_move(rule, 2, &ans(1, "x", Some(-200), Some(100))));
-        assert!(!r.after_move(rule, 2, &ans(1, "x", Some(-250), Some(-200)))); // -50
-        assert!(!r.after_move(rule, 2, &ans(1, "x", Some(-250), None))); // no score history
-        assert!(r.after_move(rule, 2, &ans(1, "x", Some(-350), Some(-250)))); // -100: rotate
+        assert!(!r.after_move(rule, 2, &ans(1, "7g7f", Some(-200), Some(100))));
+        assert!(!r.after_move(rule, 2, &ans(1, "7g7f", Some(-250), Some(-200)))); // -50
+        assert!(!r.after_move(rule, 2, &ans(1, "7g7f", Some(-250), None))); // no score history
+        assert!(r.after_move(rule, 2, &ans(1, "7g7f", Some(-350), Some(-250)))); // -100: rotate
         assert_eq!(r.player(rule, 2, 9), 1);
         let rise = Rule::OnRise { diff: 100 };
         let mut r = Rotation::default();
-        r.after_move(rise, 2, &ans(1, "x", Some(0), None));
-        assert!(!r.after_move(rise, 2, &ans(1, "x", Some(99), Some(0))));
-        assert!(r.after_move(rise, 2, &ans(1, "x", Some(300), Some(99))));
+        r.after_move(rise, 2, &ans(1, "7g7f", Some(0), None));
+        assert!(!r.after_move(rise, 2, &ans(1, "7g7f", Some(99), Some(0))));
+        assert!(r.after_move(rise, 2, &ans(1, "7g7f", Some(300), Some(99))));
     }
 }

@@ -35,7 +35,7 @@ pub fn phase1(a: &[Answer; 2]) -> Phase1 {
             ),
         });
     }
-    if a[0].mv == a[1].mv {
+    if a[0].agrees_with(&a[1]) {
         // Same move (or both resign): keep the reference's choice of whose line is relayed —
         // member 1 only when its score is strictly higher.
         let chosen = match (a[0].score, a[1].score) {
@@ -99,10 +99,10 @@ pub fn phase2(v: &[Views; 2]) -> Decision {
         (Some(a), Some(b)) => Some(if a >= b { 0 } else { 1 }),
         _ => None,
     };
-    if let Some(chosen) = pick(v[0].sum(), v[1].sum()) {
+    if let (Some(a), Some(b)) = (v[0].sum(), v[1].sum()) {
         return Decision {
-            chosen,
-            reason: format!("sum of views {:?} vs {:?}", v[0].sum(), v[1].sum()),
+            chosen: if a >= b { 0 } else { 1 },
+            reason: format!("sum of views {a} vs {b}"),
         };
     }
     for (a, b, what) in [
@@ -200,11 +200,14 @@ mod tests {
 
     #[test]
     fn ties_go_to_member_one_and_missing_scores_are_guarded() {
-        let first = [ans(1, "a", Some(10), None), ans(2, "b", Some(10), None)];
+        let first = [
+            ans(1, "7g7f", Some(10), None),
+            ans(2, "2g2f", Some(10), None),
+        ];
         assert_eq!(phase2(&views(&first, Some(-10), Some(-10))).chosen, 0);
         // Member 2 never gave a reply score: compare by member 1's views (+10 vs +30).
         assert_eq!(phase2(&views(&first, Some(-30), None)).chosen, 1);
-        let blind = [ans(1, "a", None, None), ans(2, "b", None, None)];
+        let blind = [ans(1, "7g7f", None, None), ans(2, "2g2f", None, None)];
         assert_eq!(phase2(&views(&blind, None, None)).chosen, 0);
     }
 }

@@ -36,7 +36,7 @@ pub enum Phase1 {
 }
 
 fn is_move(a: &Answer) -> bool {
-    a.mv != "resign" && a.mv != "win"
+    !a.is_resign() && !a.is_win()
 }
 
 /// The winning mate of an answer, as plies (shorter is better); `None` for anything else.
@@ -83,7 +83,10 @@ pub fn phase1(answers: &[Answer]) -> Phase1 {
     }
     let mut candidates: Vec<usize> = Vec::new();
     for (k, a) in answers.iter().enumerate().skip(1) {
-        if is_move(a) && a.mv != leader.mv && !candidates.iter().any(|&c| answers[c].mv == a.mv) {
+        if is_move(a)
+            && !a.agrees_with(leader)
+            && !candidates.iter().any(|&c| answers[c].agrees_with(a))
+        {
             candidates.push(k);
         }
     }

@@ -32,14 +32,22 @@ pub struct Decision {
 #[cfg(test)]
 pub(crate) mod testutil {
     use crate::gougi::answer::{Answer, Eval};
+    use crate::usi::BestMove;
 
-    /// A compact answer for table-driven tests: number, move, score, previous score.
+    /// A compact answer for table-driven tests: number, move (`resign`, `win` or a USI move),
+    /// score, previous score.
     pub fn ans(number: u32, mv: &str, score: Option<i32>, prev: Option<i32>) -> Answer {
         Answer {
             number,
             name: format!("e{number}"),
-            mv: mv.to_string(),
-            ponder: None,
+            best: match mv {
+                "resign" => BestMove::Resign,
+                "win" => BestMove::Win,
+                m => BestMove::Move {
+                    mv: m.parse().expect("a USI move"),
+                    ponder: None,
+                },
+            },
             score: score.map(Eval),
             prev: prev.map(Eval),
             weight: 1.0,

@@ -128,9 +128,9 @@ mod tests {
     #[test]
     fn optimistic_and_pessimistic() {
         let a = [
-            ans(1, "a", Some(50), None),
-            ans(2, "b", Some(120), None),
-            ans(3, "c", Some(-30), None),
+            ans(1, "7g7f", Some(50), None),
+            ans(2, "2g2f", Some(120), None),
+            ans(3, "5g5f", Some(-30), None),
         ];
         assert_eq!(by_score(&a, Extreme::Highest).chosen, 1);
         assert_eq!(by_score(&a, Extreme::Lowest).chosen, 2);
@@ -139,13 +139,13 @@ mod tests {
     #[test]
     fn ties_go_to_the_lower_number_and_missing_scores_are_skipped() {
         let a = [
-            ans(1, "a", None, None),
-            ans(2, "b", Some(10), None),
-            ans(3, "c", Some(10), None),
+            ans(1, "7g7f", None, None),
+            ans(2, "2g2f", Some(10), None),
+            ans(3, "5g5f", Some(10), None),
         ];
         assert_eq!(by_score(&a, Extreme::Highest).chosen, 1);
         assert_eq!(by_score(&a, Extreme::Lowest).chosen, 1);
-        let none = [ans(1, "a", None, None), ans(2, "b", None, None)];
+        let none = [ans(1, "7g7f", None, None), ans(2, "2g2f", None, None)];
         assert_eq!(by_score(&none, Extreme::Highest).chosen, 0);
     }
 
@@ -153,9 +153,9 @@ mod tests {
     fn mates_rank_beyond_every_cp_score() {
         use crate::gougi::answer::Eval;
         let a = [
-            ans(1, "a", Some(3000), None),
-            ans(2, "b", Some(Eval::from_mate(Some(5), true).0), None),
-            ans(3, "c", Some(Eval::from_mate(Some(3), true).0), None),
+            ans(1, "7g7f", Some(3000), None),
+            ans(2, "2g2f", Some(Eval::from_mate(Some(5), true).0), None),
+            ans(3, "5g5f", Some(Eval::from_mate(Some(3), true).0), None),
         ];
         assert_eq!(by_score(&a, Extreme::Highest).chosen, 2); // shorter mate first
         assert_eq!(by_score(&a, Extreme::Lowest).chosen, 0);
@@ -164,9 +164,9 @@ mod tests {
     #[test]
     fn weights_scale_the_win_odds() {
         let mut a = [
-            ans(1, "a", Some(300), None),
-            ans(2, "b", Some(100), None),
-            ans(3, "c", None, None),
+            ans(1, "7g7f", Some(300), None),
+            ans(2, "2g2f", Some(100), None),
+            ans(3, "5g5f", None, None),
         ];
         assert_eq!(by_weighted_score(&a).chosen, 0); // equal weights: plain optimism
         a[1].weight = 2.0; // 100 + 600 ln 2 = 516 > 300
@@ -178,8 +178,8 @@ mod tests {
         assert_eq!(by_weighted_score(&a).chosen, 1);
         // Mates are not shifted: the shorter mate wins whatever the weights.
         let mut m = [
-            ans(1, "a", Some(Eval::from_mate(Some(7), true).0), None),
-            ans(2, "b", Some(Eval::from_mate(Some(5), true).0), None),
+            ans(1, "7g7f", Some(Eval::from_mate(Some(7), true).0), None),
+            ans(2, "2g2f", Some(Eval::from_mate(Some(5), true).0), None),
         ];
         m[1].weight = 0.5;
         assert_eq!(by_weighted_score(&m).chosen, 1);
@@ -188,14 +188,14 @@ mod tests {
     #[test]
     fn rise_needs_both_scores() {
         let a = [
-            ans(1, "a", Some(100), None),     // no previous: skipped
-            ans(2, "b", Some(100), Some(90)), // +10
-            ans(3, "c", Some(0), Some(-50)),  // +50
-            ans(4, "d", Some(-20), Some(0)),  // -20
+            ans(1, "7g7f", Some(100), None),     // no previous: skipped
+            ans(2, "2g2f", Some(100), Some(90)), // +10
+            ans(3, "5g5f", Some(0), Some(-50)),  // +50
+            ans(4, "6g6f", Some(-20), Some(0)),  // -20
         ];
         assert_eq!(by_rise(&a, Extreme::Highest).chosen, 2);
         assert_eq!(by_rise(&a, Extreme::Lowest).chosen, 3);
-        let fresh = [ans(1, "a", Some(1), None), ans(2, "b", Some(2), None)];
+        let fresh = [ans(1, "7g7f", Some(1), None), ans(2, "2g2f", Some(2), None)];
         assert_eq!(by_rise(&fresh, Extreme::Highest).chosen, 0);
     }
 

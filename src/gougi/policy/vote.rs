@@ -9,17 +9,18 @@
 
 use super::Decision;
 use crate::gougi::answer::{Answer, Eval};
+use crate::usi::UsiMove;
 
 pub fn majority(answers: &[Answer]) -> Decision {
     // Few members (≤ 10 or so): quadratic counting beats a map and keeps the order explicit.
     let mut best: Option<(usize, f64)> = None;
     for (i, a) in answers.iter().enumerate() {
-        if answers[..i].iter().any(|b| b.mv == a.mv) {
+        if answers[..i].iter().any(|b| b.agrees_with(a)) {
             continue; // this move was counted at its first (lowest-numbered) voter
         }
         let weight: f64 = answers
             .iter()
-            .filter(|b| b.mv == a.mv)
+            .filter(|b| b.agrees_with(a))
             .map(|b| b.weight)
             .sum();
         // Strictly greater: on a tie the earlier (lower-numbered) move keeps the lead.
@@ -30,7 +31,7 @@ pub fn majority(answers: &[Answer]) -> Decision {
     let (chosen, weight) = best.expect("majority needs at least one answer");
     let voters = answers
         .iter()
-        .filter(|b| b.mv == answers[chosen].mv)
+        .filter(|b| b.agrees_with(&answers[chosen]))
         .count();
     Decision {
         chosen,
@@ -45,7 +46,7 @@ pub struct Ballot {
     pub weight: f64,
     /// Legal candidate moves, best first: the member's `bestmove`, then the heads of its other
     /// MultiPV lines in rank order, each with its calibrated score (if it gave one).
-    pub candidates: Vec<(String, Option<Eval>)>,
+    pub candidates: Vec<(UsiMove, Option<Eval>)>,
 }
 
 /// How `multipv-vote` scores a candidate (`G_VoteScoring`).
@@ -96,7 +97,7 @@ impl Scoring {
 /// member on equal places). `None` when no ballot has a candidate (every member resigned).
 pub fn multipv_vote(ballots: &[Ballot], scoring: Scoring) -> Option<VoteWinner> {
     // Moves in order of first appearance: (move, points, voters, best ballot, best rank).
-    let mut tally: Vec<(&str, f64, usize, usize, usize)> = Vec::new();
+    let mut tally: Vec<(UsiMove, f64, usize, usize, usize)> = Vec::new();
     for (b, ballot) in ballots.iter().enumerate() {
         let first = ballot
             .candidates
@@ -115,7 +116,7 @@ pub fn multipv_vote(ballots: &[Ballot], scoring: Scoring) -> Option<VoteWinner> 
                     Scoring::Borda { k } => k.saturating_sub(place) as f64,
                 };
             place += 1;
-            match tally.iter_mut().find(|t| t.0 == mv) {
+            match tally.iter_mut().find(|t| t.0 == *mv) {
                 Some(t) => {
                     t.1 += points;
                     t.2 += 1;
@@ -123,11 +124,11 @@ pub fn multipv_vote(ballots: &[Ballot], scoring: Scoring) -> Option<VoteWinner> 
                         (t.3, t.4) = (b, rank);
                     }
                 }
-                None => tally.push((mv, points, 1, b, rank)),
+                None => tally.push((*mv, points, 1, b, rank)),
             }
         }
     }
-    let mut best: Option<&(&str, f64, usize, usize, usize)> = None;
+    let mut best: Option<&(UsiMove, f64, usize, usize, usize)> = None;
     for t in &tally {
         // Strictly greater (with a little slack for float sums): ties keep the earlier move.
         if best.is_none_or(|b| t.1 > b.1 + 1e-9) {
@@ -180,9 +181,9 @@ mod tests {
 
     #[test]
     fn plurality_over_more_members_with_ties_to_the_lowest() {
-        assert_eq!(pick(&["a", "b", "b", "c", "c", "c"]), 3);
-        assert_eq!(pick(&["a", "b", "b", "a"]), 0); // 2-2: move of engine 1
-        assert_eq!(pick(&["a", "b", "c", "b", "c"]), 1); // 1-2-2: b is proposed first
+        assert_eq!(pick(&["7g7f", "2g2f", "2g2f", "5g5f", "5g5f", "5g5f"]), 3);
+        assert_eq!(pick(&["7g7f", "2g2f", "2g2f", "7g7f"]), 0); // 2-2: move of engine 1
+        assert_eq!(pick(&["7g7f", "2g2f", "5g5f", "2g2f", "5g5f"]), 1); // 1-2-2: b is proposed first
     }
 
     #[test]
@@ -205,7 +206,7 @@ mod tests {
             weight,
             candidates: list
                 .iter()
-                .map(|(m, s)| (m.to_string(), s.map(Eval)))
+                .map(|(m, s)| (m.parse().expect("a USI move"), s.map(Eval)))
                 .collect(),
         }
     }
@@ -268,14 +269,41 @@ mod tests {
         assert_eq!((w.ballot, w.rank, w.points), (0, 0, 5.0)); // 3 + 2 against 2 + 3: first read
                                                                // Places are counted over distinct moves: c is third, not fourth.
         let b = [
-            ballot(1.0, &[("a", None), ("a", None), ("b", None), ("c", None)]),
-            ballot(1.0, &[("d", None), ("e", None), ("f", None), ("g", None)]),
-            ballot(1.0, &[("c", None), ("h", None), ("i", None), ("j", None)]),
+            ballot(
+                1.0,
+                &[
+                    ("7g7f", None),
+                    ("7g7f", None),
+                    ("2g2f", None),
+                    ("5g5f", None),
+                ],
+            ),
+            ballot(
+                1.0,
+                &[
+                    ("6g6f", None),
+                    ("1g1f", None),
+                    ("9g9f", None),
+                    ("3g3f", None),
+                ],
+            ),
+            ballot(
+                1.0,
+                &[
+                    ("5g5f", None),
+                    ("4g4f", None),
+                    ("8g8f", None),
+                    ("5i5h", None),
+                ],
+            ),
         ];
         let w = multipv_vote(&b, Scoring::Borda { k: 3 }).unwrap();
         assert_eq!((w.ballot, w.rank, w.points), (2, 0, 4.0)); // 1 + 3 beats every 3
                                                                // Places beyond k earn nothing; no candidates at all is no winner.
-        let b = [ballot(1.0, &[("a", None), ("b", None), ("c", None)])];
+        let b = [ballot(
+            1.0,
+            &[("7g7f", None), ("2g2f", None), ("5g5f", None)],
+        )];
         assert_eq!(
             multipv_vote(&b, Scoring::Borda { k: 2 }).unwrap().points,
             2.0

@@ -22,6 +22,11 @@
 //! long before the clock runs out") would stack it on `G_Margin`: [`give_back`] adds it to the
 //! clock the member is told, so its own hard limit falls where gougi's plan puts it. gougi's
 //! `stop` at the soft deadline still bounds a member whose option means something else.
+//!
+//! The other limits are planned here too, so that every sum of the clock is in this file:
+//! `go movetime` ([`plan_movetime`]), `go mate` ([`plan_mate`]), the exchange rule's two
+//! phases ([`exchange_phase1`], [`exchange_phase2`]), the leader's first phase and re-searches
+//! ([`leader_phase1`], [`leader_share`]) and time banking ([`banked_main`]).
 
 use std::time::Duration;
 
@@ -142,7 +147,7 @@ pub fn plan(clock: Clock, margin: u64) -> Plan {
 pub fn plan_movetime(movetime: u64, margin: u64) -> (u64, Duration, Duration) {
     let movetime = movetime.min(MAX_CLOCK_MS);
     let margin = margin.min(MAX_CLOCK_MS);
-    let member = movetime.saturating_sub(margin).max(movetime / 2);
+    let member = member_share(movetime, margin);
     let hard = member
         .saturating_add(margin / 2)
         .min(movetime.saturating_sub(margin / 4))
@@ -152,6 +157,74 @@ pub fn plan_movetime(movetime: u64, margin: u64) -> (u64, Duration, Duration) {
         Duration::from_millis(member),
         Duration::from_millis(hard),
     )
+}
+
+/// What members get of a fixed time limit: the limit less the margin, but never less than half
+/// of it (a margin larger than the limit would leave them nothing).
+fn member_share(limit: u64, margin: u64) -> u64 {
+    limit.saturating_sub(margin).max(limit / 2)
+}
+
+/// Plan for `go mate T`: members get [`plan_movetime`]'s share of `T`, stopped at that point;
+/// gougi answers by `T − margin/2` (never before the members' share ends). Unlike a move, a
+/// `checkmate` answer has no relay to protect beyond that, so the hard deadline is not pulled
+/// in towards the members' share. Inputs are capped at [`MAX_CLOCK_MS`].
+pub fn plan_mate(limit: u64, margin: u64) -> (u64, Duration, Duration) {
+    let limit = limit.min(MAX_CLOCK_MS);
+    let margin = margin.min(MAX_CLOCK_MS);
+    let member = member_share(limit, margin);
+    let hard = limit.saturating_sub(margin / 2).max(member);
+    (
+        member,
+        Duration::from_millis(member),
+        Duration::from_millis(hard),
+    )
+}
+
+/// Exchange rule (`Shape::Exchange`), phase 1: each member searches its own move on this share
+/// of the clock (main time, increment, byoyomi) and of the round's soft deadline, so that
+/// phase 2 (each member rating the other's move) has the rest.
+pub const EXCHANGE_FIRST_SHARE: f64 = 0.45;
+
+/// Exchange rule, phase 1: its hard deadline as a share of the round's soft deadline (members
+/// still thinking at the phase's soft deadline get this much longer to answer).
+pub const EXCHANGE_FIRST_HARD: f64 = 0.5;
+
+/// Phase 1 of an exchange round: (soft, hard) from the round's soft deadline `soft`.
+pub fn exchange_phase1(soft: Duration) -> (Duration, Duration) {
+    (
+        soft.mul_f64(EXCHANGE_FIRST_SHARE),
+        soft.mul_f64(EXCHANGE_FIRST_HARD),
+    )
+}
+
+/// Exchange rule, phase 2, from `left` (the time to the round's hard deadline): the byoyomi
+/// each member gets to rate the other's move, which is also the phase's soft deadline — half
+/// the margin kept for the decision and the relay, then 90 % of the rest, leaving room for the
+/// answers to come in — and the phase's hard deadline, a quarter margin before the round's.
+pub fn exchange_phase2(left: Duration, margin: u64) -> (Duration, Duration) {
+    let margin = Duration::from_millis(margin.min(MAX_CLOCK_MS));
+    (
+        left.saturating_sub(margin / 2).mul_f64(0.9),
+        left.saturating_sub(margin / 4),
+    )
+}
+
+/// `leader` under a clock: the share of the clock (and of the soft deadline) the first phase
+/// (every member) gets; the leader's re-searches get the rest.
+pub const LEADER_FIRST_SHARE: f64 = 0.75;
+
+/// `leader`'s first phase: its soft deadline from the round's (the hard deadline stays: the
+/// re-searches end by it).
+pub fn leader_phase1(soft: Duration) -> Duration {
+    soft.mul_f64(LEADER_FIRST_SHARE)
+}
+
+/// `leader`'s next re-search: an equal share of what is left before the round's hard deadline
+/// (`left`) for each of the `searches` still to run, after half the margin and with 10 % kept
+/// for the answers to come in, as in [`exchange_phase2`].
+pub fn leader_share(left: Duration, margin: u64, searches: u32) -> Duration {
+    exchange_phase2(left, margin).0 / searches.max(1)
 }
 
 #[cfg(test)]
@@ -419,5 +492,48 @@ mod tests {
         assert_eq!(m, 880);
         assert_eq!(ms(soft), 880);
         assert_eq!(ms(hard), 940);
+    }
+
+    #[test]
+    fn go_mate_gives_members_the_limit_less_the_margin_and_answers_by_half_the_margin() {
+        let (m, soft, hard) = plan_mate(10_000, 60);
+        assert_eq!((m, ms(soft), ms(hard)), (9_940, 9_940, 9_970));
+        // A margin larger than the limit: members get half, gougi answers at the limit less
+        // half the margin, never before the members' share.
+        let (m, soft, hard) = plan_mate(100, 60);
+        assert_eq!((m, ms(soft), ms(hard)), (50, 50, 70));
+        let (m, _, hard) = plan_mate(40, 200);
+        assert_eq!((m, ms(hard)), (20, 20));
+        // Capped like every clock.
+        let (m, _, hard) = plan_mate(u64::MAX, u64::MAX);
+        assert!(m <= MAX_CLOCK_MS && ms(hard) <= MAX_CLOCK_MS);
+        // On a long limit the hard deadline is plan_movetime's; they differ only when the
+        // margin is large against the limit.
+        assert_eq!(plan_mate(10_000, 60), plan_movetime(10_000, 60));
+    }
+
+    #[test]
+    fn exchange_phases_split_the_clock() {
+        let (soft, hard) = exchange_phase1(Duration::from_millis(10_000));
+        assert_eq!((ms(soft), ms(hard)), (4_500, 5_000));
+        // Phase 2: 90 % of what is left after half the margin; answers by a quarter margin
+        // before the round's hard deadline.
+        let (budget, hard) = exchange_phase2(Duration::from_millis(5_030), 60);
+        assert_eq!((ms(budget), ms(hard)), (4_500, 5_015));
+        assert_eq!(
+            exchange_phase2(Duration::from_millis(10), 60),
+            (Duration::ZERO, Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn leader_phases_split_the_clock() {
+        assert_eq!(ms(leader_phase1(Duration::from_millis(10_000))), 7_500);
+        // Three re-searches to run in 3.03 s: 0.9 s each.
+        assert_eq!(ms(leader_share(Duration::from_millis(3_030), 60, 3)), 900);
+        assert_eq!(
+            leader_share(Duration::from_millis(3_030), 60, 0),
+            exchange_phase2(Duration::from_millis(3_030), 60).0
+        );
     }
 }

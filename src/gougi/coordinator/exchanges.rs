@@ -42,8 +42,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let left = round
             .hard
             .map_or(Duration::ZERO, |h| h.saturating_duration_since(now));
-        let margin = Duration::from_millis(self.options.margin_ms());
-        let budget = left.saturating_sub(margin / 2).mul_f64(0.9);
+        let (budget, hard) = deadline::exchange_phase2(left, self.options.margin_ms());
         let mv = |k: usize| {
             round.answers[&slots[k]]
                 .best
@@ -66,7 +65,7 @@ impl<W: std::io::Write> Coordinator<W> {
         });
         round.answers.clear();
         round.soft = Some(now + budget);
-        round.hard = Some(now + left.saturating_sub(margin / 4));
+        round.hard = Some(now + hard);
         round.stop_sent = false;
         for k in 0..2 {
             let after = round.game.after(&[moves[1 - k]]);
@@ -197,11 +196,11 @@ impl<W: std::io::Write> Coordinator<W> {
             // An equal share of what is left for each search still to run, as `byoyomi`
             // (understood by every engine); gougi stops it at its share.
             let now = Instant::now();
-            let margin = Duration::from_millis(self.options.margin_ms());
-            let left = hard
-                .saturating_duration_since(now)
-                .saturating_sub(margin / 2);
-            let share = left.mul_f64(0.9) / (check.queue.len() as u32 + 1);
+            let share = deadline::leader_share(
+                hard.saturating_duration_since(now),
+                self.options.margin_ms(),
+                check.queue.len() as u32 + 1,
+            );
             limits.btime = Some(0);
             limits.wtime = Some(0);
             limits.byoyomi = Some(share.as_millis() as u64);

@@ -1,7 +1,8 @@
 //! The limits each member is told: the GUI clock turned into deadlines and member clocks
-//! ([`timing`]), a banked round's shortened main time ([`bank`]), the exchange rule's scaled
-//! phase-1 clock ([`scale_limits`]), and one member's own `Nodes` rule and network margin
-//! ([`told`]). The arithmetic itself is in [`deadline`]; this file maps it onto `GoLimits`.
+//! ([`timing`]), a banked round's shortened main time ([`bank`]) and the clock left to search
+//! it again ([`after_spending`]), the exchange rule's scaled phase-1 clock ([`scale_limits`]),
+//! and one member's own `Nodes` rule and network margin ([`told`]). The arithmetic itself is
+//! in [`deadline`]; this file maps it onto `GoLimits`.
 
 use super::*;
 
@@ -32,6 +33,15 @@ pub(super) fn bank(
         l.wtime = Some(banked);
     }
     Some(l)
+}
+
+/// The GUI's limits of a round with `elapsed` ms taken off our main time: the clock left to
+/// search a banked round again with (`G_TimeBank`), planned like any clock by [`timing`].
+pub(super) fn after_spending(gui: &GoLimits, black: bool, elapsed: u64) -> GoLimits {
+    let mut l = gui.clone();
+    let ours = if black { &mut l.btime } else { &mut l.wtime };
+    *ours = ours.map(|t| t.saturating_sub(elapsed));
+    l
 }
 
 /// The `go` limits one member is told: its `Engine<N>.Nodes` rule, then the margin it keeps
@@ -116,4 +126,22 @@ pub(super) fn scale_limits(limits: &GoLimits, black: bool, f: f64) -> GoLimits {
     }
     l.byoyomi = scale(l.byoyomi);
     l
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spending_takes_the_time_off_our_main_time_only() {
+        let gui = GoLimits {
+            btime: Some(60_000),
+            wtime: Some(50_000),
+            ..Default::default()
+        };
+        let l = after_spending(&gui, true, 1_500);
+        assert_eq!((l.btime, l.wtime), (Some(58_500), Some(50_000)));
+        let l = after_spending(&gui, false, 70_000);
+        assert_eq!((l.btime, l.wtime), (Some(60_000), Some(0)));
+    }
 }

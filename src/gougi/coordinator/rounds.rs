@@ -127,20 +127,12 @@ impl<W: std::io::Write> Coordinator<W> {
             RoundKind::Infinite => (None, None, limits.clone()),
             RoundKind::Tsume => match limits.mate {
                 Some(MateLimit::Time(ms)) => {
-                    // From outside: capped like every clock (about 24.8 days).
-                    let ms = ms.min(crate::usi::MAX_TIME_MS);
-                    let member = ms.saturating_sub(margin).max(ms / 2);
+                    let (member, soft, hard) = deadline::plan_mate(ms, margin);
                     let l = GoLimits {
                         mate: Some(MateLimit::Time(member)),
                         ..Default::default()
                     };
-                    (
-                        Some(Duration::from_millis(member)),
-                        Some(Duration::from_millis(
-                            ms.saturating_sub(margin / 2).max(member),
-                        )),
-                        l,
-                    )
+                    (Some(soft), Some(hard), l)
                 }
                 _ => (None, None, limits.clone()),
             },
@@ -200,10 +192,12 @@ impl<W: std::io::Write> Coordinator<W> {
                 Shape::All => normals.clone(),
                 Shape::Exchange => {
                     if kind == RoundKind::Play || kind == RoundKind::Ponder {
-                        request = scale_limits(&member_limits, black, 0.45);
+                        request =
+                            scale_limits(&member_limits, black, deadline::EXCHANGE_FIRST_SHARE);
                         if let (Some(s), Some(_)) = (soft, hard) {
-                            round.soft = Some(started + s.mul_f64(0.45));
-                            round.hard = Some(started + s.mul_f64(0.5));
+                            let (soft, hard) = deadline::exchange_phase1(s);
+                            round.soft = Some(started + soft);
+                            round.hard = Some(started + hard);
                         }
                     }
                     normals.iter().copied().take(2).collect()
@@ -236,9 +230,9 @@ impl<W: std::io::Write> Coordinator<W> {
                     if kind == RoundKind::Play || kind == RoundKind::Ponder {
                         // The re-searches need time after the first phase (the hard deadline
                         // stays: they end by it).
-                        request = scale_limits(&member_limits, black, LEADER_FIRST_SHARE);
+                        request = scale_limits(&member_limits, black, deadline::LEADER_FIRST_SHARE);
                         if let Some(s) = soft {
-                            round.soft = Some(started + s.mul_f64(LEADER_FIRST_SHARE));
+                            round.soft = Some(started + deadline::leader_phase1(s));
                         }
                     }
                     normals.clone()
@@ -432,13 +426,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let now = Instant::now();
         let black = round.game.black_to_move();
         let elapsed = now.saturating_duration_since(round.started).as_millis() as u64;
-        let mut limits = round.limits.clone();
-        let ours = if black {
-            &mut limits.btime
-        } else {
-            &mut limits.wtime
-        };
-        *ours = ours.map(|t| t.saturating_sub(elapsed));
+        let limits = after_spending(&round.limits, black, elapsed);
         let (soft, hard, member_limits) = timing(&limits, black, margin);
         round.soft = soft.map(|d| now + d);
         round.hard = hard.map(|d| now + d);
@@ -446,9 +434,10 @@ impl<W: std::io::Write> Coordinator<W> {
         round.extended = true;
         round.answers.clear();
         round.relayed_depth = 0;
+        let moves: Vec<&str> = moves.iter().map(BestMove::token).collect();
         debug!(
             round = round.id,
-            ?moves,
+            moves = %moves.join(" "),
             elapsed,
             "members disagree: spending the bank"
         );

@@ -62,10 +62,6 @@ pub(super) const BUILTIN_MATE_HASH_MB: u64 = 64;
 /// The key of the built-in solver's answer among a tsume round's `checkmates` (not a slot).
 pub(super) const BUILTIN_MATE: usize = usize::MAX;
 
-/// `leader` under a clock: the share of the clock the first phase (every member) gets; the
-/// leader's re-searches get the rest.
-pub(super) const LEADER_FIRST_SHARE: f64 = 0.75;
-
 /// The longest PV prefix sent to PV mate members.
 pub(super) const PV_MATE_DEPTH: usize = 8;
 

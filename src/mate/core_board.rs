@@ -75,7 +75,7 @@ impl MateBoard for CoreBoard {
     }
 
     fn generate_or_moves(&mut self, out: &mut Vec<Move>) {
-        let mut list = MoveList::new();
+        let mut list: MoveList = MoveList::new();
         generate_checks(&self.pos, &mut list);
         out.extend(list.iter().copied());
     }

@@ -789,10 +789,10 @@ impl<E: Evaluator> Worker<E> {
         let mut best_value = -Value::INFINITE;
         let mut best_move: Option<Move> = None;
         let mut move_count = 0;
-        let mut quiets_tried: [Option<Move>; 64] = [None; 64];
-        let mut quiet_n = 0;
-        let mut captures_tried: [Option<Move>; 32] = [None; 32];
-        let mut capture_n = 0;
+        // The moves searched before the best one, for the history malus (the first 64
+        // quiets and 32 captures; the lists keep their first entries when full).
+        let mut quiets_tried = MoveList::<Move, 64>::new();
+        let mut captures_tried = MoveList::<Move, 32>::new();
         let mut skip_quiets = false;
 
         loop {
@@ -982,13 +982,9 @@ impl<E: Evaluator> Worker<E> {
 
             if Some(m) != best_move {
                 if capture {
-                    if capture_n < captures_tried.len() {
-                        captures_tried[capture_n] = Some(m);
-                        capture_n += 1;
-                    }
-                } else if quiet_n < quiets_tried.len() {
-                    quiets_tried[quiet_n] = Some(m);
-                    quiet_n += 1;
+                    captures_tried.push(m);
+                } else {
+                    quiets_tried.push(m);
                 }
             }
         }
@@ -1007,13 +1003,13 @@ impl<E: Evaluator> Worker<E> {
             if !self.pos.is_capture(bm) {
                 self.update_quiet_stats(ply, bm, bonus);
                 let malus = stat_malus(depth);
-                for &q in quiets_tried[..quiet_n].iter().flatten() {
+                for &q in &quiets_tried {
                     self.update_quiet_histories(ply, q, -malus);
                 }
             } else {
                 self.update_capture_history(bm, bonus);
             }
-            for &c in captures_tried[..capture_n].iter().flatten() {
+            for &c in &captures_tried {
                 self.update_capture_history(c, -stat_malus(depth));
             }
         }

@@ -14,8 +14,7 @@
 //! Why staged: most cutoffs happen on the TT move or a good capture, so the quiet moves of
 //! most nodes are never generated or scored.
 
-use std::mem::MaybeUninit;
-
+use crate::shogi::movegen::MoveEntry;
 use crate::shogi::{generate_for_search, Move, MoveList, Position, SearchMoves};
 
 use super::eval::{promotion_gain, PIECE_VALUE};
@@ -24,9 +23,6 @@ use super::history::{
 };
 use super::see::see_ge;
 
-/// Capacity of a [`MoveBuf`]: 593 is the known maximum number of legal moves.
-pub const MAX_MOVES: usize = 600;
-
 /// A move with an ordering score.
 #[derive(Clone, Copy, Debug)]
 pub struct ExtMove {
@@ -34,74 +30,21 @@ pub struct ExtMove {
     pub score: i32,
 }
 
-/// A fixed-capacity buffer of scored moves (no heap). Its storage is left uninitialised so
-/// that creating one costs nothing: only the first `len` entries are ever read.
-pub struct MoveBuf {
-    moves: [MaybeUninit<ExtMove>; MAX_MOVES],
-    len: usize,
-}
-
-impl MoveBuf {
-    pub fn new() -> MoveBuf {
-        MoveBuf {
-            moves: [const { MaybeUninit::uninit() }; MAX_MOVES],
-            len: 0,
-        }
+impl MoveEntry for ExtMove {
+    /// Generated moves start unscored; each stage scores its own.
+    #[inline(always)]
+    fn from_move(m: Move) -> ExtMove {
+        ExtMove { m, score: 0 }
     }
-
-    #[inline]
-    pub fn push(&mut self, m: Move, score: i32) {
-        if self.len < MAX_MOVES {
-            self.moves[self.len] = MaybeUninit::new(ExtMove { m, score });
-            self.len += 1;
-        }
-    }
-
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    pub fn clear(&mut self) {
-        self.len = 0;
-    }
-
-    /// Replaces the contents with the moves of `list`, scores zero.
-    fn fill_from(&mut self, list: &MoveList) {
-        self.len = 0;
-        for &m in list.as_slice() {
-            self.push(m, 0);
-        }
-    }
-
-    /// The moves pushed so far.
-    #[inline]
-    pub fn as_slice(&self) -> &[ExtMove] {
-        // SAFETY: entries `0..len` were all written by `push` (and `len <= MAX_MOVES`);
-        // `MaybeUninit<T>` has the layout of `T`.
-        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<ExtMove>(), self.len) }
-    }
-
-    /// The moves pushed so far, mutable (for scoring and sorting).
-    #[inline]
-    pub fn as_mut_slice(&mut self) -> &mut [ExtMove] {
-        // SAFETY: as in `as_slice`.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<ExtMove>(), self.len)
-        }
+    #[inline(always)]
+    fn mv(self) -> Move {
+        self.m
     }
 }
 
-impl Default for MoveBuf {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+/// The picker's lists: the core's [`MoveList`] holding scored moves, which the generators
+/// write straight into (no copy from a plain list).
+type ScoredMoves = MoveList<ExtMove>;
 
 /// The legal moves a search plays at the root of `pos` (the module doc's move set).
 pub fn root_moves(pos: &Position) -> Vec<Move> {
@@ -113,37 +56,35 @@ pub fn root_moves(pos: &Position) -> Vec<Move> {
         .collect()
 }
 
-/// Generates into `buf` with `gen` (a generator of the search's move set, writing to
-/// `scratch`).
+/// Generates into `buf` (emptied first) with `gen`, a generator of the search's move set;
+/// returns the number of moves.
 #[inline(always)]
 fn generate_into(
     pos: &Position,
-    buf: &mut MoveBuf,
-    scratch: &mut MoveList,
-    gen: impl FnOnce(&Position, &mut MoveList),
+    buf: &mut ScoredMoves,
+    gen: impl FnOnce(&Position, &mut ScoredMoves),
 ) -> usize {
-    scratch.clear();
-    gen(pos, scratch);
-    buf.fill_from(scratch);
+    buf.clear();
+    gen(pos, buf);
     buf.len()
 }
 
-/// The buffers a [`MovePicker`] works in, kept by the worker between nodes: creating a
-/// `MoveList` on the stack compiles to a 2 KB memset (the compiler merges its uninitialised
-/// array with the zeroed length into one zeroing store), which measured 2% of the search.
+/// The lists a [`MovePicker`] works in, kept by the worker between nodes: creating a
+/// `MoveList` on the stack compiles to a memset of its whole array (the compiler merges its
+/// uninitialised array with the zeroed length into one zeroing store), which measured 2% of
+/// the search.
 #[derive(Default)]
 pub struct PickerBuffers {
-    buf: Box<MoveBuf>,
-    bad: Box<MoveBuf>,
-    scratch: Box<MoveList>,
+    buf: Box<ScoredMoves>,
+    bad: Box<ScoredMoves>,
 }
 
 /// Checking moves that capture nothing and land next to the enemy king (within a file and
 /// two ranks): the first quiescence ply's checks. Long-range quiet checks are left out (they
 /// doubled the quiescence tree for little).
-fn generate_quiet_checks(pos: &Position, list: &mut MoveList) {
+fn generate_quiet_checks(pos: &Position, list: &mut ScoredMoves) {
     pos.generate_checks_near_king(list);
-    list.retain(|m| !pos.is_capture(m) && !pos.is_inferior_non_promotion(m));
+    list.retain(|em| !pos.is_capture(em.m) && !pos.is_inferior_non_promotion(em.m));
 }
 
 /// Sorts `moves` by score, best first.
@@ -192,12 +133,11 @@ pub struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
     killers: [Option<Move>; 2],
-    buf: Box<MoveBuf>,
+    buf: Box<ScoredMoves>,
     cur: usize,
     end: usize,
-    bad: Box<MoveBuf>,
+    bad: Box<ScoredMoves>,
     bad_cur: usize,
-    scratch: Box<MoveList>,
     /// Quiet moves below this score are skipped when `skip_quiets` is set by the caller.
     see_threshold: i32,
     with_checks: bool,
@@ -211,11 +151,7 @@ impl MovePicker {
         pos: &Position,
         tt_move: Option<Move>,
         killers: [Option<Move>; 2],
-        PickerBuffers {
-            mut buf,
-            mut bad,
-            scratch,
-        }: PickerBuffers,
+        PickerBuffers { mut buf, mut bad }: PickerBuffers,
     ) -> Self {
         buf.clear();
         bad.clear();
@@ -234,7 +170,6 @@ impl MovePicker {
             end: 0,
             bad,
             bad_cur: 0,
-            scratch,
             see_threshold: 0,
             with_checks: false,
             sorted_end: 0,
@@ -246,11 +181,7 @@ impl MovePicker {
         pos: &Position,
         tt_move: Option<Move>,
         with_checks: bool,
-        PickerBuffers {
-            mut buf,
-            mut bad,
-            scratch,
-        }: PickerBuffers,
+        PickerBuffers { mut buf, mut bad }: PickerBuffers,
     ) -> Self {
         buf.clear();
         bad.clear();
@@ -270,7 +201,6 @@ impl MovePicker {
             end: 0,
             bad,
             bad_cur: 0,
-            scratch,
             see_threshold: 0,
             with_checks,
             sorted_end: 0,
@@ -359,7 +289,6 @@ impl MovePicker {
         PickerBuffers {
             buf: self.buf,
             bad: self.bad,
-            scratch: self.scratch,
         }
     }
 
@@ -379,7 +308,7 @@ impl MovePicker {
                     }
                 }
                 Stage::CaptureInit | Stage::QsCaptureInit => {
-                    self.end = generate_into(pos, &mut self.buf, &mut self.scratch, |p, l| {
+                    self.end = generate_into(pos, &mut self.buf, |p, l| {
                         generate_for_search(p, l, SearchMoves::Captures)
                     });
                     self.cur = 0;
@@ -400,7 +329,7 @@ impl MovePicker {
                         if see_ge(pos, em.m, -em.score / 18 + self.see_threshold) {
                             return Some(em.m);
                         }
-                        self.bad.push(em.m, em.score);
+                        self.bad.push(em);
                     }
                     None => {
                         self.stage = Stage::Killer0;
@@ -431,7 +360,7 @@ impl MovePicker {
                         self.cur = 0;
                         continue;
                     }
-                    self.end = generate_into(pos, &mut self.buf, &mut self.scratch, |p, l| {
+                    self.end = generate_into(pos, &mut self.buf, |p, l| {
                         generate_for_search(p, l, SearchMoves::Quiets)
                     });
                     self.cur = 0;
@@ -474,7 +403,7 @@ impl MovePicker {
                     self.stage = Stage::Done;
                 }
                 Stage::EvasionInit => {
-                    self.end = generate_into(pos, &mut self.buf, &mut self.scratch, |p, l| {
+                    self.end = generate_into(pos, &mut self.buf, |p, l| {
                         generate_for_search(p, l, SearchMoves::Evasions)
                     });
                     self.cur = 0;
@@ -498,8 +427,7 @@ impl MovePicker {
                     }
                 },
                 Stage::QsCheckInit => {
-                    self.end =
-                        generate_into(pos, &mut self.buf, &mut self.scratch, generate_quiet_checks);
+                    self.end = generate_into(pos, &mut self.buf, generate_quiet_checks);
                     self.cur = 0;
                     self.stage = Stage::QsCheck;
                 }

@@ -23,7 +23,7 @@
 //! assert!(!pos.gives_check(m));
 //! pos.do_move(m);
 //! assert!(pos.legal_moves().iter().any(|m| m.to_string() == "3a2b"));
-//! let mut checks = MoveList::new();
+//! let mut checks: MoveList = MoveList::new(); // a list of plain moves (`MoveList<Move>`)
 //! generate_checks(&pos, &mut checks);
 //! assert!(checks.is_empty()); // White has no way to check here
 //! assert_eq!(pos.to_sfen(), "lnsgkgsnl/1r5+B1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/7R1/LNSGKGSNL w B 4");

@@ -20,35 +20,59 @@ use super::position::Position;
 use super::types::{Color, Move, PieceKind, Square};
 use std::mem::MaybeUninit;
 
-/// Capacity of a [`MoveList`]: 593 is the known maximum number of legal moves; pseudo-legal
-/// lists can be a little longer, so there is room to spare (the slots are never initialised
-/// up front, so the size costs nothing).
+/// Capacity of a [`MoveList`] by default: 593 is the known maximum number of legal moves;
+/// pseudo-legal lists can be a little longer, so there is room to spare (the slots are never
+/// initialised up front, so the size costs nothing).
 pub const MAX_MOVES: usize = 1024;
 
-/// A fixed-capacity list of moves on the stack.
-pub struct MoveList {
-    moves: [MaybeUninit<Move>; MAX_MOVES],
+/// What a [`MoveList`] holds: a [`Move`], or a move with something beside it (the search's
+/// ordering score, `search::movepick::ExtMove`). The generators write every entry through
+/// [`from_move`](Self::from_move), so a search generates straight into its scored list.
+pub trait MoveEntry: Copy {
+    /// The entry for a freshly generated move.
+    fn from_move(m: Move) -> Self;
+    /// The entry's move.
+    fn mv(self) -> Move;
+}
+
+impl MoveEntry for Move {
+    #[inline(always)]
+    fn from_move(m: Move) -> Move {
+        m
+    }
+    #[inline(always)]
+    fn mv(self) -> Move {
+        self
+    }
+}
+
+/// A fixed-capacity list of moves (or scored moves, see [`MoveEntry`]) on the stack, `N`
+/// entries at most. The one list type of the crate: generation, search ordering and the
+/// search's small "tried" lists all use it, so the unsafe code below exists once.
+pub struct MoveList<T: MoveEntry = Move, const N: usize = MAX_MOVES> {
+    moves: [MaybeUninit<T>; N],
     len: usize,
 }
 
-impl MoveList {
+impl<T: MoveEntry, const N: usize> MoveList<T, N> {
     /// An empty list.
     #[inline]
-    pub fn new() -> MoveList {
+    pub fn new() -> Self {
         MoveList {
             // SAFETY: an array of `MaybeUninit` needs no initialisation (the pattern the
             // `MaybeUninit` docs give). The array-repeat form `[MaybeUninit::uninit(); N]`
             // compiled to a 2 KB memset per list here (measured: 3 % of perft).
-            moves: unsafe { MaybeUninit::<[MaybeUninit<Move>; MAX_MOVES]>::uninit().assume_init() },
+            moves: unsafe { MaybeUninit::<[MaybeUninit<T>; N]>::uninit().assume_init() },
             len: 0,
         }
     }
 
-    /// Appends a move (silently dropped if the list is full, which generation cannot reach).
+    /// Appends an entry (silently dropped if the list is full: generation cannot reach
+    /// [`MAX_MOVES`], and the search's short lists of tried moves keep their first `N`).
     #[inline]
-    pub fn push(&mut self, m: Move) {
-        if self.len < MAX_MOVES {
-            self.moves[self.len] = MaybeUninit::new(m);
+    pub fn push(&mut self, e: T) {
+        if self.len < N {
+            self.moves[self.len] = MaybeUninit::new(e);
             self.len += 1;
         }
     }
@@ -60,8 +84,8 @@ impl MoveList {
     fn push_each(&mut self, targets: Bitboard, f: impl Fn(Square) -> Move) {
         let mut len = self.len;
         targets.for_each(|to| {
-            if len < MAX_MOVES {
-                self.moves[len] = MaybeUninit::new(f(to));
+            if len < N {
+                self.moves[len] = MaybeUninit::new(T::from_move(f(to)));
                 len += 1;
             }
         });
@@ -86,24 +110,25 @@ impl MoveList {
     }
 
     #[inline(always)]
-    fn push_drops_n<const N: usize>(&mut self, targets: Bitboard, kinds: &[PieceKind]) {
-        let mut bases = [0u16; N];
+    fn push_drops_n<const K: usize>(&mut self, targets: Bitboard, kinds: &[PieceKind]) {
+        let mut bases = [0u16; K];
         for (b, &k) in bases.iter_mut().zip(kinds) {
             *b = Move::drop_base(k);
         }
         let mut len = self.len;
         targets.for_each(|to| {
-            if len + N <= MAX_MOVES {
+            if len + K <= N {
                 for (i, &b) in bases.iter().enumerate() {
-                    self.moves[len + i] = MaybeUninit::new(Move::drop_with_base(b, to.index()));
+                    self.moves[len + i] =
+                        MaybeUninit::new(T::from_move(Move::drop_with_base(b, to.index())));
                 }
-                len += N;
+                len += K;
             }
         });
         self.len = len;
     }
 
-    /// Number of moves.
+    /// Number of entries.
     #[inline]
     pub fn len(&self) -> usize {
         self.len
@@ -115,69 +140,70 @@ impl MoveList {
         self.len == 0
     }
 
-    /// Removes all moves.
+    /// Removes all entries.
     #[inline]
     pub fn clear(&mut self) {
         self.len = 0;
     }
 
-    /// Keeps only the moves for which `f` holds.
-    pub fn retain(&mut self, mut f: impl FnMut(Move) -> bool) {
+    /// Keeps only the entries for which `f` holds, in order.
+    pub fn retain(&mut self, mut f: impl FnMut(T) -> bool) {
         let mut j = 0;
         for i in 0..self.len {
             // SAFETY: slots below `len` are initialised.
-            let m = unsafe { self.moves[i].assume_init() };
-            if f(m) {
-                self.moves[j] = MaybeUninit::new(m);
+            let e = unsafe { self.moves[i].assume_init() };
+            if f(e) {
+                self.moves[j] = MaybeUninit::new(e);
                 j += 1;
             }
         }
         self.len = j;
     }
 
-    /// The moves as a slice.
+    /// The entries as a slice.
     #[inline]
-    pub fn as_slice(&self) -> &[Move] {
-        // SAFETY: the first `len` slots are initialised and `MaybeUninit<Move>` has the layout
-        // of `Move`.
-        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<Move>(), self.len) }
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: the first `len` slots are initialised (`push` and the generators write
+        // slot `len` before raising it, never past `N`) and `MaybeUninit<T>` has the layout
+        // of `T`.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<T>(), self.len) }
     }
 
-    /// The moves as a mutable slice (for sorting).
+    /// The entries as a mutable slice (for scoring and sorting).
     #[inline]
-    pub fn as_mut_slice(&mut self) -> &mut [Move] {
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
         // SAFETY: as in `as_slice`.
-        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<Move>(), self.len) }
+        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<T>(), self.len) }
     }
 
-    /// Whether `m` is in the list.
+    /// Whether `m` is the move of some entry.
     pub fn contains(&self, m: Move) -> bool {
-        self.as_slice().contains(&m)
+        self.as_slice().iter().any(|e| e.mv() == m)
     }
 }
 
-impl Default for MoveList {
+impl<T: MoveEntry, const N: usize> Default for MoveList<T, N> {
     fn default() -> Self {
         MoveList::new()
     }
 }
 
-impl std::ops::Deref for MoveList {
-    type Target = [Move];
-    fn deref(&self) -> &[Move] {
+impl<T: MoveEntry, const N: usize> std::ops::Deref for MoveList<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
         self.as_slice()
     }
 }
 
-impl std::fmt::Debug for MoveList {
+impl<T: MoveEntry + std::fmt::Debug, const N: usize> std::fmt::Debug for MoveList<T, N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.as_slice()).finish()
     }
 }
 
-impl<'a> IntoIterator for &'a MoveList {
-    type Item = &'a Move;
-    type IntoIter = std::slice::Iter<'a, Move>;
+impl<'a, T: MoveEntry, const N: usize> IntoIterator for &'a MoveList<T, N> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.as_slice().iter()
     }
@@ -195,10 +221,10 @@ pub(crate) trait MoveSink {
     fn push_drops(&mut self, targets: Bitboard, kinds: &[PieceKind]);
 }
 
-impl MoveSink for MoveList {
+impl<T: MoveEntry, const N: usize> MoveSink for MoveList<T, N> {
     #[inline(always)]
     fn push(&mut self, m: Move) {
-        MoveList::push(self, m);
+        MoveList::push(self, T::from_move(m));
     }
     #[inline(always)]
     fn push_each(&mut self, targets: Bitboard, f: impl Fn(Square) -> Move) {
@@ -542,7 +568,11 @@ pub enum SearchMoves {
 /// promote ([`Position::is_inferior_non_promotion`]): never better than the promotion, and
 /// left out by a search (YaneuraOu's default generator does the same). Leaving them out
 /// while generating spares the search a filtering pass over every list.
-pub fn generate_for_search(pos: &Position, list: &mut MoveList, which: SearchMoves) {
+pub fn generate_for_search<T: MoveEntry>(
+    pos: &Position,
+    list: &mut MoveList<T>,
+    which: SearchMoves,
+) {
     let mask = match which {
         SearchMoves::Captures => pos.pieces_of(!pos.side_to_move()),
         SearchMoves::Quiets => !pos.occupied(),
@@ -565,7 +595,7 @@ pub fn generate_evasions(pos: &Position, list: &mut MoveList) {
 /// which the moved (or promoted) piece attacks the enemy king — computed as the reverse attack
 /// from the king, with the mover lifted off the board — or if the mover uncovers one of our
 /// sliders (discovered check, 開き王手) by leaving the line to the king.
-pub fn generate_checks(pos: &Position, list: &mut MoveList) {
+pub fn generate_checks<T: MoveEntry>(pos: &Position, list: &mut MoveList<T>) {
     let us = pos.side_to_move();
     let them = !us;
     let Some(ek) = pos.king_square(them) else {
@@ -582,7 +612,7 @@ pub fn generate_checks(pos: &Position, list: &mut MoveList) {
             let lifted = occ.without(k);
             for to in king_attacks(k) & (mask - line(ek, k)) {
                 if !pos.is_attacked(them, to, lifted) {
-                    list.push(Move::new_normal(k, to, false));
+                    list.push(T::from_move(Move::new_normal(k, to, false)));
                 }
             }
         }
@@ -639,7 +669,7 @@ pub fn generate_checks(pos: &Position, list: &mut MoveList) {
                 if let Some(to) = t.lsb() {
                     let nifu = (pos.pieces(us, PieceKind::Pawn) & Bitboard::file(to.file())).any();
                     if !nifu && !pos.is_pawn_drop_mate(to) {
-                        list.push(Move::new_drop(kind, to));
+                        list.push(T::from_move(Move::new_drop(kind, to)));
                     }
                 }
                 continue;

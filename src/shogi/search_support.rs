@@ -16,7 +16,7 @@ use super::attacks::{
 };
 use super::bitboard::Bitboard;
 use super::legality::has_further_move;
-use super::movegen::{generate_checks, generate_legal, MoveList};
+use super::movegen::{generate_checks, generate_legal, MoveEntry, MoveList};
 use super::position::{Position, Repetition};
 use super::types::{Color, Move, PieceKind, Square};
 use super::zobrist;
@@ -230,7 +230,7 @@ impl Position {
     /// [`generate_checks`] restricted to those squares — a test holds them to that — but made
     /// only from the pieces that reach those squares, which costs a fraction of generating
     /// every check (search asks at most nodes: mate in one, and quiet checks in quiescence).
-    pub fn generate_checks_near_king(&self, list: &mut MoveList) {
+    pub fn generate_checks_near_king<T: MoveEntry>(&self, list: &mut MoveList<T>) {
         let us = self.side;
         let them = !us;
         let Some(ek) = self.kings[them.index()] else {
@@ -242,9 +242,9 @@ impl Position {
             let start = list.len();
             generate_checks(self, list);
             let mut i = 0;
-            list.retain(|m| {
+            list.retain(|e| {
                 i += 1;
-                i <= start || near.contains(m.to())
+                i <= start || near.contains(e.mv().to())
             });
             return;
         }
@@ -274,7 +274,7 @@ impl Position {
                 if discover.contains(from) {
                     for to in reach - line(ek, from) {
                         if !self.is_attacked(them, to, lifted) {
-                            list.push(Move::new_normal(from, to, false));
+                            list.push(T::from_move(Move::new_normal(from, to, false)));
                         }
                     }
                 }
@@ -292,13 +292,13 @@ impl Position {
                     if (from.in_zone(us) || to.in_zone(us))
                         && (disc || attacks(us, pk, to, lifted).contains(ek))
                     {
-                        list.push(Move::new_normal(from, to, true));
+                        list.push(T::from_move(Move::new_normal(from, to, true)));
                     }
                 }
                 if has_further_move(us, kind, to)
                     && (disc || attacks(us, kind, to, lifted).contains(ek))
                 {
-                    list.push(Move::new_normal(from, to, false));
+                    list.push(T::from_move(Move::new_normal(from, to, false)));
                 }
             }
         }
@@ -321,7 +321,7 @@ impl Position {
                 {
                     continue;
                 }
-                list.push(Move::new_drop(kind, to));
+                list.push(T::from_move(Move::new_drop(kind, to)));
             }
         }
     }
@@ -515,7 +515,7 @@ mod tests {
             for _ in 0..20 {
                 let mut p = Position::from_sfen(start).unwrap();
                 for _ in 0..150 {
-                    let mut core = MoveList::new();
+                    let mut core: MoveList = MoveList::new();
                     generate_checks(&p, &mut core);
                     let mut want: Vec<String> = match p.king_square(!p.side_to_move()) {
                         Some(ek) => core
@@ -525,7 +525,7 @@ mod tests {
                             .collect(),
                         None => Vec::new(),
                     };
-                    let mut mine = MoveList::new();
+                    let mut mine: MoveList = MoveList::new();
                     p.generate_checks_near_king(&mut mine);
                     let mut got: Vec<String> = mine.iter().map(|m| m.to_string()).collect();
                     want.sort();

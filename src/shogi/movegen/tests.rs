@@ -60,7 +60,7 @@ fn no_kings_and_tsume_positions() {
     // No king at all.
     let p = pos("9/9/9/9/4p4/9/9/9/9 w - 1");
     assert_eq!(p.legal_moves().len(), 1);
-    let mut c = MoveList::new();
+    let mut c: MoveList = MoveList::new();
     generate_checks(&p, &mut c);
     assert!(c.is_empty());
 }

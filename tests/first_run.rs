@@ -14,7 +14,7 @@ use gougi::shogi::{Color, Position};
 
 const FAIRY: &str = "/usr/games/fairy-stockfish";
 const BUILT_IN_LINE: &str = "info string no SimpleGougi.config found; using the built-in \
-                             default (builtin:search + builtin:mate); gougi init writes one to edit";
+                             default (3 × builtin:search + builtin:mate); gougi init writes one to edit";
 
 /// The gougi binary copied alone into a fresh, empty folder (as a user registering
 /// `target/release/gougi` in a GUI that starts it in its own folder, or copying it elsewhere).

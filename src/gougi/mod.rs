@@ -89,7 +89,8 @@ pub fn run_proxy(explicit: Option<&Path>) -> anyhow::Result<()> {
     result
 }
 
-/// `builtin:search + builtin:mate`: the members of the built-in config, as its file writes them.
+/// `3 × builtin:search + builtin:mate`: the members of the built-in config, as its file writes
+/// them (a run of equal commands counted, so the start-up line stays one short line).
 fn built_in_members(config: &config::Config) -> String {
     let mut texts: Vec<&str> = config
         .engines
@@ -99,7 +100,23 @@ fn built_in_members(config: &config::Config) -> String {
     if config.runs_mate_engine() {
         texts.extend(config.mate_engine.iter().map(|m| m.text.as_str()));
     }
-    texts.join(" + ")
+    let mut runs: Vec<(usize, &str)> = Vec::new();
+    for t in texts {
+        match runs.last_mut() {
+            Some((n, last)) if *last == t => *n += 1,
+            _ => runs.push((1, t)),
+        }
+    }
+    runs.iter()
+        .map(|&(n, t)| {
+            if n == 1 {
+                t.to_string()
+            } else {
+                format!("{n} × {t}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" + ")
 }
 
 /// Where the log goes, after the environment had its say.
@@ -255,6 +272,6 @@ mod tests {
     #[test]
     fn built_in_members_as_written() {
         let c = config::Config::built_in().unwrap();
-        assert_eq!(built_in_members(&c), "builtin:search + builtin:mate");
+        assert_eq!(built_in_members(&c), "3 × builtin:search + builtin:mate");
     }
 }

@@ -113,6 +113,12 @@ impl Spec {
     pub fn advertised_for(&self, policy: PolicyKind) -> bool {
         self.every || policy.info().options.contains(&self.name)
     }
+
+    /// Advertised by this config: its type's options, and with `MateEngine.Guard` the mate
+    /// type's too (the guard runs the mate member as the mate type does).
+    pub fn advertised(&self, policy: PolicyKind, mate_guard: bool) -> bool {
+        self.advertised_for(policy) || (mate_guard && self.advertised_for(PolicyKind::Mate))
+    }
 }
 
 impl fmt::Display for Spec {
@@ -413,6 +419,20 @@ mod tests {
                 .count(),
             7
         );
+    }
+
+    #[test]
+    fn the_mate_guard_advertises_the_mate_types_options() {
+        let names = |guard: bool| -> Vec<&str> {
+            SPECS
+                .iter()
+                .filter(|s| s.advertised(PolicyKind::Optimistic, guard))
+                .filter(|s| !s.every)
+                .map(|s| s.name)
+                .collect()
+        };
+        assert!(names(false).is_empty());
+        assert_eq!(names(true), ["G_MateTimeout", "G_MateNodesPct"]);
     }
 
     #[test]

@@ -54,7 +54,7 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         for spec in options::SPECS
             .iter()
-            .filter(|s| s.advertised_for(self.config.policy))
+            .filter(|s| s.advertised(self.config.policy, self.config.mate_guard))
         {
             lines.push(spec.to_string());
         }

@@ -15,6 +15,8 @@
 //! - [`driver`]: solving a rules-core position with the line verified (shared by [`usi`] and
 //!   [`background`]).
 //! - [`background`]: [`BackgroundSolve`], the solver in-process on a thread of its own.
+//! - [`helpmate`]: helpmates (協力詰め, `MateKind helpmate`): iterative deepening with a table of
+//!   proven lower bounds, beside the df-pn solver (it shares only the rules core).
 //!
 //! Invariants: the side to move at the root is the attacker; repetition is a failure for the
 //! attacker (tsume rules); the reported line is a legal mate, and in
@@ -25,6 +27,7 @@ pub mod bench;
 pub mod board;
 pub mod core_board;
 pub mod driver;
+pub mod helpmate;
 pub mod pndn;
 pub mod problems;
 pub mod search;

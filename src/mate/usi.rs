@@ -23,6 +23,13 @@
 //!   searches on, the attacker's moves being the legal moves that both escape the check and
 //!   give check; `nomate` answers `checkmate nomate` at once. `DoubleCount` (default false)
 //!   turns on the double-count correction in DAGs (see `super::search`).
+//! - `MateKind` (`normal`, the default; `helpmate`): with `helpmate`, `go mate` looks for a
+//!   shortest helpmate (協力詰め, [`super::helpmate`]: both sides cooperate, every attacker move
+//!   a check) and answers `checkmate <line>`, `checkmate nomate` (proven: none within
+//!   `HelpmateMaxPly` plies, default 31, or none at any length — an `info string` says which)
+//!   or `checkmate timeout`. A plain `go` still looks for a normal mate: a helpmate is no reason
+//!   to play a move in a game. The `USI_Hash` budget goes to the helpmate table then (the df-pn
+//!   table shrinks to 1 MiB), so the two never take twice the memory.
 //! - While solving, an `info time … nodes … nps … hashfull … pv <current line>` about every
 //!   second. stdout is only written here (USI); logs go through `tracing` to stderr.
 
@@ -33,6 +40,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::driver::{solve_position, DriveOptions};
+use super::helpmate::{self, solve_helpmate, HelpLimits, HelpOutcome, HelpProgress, HelpTable};
+use super::problems::verify_mate_line;
 use super::search::Progress;
 use super::solver::{MateMode, MateOutcome};
 use super::tt::MateTable;
@@ -41,6 +50,8 @@ use crate::usi::{GoLimits, GuiCommand, MateLimit, SetOption, Strictness};
 
 const DEFAULT_HASH_MB: usize = 256;
 const MAX_HASH_MB: usize = 1 << 20;
+/// The largest `HelpmateMaxPly`: the search recurses once per ply (see `super::helpmate`).
+const MAX_HELP_PLIES: u32 = 1023;
 
 /// Options settable with `setoption`.
 #[derive(Clone, Debug)]
@@ -49,6 +60,10 @@ struct Options {
     mode: MateMode,
     root_in_check_nomate: bool,
     double_count: bool,
+    /// `MateKind helpmate`: `go mate` solves helpmates.
+    helpmate: bool,
+    /// `HelpmateMaxPly`: the longest helpmate looked for.
+    help_max_plies: u32,
 }
 
 /// What `go` asked for.
@@ -65,6 +80,7 @@ struct Engine {
     position: Option<Position>,
     table: Arc<Mutex<MateTable>>,
     table_mb: usize,
+    help_table: Arc<Mutex<HelpTable>>,
     stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<()>>,
 }
@@ -86,10 +102,13 @@ pub fn run_stdio() -> anyhow::Result<()> {
             mode: MateMode::Shortest,
             root_in_check_nomate: false,
             double_count: false,
+            helpmate: false,
+            help_max_plies: helpmate::DEFAULT_MAX_PLIES,
         },
         position: None,
         table: Arc::new(Mutex::new(MateTable::new(1))),
         table_mb: 1,
+        help_table: Arc::new(Mutex::new(HelpTable::new(0))),
         stop: Arc::new(AtomicBool::new(false)),
         worker: None,
     };
@@ -131,6 +150,11 @@ impl Engine {
                 emit("option name MateMode type combo default shortest var shortest var first");
                 emit("option name RootInCheck type combo default evade var evade var nomate");
                 emit("option name DoubleCount type check default false");
+                emit("option name MateKind type combo default normal var normal var helpmate");
+                emit(&format!(
+                    "option name HelpmateMaxPly type spin default {} min 1 max {MAX_HELP_PLIES}",
+                    helpmate::DEFAULT_MAX_PLIES
+                ));
                 emit("usiok");
             }
             GuiCommand::IsReady => {
@@ -180,30 +204,50 @@ impl Engine {
             ("RootInCheck", "nomate") => self.options.root_in_check_nomate = true,
             ("DoubleCount", "true") => self.options.double_count = true,
             ("DoubleCount", "false") => self.options.double_count = false,
+            ("MateKind", "normal") => self.options.helpmate = false,
+            ("MateKind", "helpmate") => self.options.helpmate = true,
+            ("HelpmateMaxPly", v) => match v.parse::<u32>() {
+                Ok(n) if (1..=MAX_HELP_PLIES).contains(&n) => self.options.help_max_plies = n,
+                _ => emit(&format!("info string error: bad HelpmateMaxPly value {v}")),
+            },
             _ => emit(&format!(
                 "info string error: unknown option or value: {name} = {value}"
             )),
         }
     }
 
-    /// (Re)allocate the table if `USI_Hash` changed. Only called with no search running.
+    /// (Re)allocate the tables if `USI_Hash` or `MateKind` changed. Only called with no search
+    /// running. The `USI_Hash` budget goes to the table of the kind in use; the other one is
+    /// kept minimal, so switching kinds never holds both at full size.
     fn ensure_table(&mut self) {
+        let (mate_mb, help_mb) = if self.options.helpmate {
+            (1, self.options.hash_mb)
+        } else {
+            (self.options.hash_mb, 0)
+        };
+        let mut help = match self.help_table.lock() {
+            Ok(t) => t,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if help.size_mb() != help_mb {
+            // Free the old table before allocating the new one.
+            *help = HelpTable::new(0);
+            *help = HelpTable::new(help_mb);
+        }
+        drop(help);
         let links = self.options.double_count;
         let links_now = self
             .table
             .lock()
             .map(|t| t.has_parent_links())
             .unwrap_or(false);
-        if self.table_mb != self.options.hash_mb || links != links_now {
+        if self.table_mb != mate_mb || links != links_now {
             // Drop the old table before allocating the new one, so both never coexist.
             if let Ok(mut t) = self.table.lock() {
                 *t = MateTable::new(1);
             }
-            self.table = Arc::new(Mutex::new(MateTable::with_parent_links(
-                self.options.hash_mb,
-                links,
-            )));
-            self.table_mb = self.options.hash_mb;
+            self.table = Arc::new(Mutex::new(MateTable::with_parent_links(mate_mb, links)));
+            self.table_mb = mate_mb;
         }
     }
 
@@ -247,6 +291,20 @@ impl Engine {
         let stop = Arc::clone(&self.stop);
         let table = Arc::clone(&self.table);
         let options = self.options.clone();
+        if kind == GoKind::Mate && options.helpmate {
+            let table = Arc::clone(&self.help_table);
+            let worker = std::thread::Builder::new()
+                .name("mate-go".into())
+                .spawn(move || help_and_answer(position, table, stop, options, (limit, max_nodes)));
+            match worker {
+                Ok(w) => self.worker = Some(w),
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot start the search");
+                    emit("checkmate timeout");
+                }
+            }
+            return;
+        }
         let worker = std::thread::Builder::new()
             .name("mate-go".into())
             .spawn(move || {
@@ -353,5 +411,80 @@ fn search_and_answer(
             emit(&format!("bestmove {}", text[0]));
         }
         (GoKind::Play, _) => emit("bestmove resign"),
+    }
+}
+
+/// `go mate` under `MateKind helpmate`: solve, verify the line with the rules core, answer.
+fn help_and_answer(
+    position: Position,
+    table: Arc<Mutex<HelpTable>>,
+    stop: Arc<AtomicBool>,
+    options: Options,
+    (limit, max_nodes): (Option<Duration>, Option<u64>),
+) {
+    if options.root_in_check_nomate && position.in_check() {
+        emit("checkmate nomate");
+        return;
+    }
+    let start = Instant::now();
+    let mut table = match table.lock() {
+        Ok(t) => t,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let limits = HelpLimits {
+        deadline: limit.map(|l| start + l),
+        stop: &stop,
+        max_plies: options.help_max_plies,
+        max_nodes,
+    };
+    let mut report = |p: &HelpProgress| {
+        emit(&format!(
+            "info depth {} time {} nodes {} nps {} hashfull {}",
+            p.depth,
+            p.elapsed_ms,
+            p.nodes,
+            p.nodes * 1000 / p.elapsed_ms.max(1),
+            p.hashfull
+        ));
+    };
+    let (outcome, stats) = solve_helpmate(&position, &mut table, &limits, Some(&mut report));
+    let ms = stats.elapsed.as_millis() as u64;
+    emit(&format!(
+        "info time {} nodes {} nps {} hashfull {}",
+        ms,
+        stats.nodes,
+        stats.nodes * 1000 / ms.max(1),
+        table.hashfull()
+    ));
+    match outcome {
+        HelpOutcome::Mate(moves) => {
+            let text: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+            // The rules core checks the line move by move (legal, every attacker move a check,
+            // mate at the end) before it leaves: a failure is a solver bug, not a helpmate.
+            match verify_mate_line(&position, &text) {
+                Ok(_) => emit(&format!("checkmate {}", text.join(" "))),
+                Err(e) => {
+                    tracing::error!(
+                        sfen = position.to_sfen(),
+                        line = text.join(" "),
+                        error = %e,
+                        "the helpmate line is not a mate; answering timeout"
+                    );
+                    emit("checkmate timeout");
+                }
+            }
+        }
+        HelpOutcome::NoMate { bound } => {
+            if bound == helpmate::INFINITE {
+                emit("info string no helpmate at any length");
+            } else {
+                emit(&format!(
+                    "info string no helpmate within {} plies",
+                    options.help_max_plies
+                ));
+            }
+            emit("checkmate nomate");
+        }
+        HelpOutcome::Timeout => emit("checkmate timeout"),
     }
 }

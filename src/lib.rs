@@ -2,7 +2,8 @@
 //!
 //! # Layout
 //!
-//! - [`config`]: `SimpleGougi.config` → typed, validated settings ([`config::Config`]).
+//! - [`config`]: `SimpleGougi.config` → typed, validated settings ([`config::Config`]), as
+//!   layers: gougi's defaults → the file → `GOUGI_…` environment overrides.
 //! - [`member`]: one running member engine (command line, process, USI over pipes, handshake,
 //!   exit detection).
 //! - [`gougi`]: consultation — the coordinator, rounds, deadlines, policies, annotated lines.

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use gougi::config::{
-    decode, locate_in, Builtin, Config, ConfigError, PolicyKind, Problem, CONFIG_NAMES,
+    decode, env_key, locate_in, Builtin, Config, ConfigError, PolicyKind, Problem, CONFIG_NAMES,
+    DEFAULT_PV_MATE_COUNT,
 };
 use gougi::member::NodesRule;
 
@@ -1205,4 +1206,258 @@ fn mate_guard_runs_the_mate_engine_beside_any_type() {
             value: "yes".into()
         }
     );
+}
+
+// ---- Layers: gougi's defaults → the file → GOUGI_… variables (src/config/layers.rs) ----
+
+/// `(name, value)` pairs for [`Config::parse_with_env`].
+fn env(vars: &[(&str, &str)]) -> Vec<(String, String)> {
+    vars.iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+fn parse_env(dir: &TempDir, text: &str, vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+    Config::parse_with_env(text, &dir.path().join("SimpleGougi.config"), env(vars))
+}
+
+#[test]
+fn env_overrides_beat_the_file() {
+    let dir = TempDir::new();
+    let e2 = dir.exe("two/engine");
+    let text = "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nEngine1.Weight=2\n\
+                Engine1.Option.USI_Hash=64\n";
+    let c = parse_env(
+        &dir,
+        text,
+        &[
+            ("GOUGI_ENGINE1_WEIGHT", "3.5"),
+            ("GOUGI_GOUGI_TYPE", "悲観合議"),
+            // Adds a member the file does not have (an absolute path: from a shell, relative
+            // ones resolve against the working directory).
+            ("GOUGI_ENGINE2_PATH", e2.to_str().unwrap()),
+            ("gougi_engine2_name", "two"),
+            // The option's name keeps its case.
+            ("GOUGI_ENGINE1_OPTION_USI_Hash", "256"),
+            // Not settings: left alone.
+            ("GOUGI_CONFIG", "/nowhere"),
+            ("GOUGI_LOG", "debug"),
+            ("GOUGI_REQUIRE_SSH", "1"),
+            // Empty counts as unset.
+            ("GOUGI_ENGINE1_SCALE", ""),
+        ],
+    )
+    .unwrap();
+    assert_eq!(c.policy, PolicyKind::Pessimistic);
+    assert_eq!(c.engines.len(), 2);
+    assert_eq!(c.engines[0].weight, 3.5);
+    assert_eq!(c.engines[0].scale, None);
+    assert_eq!(c.engines[0].options.len(), 1);
+    let o = &c.engines[0].options[0];
+    assert_eq!((o.name.as_str(), o.value.as_str()), ("USI_Hash", "256"));
+    assert_eq!(
+        o.origin(),
+        "environment variable GOUGI_ENGINE1_OPTION_USI_Hash"
+    );
+    assert_eq!(c.engines[1].number, 2);
+    assert_eq!(c.engines[1].command.program, e2);
+    assert_eq!(c.engines[1].name.as_deref(), Some("two"));
+    assert_eq!(c.engines[1].line, 0);
+    // The file alone, and the layer under it.
+    let c = parse_in(&dir, text).unwrap();
+    assert_eq!(
+        (c.policy, c.engines[0].weight),
+        (PolicyKind::Optimistic, 2.0)
+    );
+    assert_eq!(c.pv_mate_count, DEFAULT_PV_MATE_COUNT);
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    // An environment value the type ignores is a warning naming the variable.
+    let c = parse_env(&dir, text, &[("GOUGI_MATEENGINE_FORPV_COUNT", "2")]).unwrap();
+    assert_eq!(c.pv_mate_count, 2);
+    assert_eq!(
+        c.warnings[0].to_string(),
+        "environment variable GOUGI_MATEENGINE_FORPV_COUNT: MateEngine.forPV.Count: \
+         ignored by type optimistic (used by mate-pv only)"
+    );
+}
+
+#[test]
+fn env_errors_name_the_variable() {
+    let dir = TempDir::new();
+    let text = "Gougi.Type=optimistic\nEngine1.Path=builtin:search\n";
+    let cases: [(&str, &str, &str, Problem); 7] = [
+        (
+            "GOUGI_ENGINE1_WEIGHT",
+            "heavy",
+            "Engine1.Weight",
+            Problem::BadWeight {
+                value: "heavy".into(),
+            },
+        ),
+        (
+            "GOUGI_ENGINE1_PONDER",
+            "yes",
+            "Engine1.Ponder",
+            Problem::BadPonder {
+                value: "yes".into(),
+            },
+        ),
+        (
+            "GOUGI_GOUGI_TYPE",
+            "nope",
+            "Gougi.Type",
+            Problem::UnknownType {
+                value: "nope".into(),
+            },
+        ),
+        (
+            "GOUGI_ENGINE0_PATH",
+            "builtin:search",
+            "Engine0.Path",
+            Problem::EngineZero,
+        ),
+        (
+            "GOUGI_ENGINE3_WEIGHT",
+            "2",
+            "Engine3.Weight",
+            Problem::NoPath { number: 3 },
+        ),
+        (
+            "GOUGI_ENGIN1_PATH",
+            "builtin:search",
+            "",
+            Problem::UnknownVariable {
+                hint: Some("GOUGI_ENGINE1_PATH".into()),
+            },
+        ),
+        (
+            "GOUGI_ENGINE99999999999_PATH",
+            "builtin:search",
+            "",
+            Problem::UnknownVariable { hint: None },
+        ),
+    ];
+    for (var, value, key, problem) in cases {
+        let err = parse_env(&dir, text, &[(var, value)]).expect_err(var);
+        let shown = err.to_string();
+        assert!(
+            shown.starts_with(&format!("environment variable {var}: {key}")),
+            "{shown}"
+        );
+        assert!(!shown.contains("SimpleGougi.config"), "{shown}");
+        assert_eq!(err.problem(), Some(&problem), "{shown}");
+    }
+    let err = parse_env(&dir, text, &[("GOUGI_ENGINE1_WEIGHT", "-1")]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "environment variable GOUGI_ENGINE1_WEIGHT: Engine1.Weight: weight must be a finite \
+         number > 0, got \"-1\""
+    );
+    let err = parse_env(&dir, text, &[("GOUGI_ENGINE2_PATH", "/no/such/engine")]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "environment variable GOUGI_ENGINE2_PATH: Engine2.Path: no such file: /no/such/engine"
+    );
+    // The file's own errors keep their file, line and key under the layers.
+    let (p, _) = invalid(
+        &dir,
+        "Gougi.Type=optimistic\nEngine1.Path=\n",
+        2,
+        "Engine1.Path",
+    );
+    assert_eq!(p, Problem::Empty);
+    let err = parse_env(
+        &dir,
+        "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nEngine1.Weight=0\n",
+        &[("GOUGI_ENGINE1_NAME", "x")],
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().ends_with(
+            "SimpleGougi.config:3: Engine1.Weight: weight must be a finite number > 0, got \"0\""
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn env_variable_names() {
+    let key = |var: &str| env_key(var).map(|k| k.map_err(|_| ()));
+    assert_eq!(
+        key("GOUGI_ENGINE12_SCOREVIEW"),
+        Some(Ok("Engine12.ScoreView".into()))
+    );
+    assert_eq!(
+        key("GOUGI_MATEENGINE_FORPV_COUNT"),
+        Some(Ok("MateEngine.forPV.Count".into()))
+    );
+    assert_eq!(
+        key("GOUGI_MATEENGINE_GUARD"),
+        Some(Ok("MateEngine.Guard".into()))
+    );
+    assert_eq!(key("Gougi_Gougi_Name"), Some(Ok("Gougi.Name".into())));
+    assert_eq!(
+        key("GOUGI_ENGINE2_OPTION_Eval.Dir"),
+        Some(Ok("Engine2.Option.Eval.Dir".into()))
+    );
+    for typo in [
+        "GOUGI_ENGINE_PATH",
+        "GOUGI_ENGINE1_PATHS",
+        "GOUGI_ENGINE1_OPTION_",
+        "GOUGI_MATE",
+    ] {
+        assert_eq!(key(typo), Some(Err(())), "{typo}");
+    }
+    for other in [
+        "GOUGI_CONFIG",
+        "GOUGI_LOG",
+        "GOUGI_LOG_FILE",
+        "GOUGI_BIN",
+        "GOUGI_TUNE_OPTIONS",
+        "PATH",
+    ] {
+        assert_eq!(key(other), None, "{other}");
+    }
+}
+
+#[test]
+fn cp932_file_under_env_overrides() {
+    let dir = TempDir::new();
+    let text = "# 合議タイプの設定\nGougi.Type=楽観合議\nEngine1.Path=builtin:search\n\
+                Engine1.Name=やねうら王\nEngine2.Path=builtin:search\n";
+    let (bytes, _, bad) = encoding_rs::SHIFT_JIS.encode(text);
+    assert!(!bad && std::str::from_utf8(&bytes).is_err());
+    let path = dir.write("SimpleGougi.config", &bytes);
+    let c = Config::load_with_env(&path, env(&[("GOUGI_ENGINE2_NAME", "技巧")])).unwrap();
+    assert_eq!(c.policy, PolicyKind::Optimistic);
+    assert_eq!(c.engines[0].name.as_deref(), Some("やねうら王"));
+    assert_eq!(c.engines[1].name.as_deref(), Some("技巧"));
+    // A CP932 file's error still names its file, line and key.
+    let (bytes, _, _) = encoding_rs::SHIFT_JIS
+        .encode("Gougi.Type=楽観合議\nEngine1.Path=builtin:search\nEngine1.Weight=重い\n");
+    let path = dir.write("SimpleGougi.config", &bytes);
+    let err = Config::load_with_env(&path, Vec::new()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}:3: Engine1.Weight: weight must be a finite number > 0, got \"重い\"",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn binary_a_bad_env_value_stops_gougi_naming_the_variable() {
+    let dir = common::scratch_dir("envbad");
+    let config = common::mock_config(&dir, "optimistic", &[MEMBER], None, "");
+    let mut gougi = common::Gougi::with_config_env(&config, &[("GOUGI_ENGINE1_PONDER", "maybe")]);
+    gougi.send("usi");
+    let first = gougi.next(Duration::from_secs(20)).unwrap_or_default();
+    let code = gougi.wait_exit(Duration::from_secs(10));
+    assert_eq!(
+        first,
+        "info string [Error] environment variable GOUGI_ENGINE1_PONDER: Engine1.Ponder: \
+         must be true or false, got \"maybe\""
+    );
+    assert_eq!(code, Some(1));
 }

@@ -1,6 +1,7 @@
 //! Every way the config can be wrong ([`ConfigError`], whose `Display` names the file, the line
-//! and the key: `SimpleGougi.config:3: Engine2.Path: no such file: /x/y`), the problem with one
-//! key ([`Problem`]) and the non-fatal remarks ([`ConfigWarning`]).
+//! and the key: `SimpleGougi.config:3: Engine2.Path: no such file: /x/y`, or the environment
+//! variable a value came from), the problem with one key ([`Problem`]) and the non-fatal
+//! remarks ([`ConfigWarning`]).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -29,15 +30,37 @@ pub enum ConfigError {
         key: String,
         problem: Problem,
     },
+    /// A problem with a `GOUGI_…` variable (`layers::env_key`); `key` is the key it sets, empty
+    /// when it names none.
+    #[error("environment variable {var}: {}{problem}", key_part(.key))]
+    Env {
+        var: String,
+        key: String,
+        problem: Problem,
+    },
+    /// The `config` crate could not merge or type the layers: a bug in gougi, since the layers
+    /// build the tree the types expect.
+    #[error("settings: {message}")]
+    Layers { message: String },
 }
 
 impl ConfigError {
-    /// The problem, for the `Invalid` variant.
+    /// The problem, for the `Invalid` and `Env` variants.
     pub fn problem(&self) -> Option<&Problem> {
         match self {
-            ConfigError::Invalid { problem, .. } => Some(problem),
+            ConfigError::Invalid { problem, .. } | ConfigError::Env { problem, .. } => {
+                Some(problem)
+            }
             _ => None,
         }
+    }
+}
+
+fn key_part(key: &str) -> String {
+    if key.is_empty() {
+        String::new()
+    } else {
+        format!("{key}: ")
     }
 }
 
@@ -118,6 +141,12 @@ pub enum Problem {
     NotExecutable { path: PathBuf },
     #[error("{program:?} is neither in the config's folder nor on PATH")]
     NotOnPath { program: String },
+    #[error(
+        "names no setting{}; a setting's variable is GOUGI_ and its key in capitals with _ for . \
+         (GOUGI_ENGINE1_PATH, GOUGI_MATEENGINE_FORPV_COUNT)",
+        hint_part(.hint)
+    )]
+    UnknownVariable { hint: Option<String> },
 }
 
 fn hint_part(hint: &Option<String>) -> String {
@@ -146,9 +175,11 @@ pub struct ConfigWarning {
 }
 
 impl fmt::Display for ConfigWarning {
-    /// `file:line: key: message`, or `file:line: message` for a line with no key (free text).
+    /// `file:line: key: message`, or `file:line: message` for a line with no key (free text);
+    /// without `:line` when the line is 0 (a value from an environment variable, whose name
+    /// then stands in `file`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: ", self.file.display(), self.line)?;
+        write!(f, "{}{}: ", self.file.display(), line_part(self.line))?;
         if !self.key.is_empty() {
             write!(f, "{}: ", self.key)?;
         }

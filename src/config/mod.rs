@@ -2,6 +2,9 @@
 //!
 //! - `settings`: the typed settings ([`Config`], [`EngineEntry`], [`NodesRule`], …) and
 //!   the table of keys.
+//! - `layers`: the settings as layers through the `config` crate — gougi's defaults
+//!   ([`DEFAULTS_TEXT`]) → the file (read by our own `config::Format`) → `GOUGI_…` environment
+//!   variables ([`env_key`]: `GOUGI_ENGINE1_PATH` overrides `Engine1.Path`) — typed by `serde`.
 //! - `reader`: the reference's `Key=value` line format (decoding, keys, comments, free text,
 //!   repeats).
 //! - `validate`: the checks across keys and the typed values built from them.
@@ -18,6 +21,7 @@
 //! that text out to edit.
 
 mod error;
+mod layers;
 mod reader;
 mod settings;
 mod validate;
@@ -28,6 +32,7 @@ use thiserror::Error;
 
 pub use crate::member::command::{Builtin, EngineCommand};
 pub use error::{ConfigError, ConfigWarning, Problem};
+pub use layers::{env_key, DEFAULTS_TEXT, ENV_PREFIX};
 pub use reader::decode;
 pub use settings::{
     Config, EngineEntry, MemberOption, NodesRule, OptionFilter, DEFAULT_PV_MATE_COUNT,
@@ -47,32 +52,60 @@ pub const CONFIG_ENV: &str = "GOUGI_CONFIG";
 pub use crate::gougi::policy::kind::{PolicyKind, UnknownPolicy};
 
 impl Config {
-    /// Reads, decodes, parses and validates `path`.
+    /// Reads, decodes, parses and validates `path`, under the process's `GOUGI_…` variables.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        Config::load_with_env(path, env_vars())
+    }
+
+    /// [`Config::load`] with `env` (`(name, value)` pairs) for the environment layer.
+    pub fn load_with_env(path: &Path, env: Vec<(String, String)>) -> Result<Config, ConfigError> {
         let bytes = std::fs::read(path).map_err(|source| ConfigError::Io {
             path: path.to_owned(),
             source,
         })?;
         let text = decode(&bytes);
-        let config = Config::parse(&text, path)?;
+        let config = Config::parse_with_env(&text, path, env)?;
         for w in &config.warnings {
             tracing::warn!("{w}");
         }
         Ok(config)
     }
 
-    /// Parses and validates config text; `path` names the file in messages and anchors relative
-    /// paths (its folder).
+    /// Parses and validates config text over gougi's defaults, without the environment; `path`
+    /// names the file in messages and anchors relative paths (its folder).
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        reader::Parser::new(path).run(text)
+        Config::parse_with_env(text, path, Vec::new())
+    }
+
+    /// All three layers: gougi's defaults, config text (`path` as in [`Config::parse`]) and
+    /// `env`, `(name, value)` pairs read as `GOUGI_…` overrides ([`env_key`]). [`Config::load`]
+    /// and [`Config::built_in`] pass the process's environment.
+    pub fn parse_with_env(
+        text: &str,
+        path: &Path,
+        env: Vec<(String, String)>,
+    ) -> Result<Config, ConfigError> {
+        let (settings, warnings) = layers::merge(text, path, env)?;
+        validate::Validator::new(path, warnings).build(settings)
     }
 
     /// The built-in config ([`BUILT_IN_TEXT`]), named [`BUILT_IN_NAME`] in messages. Its
     /// members are `builtin:` ones, so no folder is involved; an error here means the shipped
     /// file or this executable's path is broken, and is reported like any config error.
     pub fn built_in() -> Result<Config, ConfigError> {
-        Config::parse(BUILT_IN_TEXT, Path::new(BUILT_IN_NAME))
+        Config::parse_with_env(BUILT_IN_TEXT, Path::new(BUILT_IN_NAME), env_vars())
     }
+}
+
+/// The process's environment as text. Variables whose name is not Unicode are no settings of
+/// ours; a value that is not is taken lossily (a path then fails to resolve, naming it).
+fn env_vars() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(name, value)| {
+            let name = name.into_string().ok()?;
+            Some((name, value.to_string_lossy().into_owned()))
+        })
+        .collect()
 }
 
 /// Finds the config file. `explicit` is `--config`; `env` the value of `GOUGI_CONFIG`; `exe_dir`

@@ -1,5 +1,7 @@
 //! The reader of the reference's line format: bytes → text ([`decode`]) → one value per
-//! recognised key, with its line (`Parser::run`). Checks across keys are `validate`'s.
+//! recognised key, with its line ([`read_lines`]). It runs inside the file layer's
+//! `config::Format` (`layers::LineFormat`), so every problem it finds names the file, the line
+//! and the key; checks of values and across keys are `validate`'s.
 //!
 //! # Format
 //! Compatible with GougiShogi (formerly SimpleGougiShogi, see
@@ -26,7 +28,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{Config, ConfigError, ConfigWarning, PolicyKind, Problem};
+use super::{ConfigError, ConfigWarning, PolicyKind, Problem};
 
 /// Decodes config bytes: UTF-8 (BOM skipped) when valid, else CP932.
 pub fn decode(bytes: &[u8]) -> String {
@@ -81,7 +83,7 @@ const FIXED_KEYS: [&str; 7] = [
 
 impl Key {
     /// `Ok(None)` when the text is not a key of ours; `Err` for `Engine0.*`.
-    fn parse(key: &str) -> Result<Option<Key>, Problem> {
+    pub(super) fn parse(key: &str) -> Result<Option<Key>, Problem> {
         Ok(Some(match key {
             "Gougi.Type" => Key::GougiType,
             "Gougi.Name" => Key::GougiName,
@@ -152,7 +154,7 @@ impl Key {
 
 /// `Engine<N>.Option.<Name>` → `(N, Name)`. USI option names hold no spaces, so neither may
 /// `<Name>` (a key like `Engine2.Option.Skill Level` is no key of ours).
-fn engine_option_key(key: &str) -> Option<(u32, &str)> {
+pub(super) fn engine_option_key(key: &str) -> Option<(u32, &str)> {
     let rest = key.strip_prefix("Engine")?;
     let (num, field) = rest.split_once('.')?;
     if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
@@ -175,40 +177,42 @@ fn looks_like_key(key: &str) -> bool {
     parts.next().is_some() && parts.next().is_some() && all_words
 }
 
-pub(super) struct Parser {
-    pub(super) file: PathBuf,
-    pub(super) dir: PathBuf,
+/// What [`read_lines`] found: each key's first value and line, the keys as written.
+pub(super) struct ReadKeys {
     /// key → (line, raw value), first occurrence.
-    pub(super) values: BTreeMap<Key, (usize, String)>,
-    pub(super) key_names: BTreeMap<Key, String>,
+    pub values: BTreeMap<Key, (usize, String)>,
+    pub key_names: BTreeMap<Key, String>,
     /// The option names of `Engine<N>.Option.<Name>` keys ([`Key::EngineOption`]'s index).
-    pub(super) option_names: Vec<String>,
-    pub(super) warnings: Vec<ConfigWarning>,
+    pub option_names: Vec<String>,
+    pub warnings: Vec<ConfigWarning>,
 }
 
-impl Parser {
-    pub(super) fn new(path: &Path) -> Parser {
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .map(Path::to_owned)
-            .unwrap_or_else(|| PathBuf::from("."));
-        let dir = if dir.is_absolute() {
-            dir
-        } else {
-            std::env::current_dir().map(|c| c.join(&dir)).unwrap_or(dir)
-        };
-        Parser {
-            file: path.to_owned(),
-            dir,
+/// Reads config text line by line (see the module doc); `file` names it in messages.
+pub(super) fn read_lines(text: &str, file: &Path) -> Result<ReadKeys, ConfigError> {
+    Parser {
+        file: file.to_owned(),
+        keys: ReadKeys {
             values: BTreeMap::new(),
             key_names: BTreeMap::new(),
             option_names: Vec::new(),
             warnings: Vec::new(),
-        }
+        },
     }
+    .run(text)
+}
 
-    pub(super) fn err(&self, line: usize, key: &str, problem: Problem) -> ConfigError {
+/// A suggestion for an unknown key (a case-insensitive match, or the engine field form).
+pub(super) fn key_hint(key: &str) -> Option<String> {
+    Key::hint(key)
+}
+
+struct Parser {
+    file: PathBuf,
+    keys: ReadKeys,
+}
+
+impl Parser {
+    fn err(&self, line: usize, key: &str, problem: Problem) -> ConfigError {
         ConfigError::Invalid {
             file: self.file.clone(),
             line,
@@ -217,8 +221,8 @@ impl Parser {
         }
     }
 
-    pub(super) fn warn(&mut self, line: usize, key: &str, message: String) {
-        self.warnings.push(ConfigWarning {
+    fn warn(&mut self, line: usize, key: &str, message: String) {
+        self.keys.warnings.push(ConfigWarning {
             file: self.file.clone(),
             line,
             key: key.to_owned(),
@@ -241,7 +245,7 @@ impl Parser {
         );
     }
 
-    pub(super) fn run(mut self, text: &str) -> Result<Config, ConfigError> {
+    fn run(mut self, text: &str) -> Result<ReadKeys, ConfigError> {
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
             let line = raw.trim();
@@ -266,11 +270,11 @@ impl Parser {
             let parsed = match engine_option_key(key_text) {
                 Some((0, _)) => Err(Problem::EngineZero),
                 Some((n, name)) => {
-                    let idx = match self.option_names.iter().position(|o| o == name) {
+                    let idx = match self.keys.option_names.iter().position(|o| o == name) {
                         Some(idx) => idx,
                         None => {
-                            self.option_names.push(name.to_owned());
-                            self.option_names.len() - 1
+                            self.keys.option_names.push(name.to_owned());
+                            self.keys.option_names.len() - 1
                         }
                     };
                     Ok(Some(Key::EngineOption(n, idx)))
@@ -297,7 +301,7 @@ impl Parser {
             if value.is_empty() {
                 return Err(self.err(line_no, key_text, Problem::Empty));
             }
-            if let Some((first, old)) = self.values.get(&key) {
+            if let Some((first, old)) = self.keys.values.get(&key) {
                 let first = *first;
                 // The two names of one type are the same value.
                 let same = old == value
@@ -314,14 +318,10 @@ impl Parser {
                 }
                 return Err(self.err(line_no, key_text, Problem::Duplicate { first_line: first }));
             }
-            self.values.insert(key, (line_no, value.to_owned()));
-            self.key_names.insert(key, key_text.to_owned());
+            self.keys.values.insert(key, (line_no, value.to_owned()));
+            self.keys.key_names.insert(key, key_text.to_owned());
         }
-        self.build()
-    }
-
-    pub(super) fn get(&self, key: Key) -> Option<(usize, &str)> {
-        self.values.get(&key).map(|(l, v)| (*l, v.as_str()))
+        Ok(self.keys)
     }
 }
 

@@ -20,6 +20,10 @@
 //! | `Log.File` | log file (relative to the config's folder; opened for appending at start-up, a failure is a config error naming the line) | stderr |
 //! | `Log.Level` | `error`, `warn`, `info`, `debug` or `trace` (the environment's `GOUGI_LOG` / `GOUGI_LOG_FILE` override `Log.Level` / `Log.File`) | `warn` |
 //!
+//! Every key but `Log.*` can also be set by an environment variable, which beats the file:
+//! `GOUGI_` and the key in capitals with `_` for `.` (`GOUGI_ENGINE1_PATH`,
+//! `GOUGI_ENGINE2_OPTION_USI_Hash`; see `layers` and [`super::env_key`]).
+//!
 //! # Numbering
 //! Member N has option prefix `E<N>_`; the mate engine is 0. PV mate engines take the numbers after
 //! `max(10, highest N)`, so they are `E11_`, `E12_`, … as in the original whenever N ≤ 10, and never
@@ -88,6 +92,16 @@ pub struct MemberOption {
 }
 
 impl MemberOption {
+    /// Where the value was set, for messages: `file:line`, or `environment variable GOUGI_…`
+    /// (then `file` holds that and `line` is 0).
+    pub fn origin(&self) -> String {
+        if self.line == 0 {
+            self.file.display().to_string()
+        } else {
+            format!("{}:{}", self.file.display(), self.line)
+        }
+    }
+
     /// `Engine<N>.Option.<Name>`, the key as written.
     pub fn key(&self, number: u32) -> String {
         format!("Engine{number}.Option.{}", self.name)

@@ -1,5 +1,7 @@
-//! From the keys the reader collected to a validated [`Config`]: per-member values, the type and
-//! its member counts, the mate engine, the PV mate count, the log settings.
+//! From the merged layers ([`RawSettings`]) to a validated [`Config`]: per-member values (with
+//! the per-member defaults), the type and its member counts, the mate engine, the PV mate count,
+//! the log settings. Every error names where the value came from ([`Place`]): the file's line,
+//! or the environment variable.
 //!
 //! # Checks (original §2 checks, plus §12.11)
 //! At least one engine; a known type; `majority` needs ≥ 2 members (the original required exactly
@@ -8,190 +10,137 @@
 //! this only for `mate`). Every error is a [`ConfigError`] whose `Display` names the file, the line
 //! and the key: `SimpleGougi.config:3: Engine2.Path: no such file: /x/y`.
 
-use super::reader::{Key, Parser};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::layers::{EngineKeys, Place, RawSettings, Setting};
 use super::{
-    Config, ConfigError, EngineCommand, EngineEntry, MemberOption, NodesRule, OptionFilter,
-    PolicyKind, Problem, DEFAULT_PV_MATE_COUNT, MAX_PV_MATE_COUNT,
+    Config, ConfigError, ConfigWarning, EngineCommand, EngineEntry, MemberOption, NodesRule,
+    OptionFilter, PolicyKind, Problem, MAX_PV_MATE_COUNT,
 };
 use crate::member::command::resolve_command;
 
-impl Parser {
+/// The settings being checked, with what messages and relative paths need.
+pub(super) struct Validator {
+    file: PathBuf,
+    /// The config's folder: relative paths in the file resolve against it.
+    dir: PathBuf,
+    warnings: Vec<ConfigWarning>,
+}
+
+impl Validator {
+    /// `file` names the config in messages; its folder anchors the file's relative paths.
+    pub(super) fn new(file: &Path, warnings: Vec<ConfigWarning>) -> Validator {
+        let dir = file
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_owned)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            std::env::current_dir().map(|c| c.join(&dir)).unwrap_or(dir)
+        };
+        Validator {
+            file: file.to_owned(),
+            dir,
+            warnings,
+        }
+    }
+
+    /// An error about `key`, at the place of the value that caused it (line 0: the key is
+    /// missing, or came from gougi's defaults).
+    fn err(&self, place: &Place, key: &str, problem: Problem) -> ConfigError {
+        match place {
+            Place::Env(var) => ConfigError::Env {
+                var: var.clone(),
+                key: key.to_owned(),
+                problem,
+            },
+            _ => ConfigError::Invalid {
+                file: self.file.clone(),
+                line: place.line(),
+                key: key.to_owned(),
+                problem,
+            },
+        }
+    }
+
+    fn at(&self, setting: &Setting, key: &str, problem: Problem) -> ConfigError {
+        self.err(&setting.place(), key, problem)
+    }
+
+    fn warn(&mut self, setting: &Setting, key: &str, message: String) {
+        let (file, line) = self.origin(&setting.place());
+        self.warnings.push(ConfigWarning {
+            file,
+            line,
+            key: key.to_owned(),
+            message,
+        });
+    }
+
+    /// The file and line a value is reported at; a variable stands in for the file.
+    fn origin(&self, place: &Place) -> (PathBuf, usize) {
+        match place {
+            Place::Env(var) => (PathBuf::from(format!("environment variable {var}")), 0),
+            _ => (self.file.clone(), place.line()),
+        }
+    }
+
     /// The checks across keys, then the typed [`Config`].
-    pub(super) fn build(mut self) -> Result<Config, ConfigError> {
-        // Engines: Path is the anchor; Name/Weight without Path is an error.
-        let mut engines = Vec::new();
-        let keys: Vec<Key> = self.values.keys().copied().collect();
-        for key in &keys {
-            let (Key::EngineName(n)
-            | Key::EngineWeight(n)
-            | Key::EngineScale(n)
-            | Key::EngineScoreView(n)
-            | Key::EnginePonder(n)
-            | Key::EngineNodes(n)
-            | Key::EngineShowOptions(n)
-            | Key::EngineHideOptions(n)
-            | Key::EngineOption(n, _)) = *key
-            else {
-                continue;
-            };
-            if !self.values.contains_key(&Key::EnginePath(n)) {
-                let (line, _) = self.values[key];
-                return Err(self.err(line, &self.key_names[key], Problem::NoPath { number: n }));
+    pub(super) fn build(mut self, raw: RawSettings) -> Result<Config, ConfigError> {
+        let members: BTreeMap<u32, EngineKeys> = raw
+            .engines
+            .into_iter()
+            .map(|(n, keys)| (n.parse().expect("the layers number members"), keys))
+            .collect();
+        // Path is the anchor: another key of a member without one is an error, reported in
+        // the keys' order (all `Name`s first, then all `Weight`s, …, then the options).
+        for field in 0..8 {
+            for (&n, keys) in &members {
+                if keys.path.is_none() {
+                    if let Some(s) = keys.fields()[field] {
+                        return Err(self.at(s, &s.key, Problem::NoPath { number: n }));
+                    }
+                }
             }
         }
-        for key in &keys {
-            let Key::EnginePath(n) = *key else { continue };
-            let (line, text) = self.values[key].clone();
-            let key_name = format!("Engine{n}.Path");
-            let command = self.command(line, &key_name, &text)?;
-            let name = self.get(Key::EngineName(n)).map(|(_, v)| v.to_owned());
-            let weight = match self.get(Key::EngineWeight(n)) {
-                None => 1.0,
-                Some((wl, v)) => match v.parse::<f64>() {
-                    Ok(w) if w.is_finite() && w > 0.0 => w,
-                    _ => {
-                        return Err(self.err(
-                            wl,
-                            &format!("Engine{n}.Weight"),
-                            Problem::BadWeight {
-                                value: v.to_owned(),
-                            },
-                        ))
-                    }
-                },
-            };
-            let scale = match self.get(Key::EngineScale(n)) {
-                None => None,
-                Some((sl, v)) => match v.parse::<f64>() {
-                    Ok(x) if x.is_finite() && x > 0.0 => Some(x),
-                    _ => {
-                        return Err(self.err(
-                            sl,
-                            &format!("Engine{n}.Scale"),
-                            Problem::BadScale {
-                                value: v.to_owned(),
-                            },
-                        ))
-                    }
-                },
-            };
-            let black_view_scores = match self.get(Key::EngineScoreView(n)) {
-                None => false,
-                Some((_, v)) if v.eq_ignore_ascii_case("side") => false,
-                Some((_, v)) if v.eq_ignore_ascii_case("black") => true,
-                Some((vl, v)) => {
-                    return Err(self.err(
-                        vl,
-                        &format!("Engine{n}.ScoreView"),
-                        Problem::BadScoreView {
-                            value: v.to_owned(),
-                        },
-                    ))
-                }
-            };
-            let ponder = match self.get(Key::EnginePonder(n)) {
-                None => true,
-                Some((_, v)) if v.eq_ignore_ascii_case("true") => true,
-                Some((_, v)) if v.eq_ignore_ascii_case("false") => false,
-                Some((pl, v)) => {
-                    return Err(self.err(
-                        pl,
-                        &format!("Engine{n}.Ponder"),
-                        Problem::BadPonder {
-                            value: v.to_owned(),
-                        },
-                    ))
-                }
-            };
-            let nodes = match self.get(Key::EngineNodes(n)) {
-                None => NodesRule::Gui,
-                Some((_, v)) if v.eq_ignore_ascii_case("off") => NodesRule::Off,
-                Some((nl, v)) => match v.parse::<u64>() {
-                    Ok(count) if count >= 1 => NodesRule::Fixed(count),
-                    _ => {
-                        return Err(self.err(
-                            nl,
-                            &format!("Engine{n}.Nodes"),
-                            Problem::BadNodes {
-                                value: v.to_owned(),
-                            },
-                        ))
-                    }
-                },
-            };
-            let mut patterns = [None, None];
-            for (k, (key, field)) in [
-                (Key::EngineShowOptions(n), "ShowOptions"),
-                (Key::EngineHideOptions(n), "HideOptions"),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                if let Some((pl, v)) = self.get(key) {
-                    if let Err(e) = regex::Regex::new(v) {
-                        return Err(self.err(
-                            pl,
-                            &format!("Engine{n}.{field}"),
-                            Problem::BadPattern {
-                                message: e
-                                    .to_string()
-                                    .lines()
-                                    .last()
-                                    .unwrap_or("")
-                                    .trim()
-                                    .to_owned(),
-                            },
-                        ));
-                    }
-                    patterns[k] = Some(v.to_owned());
+        for (&n, keys) in &members {
+            if keys.path.is_none() {
+                if let Some(s) = keys.options.values().min_by_key(|s| s.place().line()) {
+                    return Err(self.at(s, &s.key, Problem::NoPath { number: n }));
                 }
             }
-            let [show, hide] = patterns;
-            let mut options: Vec<MemberOption> = self
-                .values
-                .iter()
-                .filter_map(|(k, (line, value))| match *k {
-                    Key::EngineOption(m, idx) if m == n => Some(MemberOption {
-                        name: self.option_names[idx].clone(),
-                        value: value.clone(),
-                        file: self.file.clone(),
-                        line: *line,
-                    }),
-                    _ => None,
-                })
-                .collect();
-            options.sort_by_key(|o| o.line);
-            engines.push(EngineEntry {
-                options,
-                number: n,
-                option_filter: OptionFilter { show, hide },
-                command,
-                name,
-                weight,
-                scale,
-                black_view_scores,
-                ponder,
-                nodes,
-                line,
-            });
+        }
+        let mut engines = Vec::new();
+        for (&n, keys) in &members {
+            let Some(path) = &keys.path else { continue };
+            engines.push(self.engine(n, path, keys)?);
         }
 
-        let policy = match self.get(Key::GougiType) {
-            None => return Err(self.err(0, "Gougi.Type", Problem::NoType)),
-            Some((line, v)) => v.parse::<PolicyKind>().map_err(|_| {
-                self.err(
-                    line,
+        let policy = match &raw.gougi.kind {
+            None => {
+                return Err(self.err(&Place::Default, "Gougi.Type", Problem::NoType));
+            }
+            Some(s) => s.value.parse::<PolicyKind>().map_err(|_| {
+                self.at(
+                    s,
                     "Gougi.Type",
                     Problem::UnknownType {
-                        value: v.to_owned(),
+                        value: s.value.clone(),
                     },
                 )
             })?,
         };
-        let type_line = self.get(Key::GougiType).map_or(0, |(l, _)| l);
+        let type_place = raw
+            .gougi
+            .kind
+            .as_ref()
+            .map_or(Place::Default, Setting::place);
 
         if engines.is_empty() {
-            return Err(self.err(0, "Engine1.Path", Problem::NoEngines));
+            return Err(self.err(&Place::Default, "Engine1.Path", Problem::NoEngines));
         }
         let (min, max) = policy.engine_count();
         if engines.len() < min || max.is_some_and(|m| engines.len() > m) {
@@ -201,7 +150,7 @@ impl Parser {
                 None => format!("at least {min}"),
             };
             return Err(self.err(
-                type_line,
+                &type_place,
                 "Gougi.Type",
                 Problem::EngineCount {
                     policy,
@@ -211,93 +160,94 @@ impl Parser {
             ));
         }
 
-        let mate_engine = match self.get(Key::MatePath) {
+        let mate_engine = match &raw.mate.path {
             None => None,
-            Some((line, text)) => {
-                let text = text.to_owned();
-                Some(self.command(line, "MateEngine.Path", &text)?)
-            }
+            Some(s) => Some(self.command(s, "MateEngine.Path")?),
         };
         if policy.needs_mate_engine() && mate_engine.is_none() {
             return Err(self.err(
-                type_line,
+                &type_place,
                 "MateEngine.Path",
                 Problem::NoMateEngine { policy },
             ));
         }
         // gougi's own: `MateEngine.Guard=true` runs the mate engine beside any type, and its
         // verified mate overrides the type's decision (the mate types always do this).
-        let mate_guard = match self.get(Key::MateGuard) {
+        let mate_guard = match &raw.mate.guard {
             None => false,
-            Some((_, v)) if v.eq_ignore_ascii_case("true") => true,
-            Some((_, v)) if v.eq_ignore_ascii_case("false") => false,
-            Some((line, v)) => {
-                return Err(self.err(
-                    line,
+            Some(s) if s.value.eq_ignore_ascii_case("true") => true,
+            Some(s) if s.value.eq_ignore_ascii_case("false") => false,
+            Some(s) => {
+                return Err(self.at(
+                    s,
                     "MateEngine.Guard",
                     Problem::BadPonder {
-                        value: v.to_owned(),
+                        value: s.value.clone(),
                     },
                 ))
             }
         };
         let mate_guard = mate_guard && !policy.needs_mate_engine();
         if !policy.needs_mate_engine() && !mate_guard {
-            if let Some((line, _)) = self.get(Key::MatePath) {
-                self.warn(line, "MateEngine.Path", format!("ignored by type {policy}"));
+            if let Some(s) = &raw.mate.path {
+                self.warn(s, "MateEngine.Path", format!("ignored by type {policy}"));
             }
         }
         if mate_guard && mate_engine.is_none() {
-            if let Some((line, _)) = self.get(Key::MateGuard) {
+            if let Some(s) = &raw.mate.guard {
                 self.warn(
-                    line,
+                    s,
                     "MateEngine.Guard",
                     "no MateEngine.Path: nothing to run".into(),
                 );
             }
         }
 
-        let pv_mate_count = match self.get(Key::MatePvCount) {
-            None => DEFAULT_PV_MATE_COUNT,
-            Some((line, v)) => {
-                let n = v.parse::<u32>().map_err(|_| {
-                    self.err(
-                        line,
-                        "MateEngine.forPV.Count",
-                        Problem::BadNumber {
-                            value: v.to_owned(),
-                        },
-                    )
-                })?;
-                if n > MAX_PV_MATE_COUNT {
-                    return Err(self.err(
-                        line,
-                        "MateEngine.forPV.Count",
-                        Problem::TooManyPvMates { value: n },
-                    ));
-                }
-                if policy != PolicyKind::MatePv {
-                    self.warn(
-                        line,
-                        "MateEngine.forPV.Count",
-                        format!("ignored by type {policy} (used by mate-pv only)"),
-                    );
-                }
-                n
-            }
-        };
+        // Always set: gougi's defaults hold it.
+        let count = raw
+            .mate
+            .for_pv
+            .count
+            .as_ref()
+            .expect("gougi's defaults set MateEngine.forPV.Count");
+        let key = "MateEngine.forPV.Count";
+        let pv_mate_count = count.value.parse::<u32>().map_err(|_| {
+            self.at(
+                count,
+                key,
+                Problem::BadNumber {
+                    value: count.value.clone(),
+                },
+            )
+        })?;
+        if pv_mate_count > MAX_PV_MATE_COUNT {
+            return Err(self.at(
+                count,
+                key,
+                Problem::TooManyPvMates {
+                    value: pv_mate_count,
+                },
+            ));
+        }
+        if policy != PolicyKind::MatePv && count.place() != Place::Default {
+            self.warn(
+                count,
+                key,
+                format!("ignored by type {policy} (used by mate-pv only)"),
+            );
+        }
 
-        let name = self.get(Key::GougiName).map(|(_, v)| v.to_owned());
-        let log_file = self.get(Key::LogFile).map(|(_, v)| self.dir.join(v));
-        let log_file_line = self.get(Key::LogFile).map_or(0, |(l, _)| l);
-        let log_level = match self.get(Key::LogLevel) {
+        let name = raw.gougi.name.map(|s| s.value);
+        let log_file = raw.log.file.as_ref().map(|s| self.dir.join(&s.value));
+        let log_file_line = raw.log.file.as_ref().map_or(0, |s| s.place().line());
+        let log_level = match &raw.log.level {
             None => None,
-            Some((line, v)) => Some(v.parse::<tracing::Level>().map_err(|_| {
-                self.err(
-                    line,
+            Some(s) => Some(s.value.parse::<tracing::Level>().map_err(|_| {
+                self.at(
+                    s,
                     "Log.Level",
                     Problem::BadLevel {
-                        value: v.to_owned(),
+                        value: s.value.clone(),
                     },
                 )
             })?),
@@ -318,8 +268,149 @@ impl Parser {
         })
     }
 
-    /// Resolves one `*.Path` value into a command.
-    fn command(&self, line: usize, key: &str, text: &str) -> Result<EngineCommand, ConfigError> {
-        resolve_command(text, &self.dir).map_err(|p| self.err(line, key, p))
+    /// Member `n`'s entry, its defaults filled in.
+    fn engine(
+        &self,
+        n: u32,
+        path: &Setting,
+        keys: &EngineKeys,
+    ) -> Result<EngineEntry, ConfigError> {
+        let command = self.command(path, &format!("Engine{n}.Path"))?;
+        let name = keys.name.as_ref().map(|s| s.value.clone());
+        let weight = match &keys.weight {
+            None => 1.0,
+            Some(s) => match s.value.parse::<f64>() {
+                Ok(w) if w.is_finite() && w > 0.0 => w,
+                _ => {
+                    return Err(self.at(
+                        s,
+                        &format!("Engine{n}.Weight"),
+                        Problem::BadWeight {
+                            value: s.value.clone(),
+                        },
+                    ))
+                }
+            },
+        };
+        let scale = match &keys.scale {
+            None => None,
+            Some(s) => match s.value.parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 => Some(x),
+                _ => {
+                    return Err(self.at(
+                        s,
+                        &format!("Engine{n}.Scale"),
+                        Problem::BadScale {
+                            value: s.value.clone(),
+                        },
+                    ))
+                }
+            },
+        };
+        let black_view_scores = match &keys.score_view {
+            None => false,
+            Some(s) if s.value.eq_ignore_ascii_case("side") => false,
+            Some(s) if s.value.eq_ignore_ascii_case("black") => true,
+            Some(s) => {
+                return Err(self.at(
+                    s,
+                    &format!("Engine{n}.ScoreView"),
+                    Problem::BadScoreView {
+                        value: s.value.clone(),
+                    },
+                ))
+            }
+        };
+        let ponder = match &keys.ponder {
+            None => true,
+            Some(s) if s.value.eq_ignore_ascii_case("true") => true,
+            Some(s) if s.value.eq_ignore_ascii_case("false") => false,
+            Some(s) => {
+                return Err(self.at(
+                    s,
+                    &format!("Engine{n}.Ponder"),
+                    Problem::BadPonder {
+                        value: s.value.clone(),
+                    },
+                ))
+            }
+        };
+        let nodes = match &keys.nodes {
+            None => NodesRule::Gui,
+            Some(s) if s.value.eq_ignore_ascii_case("off") => NodesRule::Off,
+            Some(s) => match s.value.parse::<u64>() {
+                Ok(count) if count >= 1 => NodesRule::Fixed(count),
+                _ => {
+                    return Err(self.at(
+                        s,
+                        &format!("Engine{n}.Nodes"),
+                        Problem::BadNodes {
+                            value: s.value.clone(),
+                        },
+                    ))
+                }
+            },
+        };
+        let mut patterns = [None, None];
+        for (k, (setting, field)) in [
+            (&keys.show_options, "ShowOptions"),
+            (&keys.hide_options, "HideOptions"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if let Some(s) = setting {
+                if let Err(e) = regex::Regex::new(&s.value) {
+                    return Err(self.at(
+                        s,
+                        &format!("Engine{n}.{field}"),
+                        Problem::BadPattern {
+                            message: e.to_string().lines().last().unwrap_or("").trim().to_owned(),
+                        },
+                    ));
+                }
+                patterns[k] = Some(s.value.clone());
+            }
+        }
+        let [show, hide] = patterns;
+        let mut options: Vec<MemberOption> = keys
+            .options
+            .iter()
+            .map(|(name, s)| {
+                let (file, line) = self.origin(&s.place());
+                MemberOption {
+                    name: name.clone(),
+                    value: s.value.clone(),
+                    file,
+                    line,
+                }
+            })
+            .collect();
+        // The file's order; the environment's (line 0) first, in name order.
+        options.sort_by_key(|o| o.line);
+        Ok(EngineEntry {
+            options,
+            number: n,
+            option_filter: OptionFilter { show, hide },
+            command,
+            name,
+            weight,
+            scale,
+            black_view_scores,
+            ponder,
+            nodes,
+            line: path.place().line(),
+        })
+    }
+
+    /// Resolves one `*.Path` value into a command: against the config's folder, or for a
+    /// variable against the working directory (like `GOUGI_LOG_FILE`, a path typed in a shell).
+    fn command(&self, setting: &Setting, key: &str) -> Result<EngineCommand, ConfigError> {
+        let place = setting.place();
+        let dir = match place {
+            Place::Env(_) => std::env::current_dir().unwrap_or_else(|_| self.dir.clone()),
+            _ => self.dir.clone(),
+        };
+        resolve_command(&setting.value, &dir).map_err(|p| self.err(&place, key, p))
     }
 }

@@ -104,12 +104,23 @@ impl Gougi {
 
     /// Any USI engine program (the harness is not specific to gougi).
     pub fn program(program: &Path, args: &[&str], dir: Option<&Path>) -> Gougi {
+        Self::program_env(program, args, dir, &[])
+    }
+
+    /// [`Gougi::program`] with these environment variables set.
+    pub fn program_env(
+        program: &Path,
+        args: &[&str],
+        dir: Option<&Path>,
+        envs: &[(&str, &str)],
+    ) -> Gougi {
         let mut cmd = Command::new(program);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         cmd.env_remove("GOUGI_CONFIG");
+        cmd.envs(envs.iter().copied());
         if let Some(d) = dir {
             cmd.current_dir(d);
         }
@@ -146,6 +157,12 @@ impl Gougi {
 
     pub fn with_config(config: &Path) -> Gougi {
         Self::start(&["--config", config.to_str().expect("utf-8 path")])
+    }
+
+    /// gougi on `config` with these environment variables (`GOUGI_…` overrides).
+    pub fn with_config_env(config: &Path, envs: &[(&str, &str)]) -> Gougi {
+        let args = ["--config", config.to_str().expect("utf-8 path")];
+        Self::program_env(Path::new(env!("CARGO_BIN_EXE_gougi")), &args, None, envs)
     }
 
     pub fn send(&mut self, line: &str) {

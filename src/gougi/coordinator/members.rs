@@ -80,9 +80,8 @@ impl<W: std::io::Write> Coordinator<W> {
         for o in &slot.spec.options {
             let Some(decl) = slot.options.iter_mut().find(|d| d.name == o.name) else {
                 warnings.push(format!(
-                    "{}:{}: {}: {} declares no option {}; not sent",
-                    o.file.display(),
-                    o.line,
+                    "{}: {}: {} declares no option {}; not sent",
+                    o.origin(),
                     o.key(slot.spec.number),
                     slot.label(),
                     o.name
@@ -93,9 +92,8 @@ impl<W: std::io::Write> Coordinator<W> {
                 Ok(v) => v,
                 Err(e) => {
                     warnings.push(format!(
-                        "{}:{}: {}: {e}; not sent",
-                        o.file.display(),
-                        o.line,
+                        "{}: {}: {e}; not sent",
+                        o.origin(),
                         o.key(slot.spec.number)
                     ));
                     continue;

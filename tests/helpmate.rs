@@ -19,6 +19,7 @@ use gougi::mate::core_board::CoreBoard;
 use gougi::mate::helpmate::{
     solve_helpmate, HelpLimits, HelpOutcome, HelpTable, DEFAULT_MAX_PLIES, INFINITE,
 };
+use gougi::mate::problems::parse_problems;
 use gougi::mate::{solve, MateMode, MateOutcome, MateTable, SolveLimits};
 use gougi::shogi::{Move, Position};
 
@@ -234,6 +235,28 @@ fn pawn_drop_mate_is_not_a_helpmate() {
     // sidestepped, and the attacker runs out of checks: no helpmate at any length.
     assert_eq!(help(sfen, 31), HelpOutcome::NoMate { bound: INFINITE });
     assert_eq!(brute_shortest(sfen, 7), None);
+}
+
+#[test]
+fn published_problems_have_their_lengths() {
+    // tests/data/helpmate/README.md: fmrs's collection, lengths as published.
+    let path = format!(
+        "{}/tests/data/helpmate/published.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let problems = parse_problems(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(problems.len(), 4);
+    for p in problems {
+        let start = Instant::now();
+        let outcome = help(&p.sfen, 511);
+        let HelpOutcome::Mate(moves) = outcome else {
+            panic!("line {}: {outcome:?}", p.line_no);
+        };
+        let line = text(&moves);
+        let len = check_helpmate(&p.sfen, &line).unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("line {}: {len} plies in {:?}", p.line_no, start.elapsed());
+        assert_eq!(Some(len as u16), p.expected, "line {}", p.line_no);
+    }
 }
 
 // ------------------------------------------------------------ stop, in-process

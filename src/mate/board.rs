@@ -14,7 +14,7 @@
 //!   Inside one problem the pieces are conserved, so board key plus attacker hand identify the
 //!   whole position (the search's repetition test relies on it).
 
-use super::hand::{HandKind, MateHand};
+use crate::shogi::{Hand, PieceKind};
 
 /// A position the mate solver can search.
 pub trait MateBoard {
@@ -24,9 +24,9 @@ pub trait MateBoard {
     /// Hash of the board and side to move, hands excluded.
     fn board_key(&self) -> u64;
     /// The attacker's hand (the attacker is the side to move at the root).
-    fn attacker_hand(&self) -> MateHand;
+    fn attacker_hand(&self) -> Hand;
     /// The defender's hand.
-    fn defender_hand(&self) -> MateHand;
+    fn defender_hand(&self) -> Hand;
     /// Every legal checking move of the side to move (OR node).
     fn generate_or_moves(&mut self, out: &mut Vec<Self::Move>);
     /// Every legal move of the side to move, which is in check (AND node).
@@ -51,9 +51,9 @@ pub trait MateBoard {
     /// Take back the last move `m`.
     fn undo_move(&mut self, m: Self::Move);
     /// If `m` (legal here) is a drop, the kind dropped.
-    fn dropped_kind(&self, m: Self::Move) -> Option<HandKind>;
+    fn dropped_kind(&self, m: Self::Move) -> Option<PieceKind>;
     /// If `m` (legal here) captures, the kind the capturer puts in hand.
-    fn captured_kind(&self, m: Self::Move) -> Option<HandKind>;
+    fn captured_kind(&self, m: Self::Move) -> Option<PieceKind>;
     /// At an AND node: whether some check could in principle be blocked by a drop (an empty
     /// square lies between a distant checker and the king). Proof pieces (証明駒) must then
     /// keep every attacker piece of the kinds the defender lacks, since with fewer of them the

@@ -5,10 +5,9 @@
 
 use crate::shogi::attacks::between;
 use crate::shogi::types::{Color, Move, PieceKind};
-use crate::shogi::{generate_checks, generate_evasions, generate_legal, MoveList, Position};
+use crate::shogi::{generate_checks, generate_evasions, generate_legal, Hand, MoveList, Position};
 
 use super::board::MateBoard;
-use super::hand::{HandKind, MateHand};
 
 /// A core position with the attacker fixed.
 #[derive(Clone)]
@@ -25,40 +24,6 @@ impl CoreBoard {
     }
 }
 
-fn hand_kind(kind: PieceKind) -> Option<HandKind> {
-    Some(match kind.unpromote() {
-        PieceKind::Pawn => HandKind::Pawn,
-        PieceKind::Lance => HandKind::Lance,
-        PieceKind::Knight => HandKind::Knight,
-        PieceKind::Silver => HandKind::Silver,
-        PieceKind::Gold => HandKind::Gold,
-        PieceKind::Bishop => HandKind::Bishop,
-        PieceKind::Rook => HandKind::Rook,
-        _ => return None,
-    })
-}
-
-const HAND_KINDS: [(PieceKind, HandKind); 7] = [
-    (PieceKind::Pawn, HandKind::Pawn),
-    (PieceKind::Lance, HandKind::Lance),
-    (PieceKind::Knight, HandKind::Knight),
-    (PieceKind::Silver, HandKind::Silver),
-    (PieceKind::Gold, HandKind::Gold),
-    (PieceKind::Bishop, HandKind::Bishop),
-    (PieceKind::Rook, HandKind::Rook),
-];
-
-impl CoreBoard {
-    fn mate_hand(&self, c: Color) -> MateHand {
-        let hand = self.pos.hand(c);
-        let mut out = MateHand::EMPTY;
-        for (pk, hk) in HAND_KINDS {
-            out.set(hk, hand.count(pk));
-        }
-        out
-    }
-}
-
 impl MateBoard for CoreBoard {
     type Move = Move;
 
@@ -66,12 +31,12 @@ impl MateBoard for CoreBoard {
         self.pos.board_key()
     }
 
-    fn attacker_hand(&self) -> MateHand {
-        self.mate_hand(self.attacker)
+    fn attacker_hand(&self) -> Hand {
+        self.pos.hand(self.attacker)
     }
 
-    fn defender_hand(&self) -> MateHand {
-        self.mate_hand(self.attacker.flip())
+    fn defender_hand(&self) -> Hand {
+        self.pos.hand(self.attacker.flip())
     }
 
     fn generate_or_moves(&mut self, out: &mut Vec<Move>) {
@@ -111,15 +76,18 @@ impl MateBoard for CoreBoard {
         self.pos.undo_move(m);
     }
 
-    fn dropped_kind(&self, m: Move) -> Option<HandKind> {
-        m.dropped_kind().and_then(hand_kind)
+    fn dropped_kind(&self, m: Move) -> Option<PieceKind> {
+        m.dropped_kind()
     }
 
-    fn captured_kind(&self, m: Move) -> Option<HandKind> {
+    fn captured_kind(&self, m: Move) -> Option<PieceKind> {
         if m.is_drop() {
             return None;
         }
-        self.pos.piece_on(m.to()).and_then(|p| hand_kind(p.kind))
+        self.pos
+            .piece_on(m.to())
+            .map(|p| p.kind.unpromote())
+            .filter(|k| k.is_hand_kind())
     }
 
     fn check_is_blockable(&self) -> bool {

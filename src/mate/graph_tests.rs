@@ -4,9 +4,9 @@
 use std::sync::atomic::AtomicBool;
 
 use super::board::MateBoard;
-use super::hand::{HandKind, MateHand};
 use super::solver::{solve, MateMode, MateOutcome, SolveLimits};
 use super::tt::MateTable;
+use crate::shogi::{Hand, PieceKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct To(pub(super) usize);
@@ -39,11 +39,11 @@ impl MateBoard for Graph {
     fn board_key(&self) -> u64 {
         (self.here() as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
     }
-    fn attacker_hand(&self) -> MateHand {
-        MateHand::EMPTY
+    fn attacker_hand(&self) -> Hand {
+        Hand::EMPTY
     }
-    fn defender_hand(&self) -> MateHand {
-        MateHand::EMPTY
+    fn defender_hand(&self) -> Hand {
+        Hand::EMPTY
     }
     fn generate_or_moves(&mut self, out: &mut Vec<To>) {
         out.extend(self.edges[self.here()].iter().map(|&n| To(n)));
@@ -57,10 +57,10 @@ impl MateBoard for Graph {
     fn undo_move(&mut self, m: To) {
         assert_eq!(self.stack.pop(), Some(m.0));
     }
-    fn dropped_kind(&self, _: To) -> Option<HandKind> {
+    fn dropped_kind(&self, _: To) -> Option<PieceKind> {
         None
     }
-    fn captured_kind(&self, _: To) -> Option<HandKind> {
+    fn captured_kind(&self, _: To) -> Option<PieceKind> {
         None
     }
     fn check_is_blockable(&self) -> bool {

@@ -1,10 +1,11 @@
 //! The built-in df-pn mate (tsume, 詰将棋) solver.
 //!
 //! - [`pndn`]: proof/disproof numbers and mate-length bounds.
-//! - [`hand`]: the attacker's hand as the table compares it (dominance, 優越関係).
 //! - [`usi`]: the `gougi mate` USI engine loop.
 //! - [`bench`]: `gougi bench mate`.
-//! - [`tt`]: the transposition table keyed by board, with proof/disproof pieces (証明駒/反証駒).
+//! - [`tt`]: the transposition table keyed by board, with proof/disproof pieces (証明駒/反証駒);
+//!   hands are the core's [`crate::shogi::Hand`], whose guard bits make dominance (優越関係)
+//!   one subtraction.
 //! - [`board`]: the [`MateBoard`] trait the search runs over.
 //! - [`search`]: df-pn with df-pn+ estimates, 1+ε thresholds, delayed expansion, repetition
 //!   (GHI-safe) handling and TCA.
@@ -26,7 +27,6 @@ pub mod bench;
 pub mod board;
 pub mod core_board;
 pub mod driver;
-pub mod hand;
 pub mod helpmate;
 pub mod pndn;
 pub mod problems;
@@ -40,6 +40,5 @@ mod graph_tests;
 
 pub use background::BackgroundSolve;
 pub use board::MateBoard;
-pub use hand::{HandKind, MateHand};
 pub use solver::{solve, MateMode, MateOutcome, SolveLimits, SolveStats};
 pub use tt::MateTable;

@@ -65,9 +65,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::board::MateBoard;
-use super::hand::{HandKind, MateHand};
 use super::pndn::{len_plus_one, pn_add, Len, PnDn, LEN_INFINITE, PN_INFINITE};
 use super::tt::{MateTable, NodeId};
+use crate::shogi::{Hand, PieceKind};
 
 /// The deepest ply the search goes to (the 1,525-ply problems need about 1,600).
 pub const MAX_DEPTH: u32 = 6000;
@@ -87,7 +87,7 @@ pub struct NodeResult {
     pub upper: Len,
     /// No mate shorter than this.
     pub lower: Len,
-    pub proof_hand: MateHand,
+    pub proof_hand: Hand,
     /// The shallowest ancestor depth a disproof depends on, or [`REP_NONE`].
     pub rep_depth: u32,
 }
@@ -101,10 +101,10 @@ struct Child<M> {
     dn: PnDn,
     upper: Len,
     lower: Len,
-    proof_hand: MateHand,
+    proof_hand: Hand,
     rep_depth: u32,
-    dropped: Option<HandKind>,
-    captured: Option<HandKind>,
+    dropped: Option<PieceKind>,
+    captured: Option<PieceKind>,
     /// The child position (board key, attacker hand).
     id: NodeId,
     /// Whether the child's δ (dn at an OR node, pn at an AND node) is added to its siblings';
@@ -333,10 +333,10 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
     }
 
     /// The attacker's hand after adjusting a child's proof hand back across move `c`.
-    fn or_proof_hand(c: &Child<B::Move>) -> MateHand {
+    fn or_proof_hand(c: &Child<B::Move>) -> Hand {
         let mut h = c.proof_hand;
         if let Some(k) = c.dropped {
-            h.add(k);
+            h.add_saturating(k);
         }
         if let Some(k) = c.captured {
             h.remove_if_any(k);
@@ -346,9 +346,9 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
 
     /// The largest attacker hand for which "no check at all" still holds: more pieces of a
     /// kind already in hand add no drop squares; a kind not in hand would.
-    fn no_check_disproof_hand(hand: MateHand) -> MateHand {
+    fn no_check_disproof_hand(hand: Hand) -> Hand {
         let mut d = hand;
-        for k in HandKind::ALL {
+        for k in PieceKind::HAND {
             if hand.count(k) > 0 {
                 d.set(k, u32::MAX);
             }
@@ -359,9 +359,9 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
     /// Disproof pieces (反証駒) of a disproven OR node: per kind, the least of its children's
     /// disproof hands carried back across each check (a dropped piece added back, a captured
     /// one taken away), and none of a kind not in hand (holding one would allow its drops).
-    fn or_disproof_hand(children: &[Child<B::Move>], hand: MateHand) -> MateHand {
-        let mut d = MateHand::EMPTY;
-        for k in HandKind::ALL {
+    fn or_disproof_hand(children: &[Child<B::Move>], hand: Hand) -> Hand {
+        let mut d = Hand::EMPTY;
+        for k in PieceKind::HAND {
             if hand.count(k) == 0 {
                 continue;
             }
@@ -378,7 +378,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
     /// Disproof pieces of an AND node refuted by the evasion `c`: the child's, except that a
     /// dropped kind stays at the node's count (a bigger attacker hand would leave the defender
     /// without that piece).
-    fn and_disproof_hand(c: &Child<B::Move>, hand: MateHand) -> MateHand {
+    fn and_disproof_hand(c: &Child<B::Move>, hand: Hand) -> Hand {
         let mut d = c.proof_hand;
         if let Some(k) = c.dropped {
             d.set(k, d.count(k).min(hand.count(k)));
@@ -387,11 +387,11 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
     }
 
     /// At an AND node, extend a proof hand so that the defender cannot gain interposing pieces.
-    fn and_proof_hand(&self, union: MateHand, hand: MateHand) -> MateHand {
+    fn and_proof_hand(&self, union: Hand, hand: Hand) -> Hand {
         let mut out = union;
         if self.board.check_is_blockable() {
             let defender = self.board.defender_hand();
-            for k in HandKind::ALL {
+            for k in PieceKind::HAND {
                 if defender.count(k) == 0 {
                     out.set(k, hand.count(k));
                 }
@@ -401,18 +401,18 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
     }
 
     /// A mated AND node: proven with length 0.
-    fn mated_result(&self, hand: MateHand) -> NodeResult {
+    fn mated_result(&self, hand: Hand) -> NodeResult {
         NodeResult {
             pn: 0,
             dn: PN_INFINITE,
             upper: 0,
             lower: 0,
-            proof_hand: self.and_proof_hand(MateHand::EMPTY, hand),
+            proof_hand: self.and_proof_hand(Hand::EMPTY, hand),
             rep_depth: REP_NONE,
         }
     }
 
-    fn leaf(pn: PnDn, dn: PnDn, upper: Len, lower: Len, hand: MateHand, rep: u32) -> NodeResult {
+    fn leaf(pn: PnDn, dn: PnDn, upper: Len, lower: Len, hand: Hand, rep: u32) -> NodeResult {
         NodeResult {
             pn,
             dn,
@@ -454,7 +454,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         mut thdn: PnDn,
         bound: Len,
         key: u64,
-        hand: MateHand,
+        hand: Hand,
     ) -> NodeResult {
         self.nodes += 1;
         #[cfg(test)]
@@ -636,7 +636,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                 let upper = children.iter().map(|c| c.upper).max().unwrap_or(0);
                 let union = children
                     .iter()
-                    .fold(MateHand::EMPTY, |acc, c| acc.union(c.proof_hand));
+                    .fold(Hand::EMPTY, |acc, c| acc.union(c.proof_hand));
                 (len_plus_one(upper), self.and_proof_hand(union, hand))
             };
             self.tt.store_proof(key, proof_hand, upper, amount);
@@ -743,8 +743,8 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         &mut self,
         parent_or: bool,
         mv: B::Move,
-        dropped: Option<HandKind>,
-        captured: Option<HandKind>,
+        dropped: Option<PieceKind>,
+        captured: Option<PieceKind>,
         child_bound: Len,
     ) -> Child<B::Move> {
         let hand = self.board.attacker_hand();
@@ -971,11 +971,11 @@ mod tests {
             dn,
             upper: LEN_INFINITE,
             lower: 0,
-            proof_hand: MateHand::EMPTY,
+            proof_hand: Hand::EMPTY,
             rep_depth: REP_NONE,
             dropped: None,
             captured: None,
-            id: (id, MateHand::EMPTY),
+            id: (id, Hand::EMPTY),
             sum: true,
             tt_parent: None,
         }
@@ -987,7 +987,7 @@ mod tests {
         let mut g = Graph::new(&[&[]]);
         let mut tt = MateTable::with_parent_links(1, true);
         let stop = AtomicBool::new(false);
-        let e = MateHand::EMPTY;
+        let e = Hand::EMPTY;
         tt.store_pndn(Y1, e, y1_pn, 1, 10, Some((X, e)));
         tt.store_pndn(S, e, 3, 1, 10, Some((Y1, e)));
         let mut dfpn = Dfpn::new(&mut g, &mut tt, None, &stop, None);
@@ -1022,7 +1022,7 @@ mod tests {
         assert_eq!(D::numbers(false, &children), (8, 1, 8));
         dfpn.dc_marks.push(DcMark {
             depth: 2,
-            tt_child: (Y1, MateHand::EMPTY),
+            tt_child: (Y1, Hand::EMPTY),
             path_child: None,
         });
         dfpn.take_marks(7, &mut children, Some(1));

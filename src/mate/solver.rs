@@ -661,8 +661,8 @@ mod disproof_hand_tests {
     use super::*;
     use crate::mate::board::MateBoard;
     use crate::mate::core_board::CoreBoard;
-    use crate::mate::hand::HandKind;
     use crate::mate::pndn::LEN_INFINITE;
+    use crate::shogi::PieceKind;
 
     /// Disproof pieces (反証駒): with no check at all, the disproof holds for more pieces of a
     /// kind already in hand (more pawns drop on the same squares), but not for a kind not in
@@ -684,11 +684,11 @@ mod disproof_hand_tests {
         assert!(matches!(outcome, MateOutcome::NoMate));
         let (key, hand) = (board.board_key(), board.attacker_hand());
         let mut pawns = hand;
-        pawns.add(HandKind::Pawn);
-        pawns.add(HandKind::Pawn);
+        pawns.add(PieceKind::Pawn);
+        pawns.add(PieceKind::Pawn);
         assert_eq!(tt.probe(key, pawns).lower, LEN_INFINITE);
         let mut knight = hand;
-        knight.add(HandKind::Knight);
+        knight.add(PieceKind::Knight);
         assert_eq!(tt.probe(key, knight).lower, 0);
     }
 }

@@ -18,7 +18,7 @@
 //!
 //! ```text
 //! bytes   0..64   key[8]     board key                      <- the only line a miss reads
-//!        64..96   hand[8]    MateHand raw
+//!        64..96   hand[8]    Hand raw (`shogi::Hand::raw`)
 //!        96..128  amount[8]  search effort (replacement priority)
 //!       128..192  pn[8]      192..256 dn[8]  (for this exact hand, when flag bit 0)
 //!       256..272  upper[8]   proven mate length for hands ≥ hand (LEN_INFINITE = none)
@@ -36,8 +36,8 @@
 //! Replacement: a new (board, hand) pair takes a free slot of its bucket, else the slot with the
 //! least amount (proofs and disproofs cost many nodes, so they tend to stay).
 
-use super::hand::MateHand;
 use super::pndn::{Len, PnDn, LEN_INFINITE};
+use crate::shogi::Hand;
 
 /// Entries per bucket.
 const BUCKET: usize = 8;
@@ -78,7 +78,7 @@ const _: () = assert!(std::mem::size_of::<Links>() == 12 * BUCKET);
 const NO_PARENT: u32 = u32::MAX;
 
 /// A node as the table names it: board key and attacker hand.
-pub type NodeId = (u64, MateHand);
+pub type NodeId = (u64, Hand);
 
 /// What a probe found for a (board, hand) pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,11 +86,11 @@ pub struct Probe {
     /// The shortest proven mate length valid for the hand (`LEN_INFINITE` if none).
     pub upper: Len,
     /// The proof hand of that proof.
-    pub proof_hand: MateHand,
+    pub proof_hand: Hand,
     /// The best lower bound valid for the hand (0 if none).
     pub lower: Len,
     /// The disproof hand of that bound.
-    pub disproof_hand: MateHand,
+    pub disproof_hand: Hand,
     /// Proof and disproof numbers stored for this exact hand, if any.
     pub pndn: Option<(PnDn, PnDn)>,
     /// The search effort recorded for this exact hand (0 if none).
@@ -199,7 +199,7 @@ impl MateTable {
     }
 
     /// Everything the table knows about `hand` on the board `key`.
-    pub fn probe(&self, key: u64, hand: MateHand) -> Probe {
+    pub fn probe(&self, key: u64, hand: Hand) -> Probe {
         let index = self.bucket(key);
         let b = &self.buckets_vec[index];
         let mut probe = Probe {
@@ -215,7 +215,7 @@ impl MateTable {
             if b.key[i] != key || b.flags[i] >> GEN_SHIFT != self.generation {
                 continue;
             }
-            let e_hand = MateHand::from_raw(b.hand[i]);
+            let e_hand = Hand::from_raw(b.hand[i]);
             if b.upper[i] < probe.upper && hand.is_superior_or_equal(e_hand) {
                 probe.upper = b.upper[i];
                 probe.proof_hand = e_hand;
@@ -230,7 +230,7 @@ impl MateTable {
                     probe.pndn = Some((b.pn[i], b.dn[i]));
                     if let Some(l) = self.links.get(index) {
                         if l.hand[i] != NO_PARENT {
-                            probe.parent = Some((l.key[i], MateHand::from_raw(l.hand[i])));
+                            probe.parent = Some((l.key[i], Hand::from_raw(l.hand[i])));
                         }
                     }
                 }
@@ -240,7 +240,7 @@ impl MateTable {
     }
 
     /// The bucket number and index for exactly (key, hand), creating the entry if needed.
-    fn slot(&mut self, key: u64, hand: MateHand) -> (usize, usize) {
+    fn slot(&mut self, key: u64, hand: Hand) -> (usize, usize) {
         let index = self.bucket(key);
         let generation = self.generation;
         let b = &mut self.buckets_vec[index];
@@ -275,7 +275,7 @@ impl MateTable {
     pub fn store_pndn(
         &mut self,
         key: u64,
-        hand: MateHand,
+        hand: Hand,
         pn: PnDn,
         dn: PnDn,
         amount: u32,
@@ -288,14 +288,14 @@ impl MateTable {
         b.flags[i] |= FLAG_HAS_PNDN;
         b.amount[i] = b.amount[i].max(amount);
         if let Some(l) = self.links.get_mut(index) {
-            let (pk, ph) = parent.unwrap_or((0, MateHand::from_raw(NO_PARENT)));
+            let (pk, ph) = parent.unwrap_or((0, Hand::from_raw(NO_PARENT)));
             l.key[i] = pk;
             l.hand[i] = ph.raw();
         }
     }
 
     /// Record a proven mate of length `upper` for every hand ≥ `proof_hand`.
-    pub fn store_proof(&mut self, key: u64, proof_hand: MateHand, upper: Len, amount: u32) {
+    pub fn store_proof(&mut self, key: u64, proof_hand: Hand, upper: Len, amount: u32) {
         let (index, i) = self.slot(key, proof_hand);
         let b = &mut self.buckets_vec[index];
         b.upper[i] = b.upper[i].min(upper);
@@ -303,7 +303,7 @@ impl MateTable {
     }
 
     /// Record "no mate shorter than `lower`" for every hand ≤ `disproof_hand`.
-    pub fn store_lower(&mut self, key: u64, disproof_hand: MateHand, lower: Len, amount: u32) {
+    pub fn store_lower(&mut self, key: u64, disproof_hand: Hand, lower: Len, amount: u32) {
         let (index, i) = self.slot(key, disproof_hand);
         let b = &mut self.buckets_vec[index];
         b.lower[i] = b.lower[i].max(lower);
@@ -313,13 +313,13 @@ impl MateTable {
 
 #[cfg(test)]
 mod tests {
-    use super::super::hand::HandKind;
     use super::*;
+    use crate::shogi::PieceKind;
 
-    fn hand(pawns: u32, golds: u32) -> MateHand {
-        let mut h = MateHand::EMPTY;
-        h.set(HandKind::Pawn, pawns);
-        h.set(HandKind::Gold, golds);
+    fn hand(pawns: u32, golds: u32) -> Hand {
+        let mut h = Hand::EMPTY;
+        h.set(PieceKind::Pawn, pawns);
+        h.set(PieceKind::Gold, golds);
         h
     }
 
@@ -361,9 +361,9 @@ mod tests {
         assert_eq!(tt.probe(1, hand(2, 0)).parent, None);
         // Fill the single bucket with cheap entries; the expensive one survives.
         for k in 2..40 {
-            tt.store_pndn(k, MateHand::EMPTY, 1, 1, 1, None);
+            tt.store_pndn(k, Hand::EMPTY, 1, 1, 1, None);
         }
-        assert_eq!(tt.probe(39, MateHand::EMPTY).parent, None);
+        assert_eq!(tt.probe(39, Hand::EMPTY).parent, None);
         // Without links a table has no parents to give.
         let mut plain = MateTable::new(1);
         plain.store_pndn(1, hand(1, 0), 3, 4, 1000, Some((7, hand(2, 0))));

@@ -348,15 +348,7 @@ fn search_and_answer(
         };
         let mut report = |p: &Progress<'_, crate::shogi::types::Move>| {
             let pv: Vec<String> = p.line.iter().map(|m| m.to_string()).collect();
-            emit(&format!(
-                "info time {} nodes {} nps {} hashfull {}{}{}",
-                p.elapsed_ms,
-                p.nodes,
-                p.nodes * 1000 / p.elapsed_ms.max(1),
-                p.hashfull,
-                if pv.is_empty() { "" } else { " pv " },
-                pv.join(" ")
-            ));
+            emit(&info_line(None, p.elapsed_ms, p.nodes, p.hashfull, &pv));
         };
         let drive = DriveOptions {
             mode: options.mode,
@@ -374,13 +366,7 @@ fn search_and_answer(
             Some(&mut report),
         );
         let ms = stats.elapsed.as_millis() as u64;
-        emit(&format!(
-            "info time {} nodes {} nps {} hashfull {}",
-            ms,
-            stats.nodes,
-            stats.nodes * 1000 / ms.max(1),
-            table.hashfull()
-        ));
+        emit(&info_line(None, ms, stats.nodes, table.hashfull(), &[]));
         outcome
     };
     if wait_for_stop {
@@ -438,24 +424,17 @@ fn help_and_answer(
         max_nodes,
     };
     let mut report = |p: &HelpProgress| {
-        emit(&format!(
-            "info depth {} time {} nodes {} nps {} hashfull {}",
-            p.depth,
+        emit(&info_line(
+            Some(p.depth),
             p.elapsed_ms,
             p.nodes,
-            p.nodes * 1000 / p.elapsed_ms.max(1),
-            p.hashfull
+            p.hashfull,
+            &[],
         ));
     };
     let (outcome, stats) = solve_helpmate(&position, &mut table, &limits, Some(&mut report));
     let ms = stats.elapsed.as_millis() as u64;
-    emit(&format!(
-        "info time {} nodes {} nps {} hashfull {}",
-        ms,
-        stats.nodes,
-        stats.nodes * 1000 / ms.max(1),
-        table.hashfull()
-    ));
+    emit(&info_line(None, ms, stats.nodes, table.hashfull(), &[]));
     match outcome {
         HelpOutcome::Mate(moves) => {
             let text: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
@@ -487,4 +466,23 @@ fn help_and_answer(
         }
         HelpOutcome::Timeout => emit("checkmate timeout"),
     }
+}
+
+/// One `info` line of the solver's progress or final count: `depth` (helpmates: the length being
+/// tried), time, nodes, nps, hashfull and the line so far (omitted when empty).
+fn info_line(
+    depth: Option<u32>,
+    ms: u64,
+    nodes: u64,
+    hashfull: impl std::fmt::Display,
+    pv: &[String],
+) -> String {
+    let depth = depth.map_or(String::new(), |d| format!("depth {d} "));
+    let pv = if pv.is_empty() {
+        String::new()
+    } else {
+        format!(" pv {}", pv.join(" "))
+    };
+    let nps = nodes * 1000 / ms.max(1);
+    format!("info {depth}time {ms} nodes {nodes} nps {nps} hashfull {hashfull}{pv}")
 }

@@ -35,12 +35,6 @@ pub struct MatchArgs {
     /// Write nothing but the table on stdout.
     #[arg(long, conflicts_with = "out")]
     no_files: bool,
-    /// Wait for `usiok`, milliseconds.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
-    usi_timeout: u64,
-    /// Wait for `readyok`, milliseconds.
-    #[arg(long, default_value_t = 60_000, value_name = "MS")]
-    ready_timeout: u64,
     /// No progress line on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -94,10 +88,7 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
         gauntlet: a.gauntlet,
         sprt,
         out,
-        timeouts: crate::arena::engine::StartTimeouts {
-            usi: Duration::from_millis(a.usi_timeout),
-            ready: Duration::from_millis(a.ready_timeout),
-        },
+        timeouts: a.game.timeouts(),
         quiet: a.quiet,
         serve,
     })

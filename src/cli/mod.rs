@@ -48,6 +48,12 @@ pub struct GameArgs {
     /// the same games).
     #[arg(long, default_value_t = 0, value_name = "PCT")]
     nodes_jitter: u32,
+    /// Wait for `usiok`, milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    usi_timeout: u64,
+    /// Wait for `readyok`, milliseconds.
+    #[arg(long, default_value_t = 60_000, value_name = "MS")]
+    ready_timeout: u64,
 }
 
 impl GameArgs {
@@ -57,6 +63,14 @@ impl GameArgs {
             byoyomi_ms: self.byoyomi,
             inc_ms: self.inc,
             nodes: self.nodes,
+        }
+    }
+
+    /// How long an engine may take to start (`--usi-timeout`, `--ready-timeout`).
+    fn timeouts(&self) -> crate::arena::engine::StartTimeouts {
+        crate::arena::engine::StartTimeouts {
+            usi: std::time::Duration::from_millis(self.usi_timeout),
+            ready: std::time::Duration::from_millis(self.ready_timeout),
         }
     }
 }

@@ -32,12 +32,6 @@ pub struct TuneArgs {
     /// Folder for trace.csv, params.txt and trace.svg; an existing trace is resumed.
     #[arg(long, value_name = "DIR")]
     out: std::path::PathBuf,
-    /// Wait for `usiok`, milliseconds.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
-    usi_timeout: u64,
-    /// Wait for `readyok`, milliseconds.
-    #[arg(long, default_value_t = 60_000, value_name = "MS")]
-    ready_timeout: u64,
     /// No progress line on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -71,10 +65,7 @@ pub fn run(a: TuneArgs) -> anyhow::Result<()> {
         nodes_jitter: a.game.nodes_jitter,
         seed: a.seed,
         out: a.out,
-        timeouts: crate::arena::engine::StartTimeouts {
-            usi: Duration::from_millis(a.usi_timeout),
-            ready: Duration::from_millis(a.ready_timeout),
-        },
+        timeouts: a.game.timeouts(),
         quiet: a.quiet,
         serve,
     })

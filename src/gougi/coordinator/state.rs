@@ -131,11 +131,11 @@ pub(super) struct Slot {
 
 /// How messages name a member: `E2 (YaneuraOu)`, or `E2` alone when it has no other name.
 pub(super) fn label(number: u32, name: &str) -> String {
-    if name == format!("E{number}") {
-        name.to_string()
-    } else {
-        format!("E{number} ({name})")
+    Who {
+        number,
+        name: name.to_string(),
     }
+    .to_string()
 }
 
 impl Slot {

@@ -7,13 +7,71 @@
 //! lowest-numbered member wins; the answer returned is that move's lowest-numbered voter, so
 //! its ponder move and PV go to the GUI. With three equal weights this is exactly the reference.
 
-use super::Decision;
+use std::fmt;
+
+use super::{explain, outvoted, Decision, Outvoted, Reason, Who, Why};
 use crate::gougi::answer::{Answer, Eval};
 use crate::usi::UsiMove;
 
+/// Why the plurality chose: the winning move's summed weight, the best other move's, the moves
+/// it tied with (member order broke the tie) and the move most members proposed if not it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub mv: String,
+    pub votes: f64,
+    /// The winner's lowest-numbered proposer (whose answer, ponder and PV are played).
+    pub proposer: Who,
+    /// Other moves with as many votes.
+    pub tied_with: Vec<String>,
+    /// The best other move and its votes (when not tied).
+    pub runner_up: Option<(String, f64)>,
+    pub outvoted: Option<Outvoted>,
+}
+
+/// A summed weight as reasons print it: `2`, `2.5` (three decimals at most).
+fn number(w: f64) -> String {
+    let text = format!("{w:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `1 vote`, `2 votes`, `2.5 votes`.
+fn votes(w: f64) -> String {
+    match number(w).as_str() {
+        "1" => "1 vote".to_string(),
+        n => format!("{n} votes"),
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.tied_with.is_empty() {
+            write!(f, "{} has {}", self.mv, votes(self.votes))?;
+            if let Some((mv, w)) = &self.runner_up {
+                write!(f, " to {} for {mv}", number(*w))?;
+            }
+        } else {
+            let mut moves = vec![self.mv.as_str()];
+            moves.extend(self.tied_with.iter().map(String::as_str));
+            let last = moves.pop().unwrap_or_default();
+            write!(
+                f,
+                "{} and {last} tie at {} each; the tie goes to the lowest-numbered proposer, {}",
+                moves.join(", "),
+                votes(self.votes),
+                self.proposer
+            )?;
+        }
+        if let Some(o) = &self.outvoted {
+            write!(f, "; {o}")?;
+        }
+        Ok(())
+    }
+}
+
 pub fn majority(answers: &[Answer]) -> Decision {
     // Few members (≤ 10 or so): quadratic counting beats a map and keeps the order explicit.
-    let mut best: Option<(usize, f64)> = None;
+    // Each distinct move at its first (lowest-numbered) voter, with its summed weight.
+    let mut tally: Vec<(usize, f64)> = Vec::new();
     for (i, a) in answers.iter().enumerate() {
         if answers[..i].iter().any(|b| b.agrees_with(a)) {
             continue; // this move was counted at its first (lowest-numbered) voter
@@ -23,19 +81,45 @@ pub fn majority(answers: &[Answer]) -> Decision {
             .filter(|b| b.agrees_with(a))
             .map(|b| b.weight)
             .sum();
+        tally.push((i, weight));
+    }
+    let mut best: Option<(usize, f64)> = None;
+    for &(i, weight) in &tally {
         // Strictly greater: on a tie the earlier (lower-numbered) move keeps the lead.
         if best.is_none_or(|(_, w)| weight > w + 1e-9) {
             best = Some((i, weight));
         }
     }
     let (chosen, weight) = best.expect("majority needs at least one answer");
-    let voters = answers
+    let token = |i: usize| answers[i].best.token().to_string();
+    let tied_with: Vec<String> = tally
         .iter()
-        .filter(|b| b.agrees_with(&answers[chosen]))
-        .count();
+        .filter(|&&(i, w)| i != chosen && (w - weight).abs() <= 1e-9)
+        .map(|&(i, _)| token(i))
+        .collect();
+    let runner_up = tally
+        .iter()
+        .filter(|&&(i, _)| i != chosen)
+        .fold(None, |b: Option<(usize, f64)>, &(i, w)| match b {
+            Some((_, bw)) if bw >= w => b,
+            _ => Some((i, w)),
+        })
+        .map(|(i, w)| (token(i), w));
+    let tied = !tied_with.is_empty();
+    let finding = Finding {
+        mv: token(chosen),
+        votes: weight,
+        proposer: Who::of(&answers[chosen]),
+        runner_up: if tied { None } else { runner_up },
+        tied_with,
+        outvoted: outvoted(answers, chosen),
+    };
     Decision {
         chosen,
-        reason: format!("{} of {} votes (weight {weight})", voters, answers.len()),
+        reason: Reason {
+            why: Why::Vote(finding),
+            explain: explain(answers, chosen, tied),
+        },
     }
 }
 
@@ -199,6 +283,46 @@ mod tests {
         assert_eq!(majority(&answers).chosen, 0);
         answers[0].weight = 1.5;
         assert_eq!(majority(&answers).chosen, 1);
+    }
+
+    #[test]
+    fn reasons_say_ties_and_weights() {
+        let answers = |moves: &[&str]| -> Vec<Answer> {
+            moves
+                .iter()
+                .enumerate()
+                .map(|(i, m)| ans(i as u32 + 1, m, None, None))
+                .collect()
+        };
+        // 2-1: the plain rule's obvious move.
+        let d = majority(&answers(&["2g2f", "7g7f", "7g7f"]));
+        assert!(!d.reason.explain);
+        assert_eq!(d.reason.to_string(), "7g7f has 2 votes to 1 for 2g2f");
+        // 1-1-1 and 2-2: member order broke a tie.
+        let d = majority(&answers(&["7g7f", "2g2f", "5g5f"]));
+        assert!(d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "7g7f, 2g2f and 5g5f tie at 1 vote each; the tie goes to the lowest-numbered proposer, E1 (e1)"
+        );
+        let d = majority(&answers(&["2g2f", "7g7f", "7g7f", "2g2f"]));
+        assert_eq!(
+            d.reason.to_string(),
+            "2g2f and 7g7f tie at 2 votes each; the tie goes to the lowest-numbered proposer, E1 (e1)"
+        );
+        // A weight outvoting the members' count.
+        let mut w = answers(&["7g7f", "2g2f", "2g2f"]);
+        w[0].weight = 2.5;
+        let d = majority(&w);
+        assert!(d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "7g7f has 2.5 votes to 2 for 2g2f; 2 of 3 members proposed 2g2f"
+        );
+        // All agree.
+        let d = majority(&answers(&["7g7f", "7g7f"]));
+        assert!(!d.reason.explain);
+        assert_eq!(d.reason.to_string(), "7g7f has 2 votes");
     }
 
     fn ballot(weight: f64, list: &[(&str, Option<i32>)]) -> Ballot {

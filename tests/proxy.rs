@@ -216,6 +216,32 @@ fn exchange_rates_each_move_by_both_members() {
 }
 
 #[test]
+fn exchange_says_why_member_twos_move_won() {
+    // e1 7g7f +50, e2 2g2f +60; after 2g2f e1 (as White) says 0, after 7g7f e2 says +100:
+    // 7g7f's views sum to 50 − 100, 2g2f's to 0 + 60, so member 2's move is played.
+    let scripts = [
+        "id name e1\ngo: info depth 5 score cp 50 pv 7g7f 3c3d ; bestmove 7g7f ponder 3c3d\ngo: info depth 4 score cp 0 pv 8c8d ; bestmove 8c8d\n".to_string(),
+        "id name e2\ngo: sleep 50 ; info depth 5 score cp 60 pv 2g2f 8c8d ; bestmove 2g2f\ngo: info depth 4 score cp 100 pv 3c3d ; bestmove 3c3d\n".to_string(),
+    ];
+    let mut g = start("exchange", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    let tail: Vec<String> = lines[lines.len() - 5..]
+        .iter()
+        .map(|l| common::mask_time(l))
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "info string [O] bestmove 2g2f [２六歩(27)] [評価値 30 （0, 60）] [e2]",
+            "info string [X] bestmove 7g7f [７六歩(77)] [評価値 -25 （50, -100）] [e1]",
+            "info string [why] 2g2f: its views sum to 60, those of 7g7f to -50",
+            "info depth 5 time T multipv 1 score cp 60 pv 2g2f 8c8d",
+            "bestmove 2g2f",
+        ]
+    );
+}
+
+#[test]
 fn exchange_agreement_decides_at_once() {
     let scripts = [
         "id name e1\ngo: info score cp 50 pv 7g7f ; bestmove 7g7f\n".to_string(),

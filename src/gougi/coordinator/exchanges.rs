@@ -98,7 +98,7 @@ impl<W: std::io::Write> Coordinator<W> {
             let ja = round.game.japanese(&[mv]).join(" ");
             let name = order
                 .get(k)
-                .map_or(String::new(), |&i| self.slots[i].name.clone());
+                .map_or(String::new(), |&i| self.slots[i].name.to_string());
             self.say(annotate::exchange_line(
                 Verdict::of(k == d.chosen),
                 mv.as_str(),

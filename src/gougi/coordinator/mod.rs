@@ -34,6 +34,7 @@
 //! move exists; a member's resignation stands only under `G_Resign` (see `resign.rs`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -162,7 +163,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 spec,
                 handle: None,
                 state: SlotState::Dead,
-                name,
+                name: name.into(),
                 options: Vec::new(),
                 settings: Vec::new(),
                 explicit: HashSet::new(),

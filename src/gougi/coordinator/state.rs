@@ -89,8 +89,8 @@ pub(super) struct Slot {
     pub(super) spec: MemberSpec,
     pub(super) handle: Option<MemberHandle>,
     pub(super) state: SlotState,
-    /// `id name`, or the config's `Engine<N>.Name`.
-    pub(super) name: String,
+    /// `id name`, or the config's `Engine<N>.Name` (shared with every [`Answer`] made of it).
+    pub(super) name: Arc<str>,
     pub(super) options: Vec<OptionDecl>,
     /// The GUI's settings for this member, in order, to replay after a restart.
     pub(super) settings: Vec<SetOption>,
@@ -133,7 +133,7 @@ pub(super) struct Slot {
 pub(super) fn label(number: u32, name: &str) -> String {
     Who {
         number,
-        name: name.to_string(),
+        name: name.into(),
     }
     .to_string()
 }

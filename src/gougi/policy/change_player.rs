@@ -229,7 +229,7 @@ mod tests {
     fn a_change_of_player_says_why() {
         let who = |n: u32| Who {
             number: n,
-            name: format!("e{n}"),
+            name: format!("e{n}").into(),
         };
         let rule = Rule::Every { plys: 2 };
         let mut r = Rotation::default();

@@ -18,8 +18,10 @@
 //! - [`leader`]: the leader's move unless its own re-search prefers another member's.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::gougi::answer::Answer;
+use crate::usi::BestMove;
 
 pub mod change_player;
 pub mod exchange;
@@ -86,7 +88,7 @@ impl fmt::Display for Reason {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Who {
     pub number: u32,
-    pub name: String,
+    pub name: Arc<str>,
 }
 
 impl Who {
@@ -100,7 +102,7 @@ impl Who {
 
 impl fmt::Display for Who {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.name == format!("E{}", self.number) {
+        if *self.name == format!("E{}", self.number) {
             f.write_str(&self.name)
         } else {
             write!(f, "E{} ({})", self.number, self.name)
@@ -142,7 +144,7 @@ pub fn outvoted(answers: &[Answer], chosen: usize) -> Option<Outvoted> {
         return None;
     }
     Some(Outvoted {
-        mv: answers[k].best.token().to_string(),
+        mv: answers[k].best.without_ponder(),
         members: answers
             .iter()
             .filter(|b| b.agrees_with(&answers[k]))
@@ -154,7 +156,7 @@ pub fn outvoted(answers: &[Answer], chosen: usize) -> Option<Outvoted> {
 /// The move most members proposed, when another was played (part of a reason).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outvoted {
-    pub mv: String,
+    pub mv: BestMove,
     pub members: usize,
     pub of: usize,
 }
@@ -164,7 +166,9 @@ impl fmt::Display for Outvoted {
         write!(
             f,
             "{} of {} members proposed {}",
-            self.members, self.of, self.mv
+            self.members,
+            self.of,
+            self.mv.token()
         )
     }
 }
@@ -192,7 +196,7 @@ pub(crate) mod testutil {
     pub fn ans(number: u32, mv: &str, score: Option<i32>, prev: Option<i32>) -> Answer {
         Answer {
             number,
-            name: format!("e{number}"),
+            name: format!("e{number}").into(),
             best: match mv {
                 "resign" => BestMove::Resign,
                 "win" => BestMove::Win,

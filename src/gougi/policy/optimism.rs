@@ -119,10 +119,9 @@ fn by_key(
     key: impl Fn(&Answer) -> Option<i64>,
     what: Key,
 ) -> Decision {
-    let values: Vec<Option<i64>> = answers.iter().map(&key).collect();
     let mut best: Option<(usize, i64)> = None;
-    for (i, k) in values.iter().enumerate() {
-        let Some(k) = *k else { continue };
+    for (i, a) in answers.iter().enumerate() {
+        let Some(k) = key(a) else { continue };
         if best.is_none_or(|(_, b)| extreme.better(k, b)) {
             best = Some((i, k));
         }
@@ -130,23 +129,28 @@ fn by_key(
     let chosen = best.map_or(0, |(i, _)| i);
     // A tie that member order broke: another move with the same value.
     let tied = best.is_some_and(|(i, b)| {
-        values
+        answers
+            .iter()
+            .any(|a| key(a) == Some(b) && !a.agrees_with(&answers[i]))
+    });
+    // The reason is built at every relayed line (the provisional leader), so it copies no
+    // text: names are shared, moves are `BestMove`s.
+    let others = if best.is_some() {
+        answers
             .iter()
             .enumerate()
-            .any(|(j, v)| *v == Some(b) && !answers[j].agrees_with(&answers[i]))
-    });
+            .filter(|&(j, _)| j != chosen)
+            .map(|(_, a)| (a.number, key(a)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let finding = Finding {
         extreme,
         key: what,
         chosen: best.map(|(i, k)| (Who::of(&answers[i]), k)),
         fallback: Who::of(&answers[chosen]),
-        others: answers
-            .iter()
-            .zip(&values)
-            .enumerate()
-            .filter(|(j, _)| best.is_some() && *j != chosen)
-            .map(|(_, (a, v))| (a.number, *v))
-            .collect(),
+        others,
         tied,
         outvoted: outvoted(answers, chosen),
     };

@@ -11,20 +11,20 @@ use std::fmt;
 
 use super::{explain, outvoted, Decision, Outvoted, Reason, Who, Why};
 use crate::gougi::answer::{Answer, Eval};
-use crate::usi::UsiMove;
+use crate::usi::{BestMove, UsiMove};
 
 /// Why the plurality chose: the winning move's summed weight, the best other move's, the moves
 /// it tied with (member order broke the tie) and the move most members proposed if not it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
-    pub mv: String,
+    pub mv: BestMove,
     pub votes: f64,
     /// The winner's lowest-numbered proposer (whose answer, ponder and PV are played).
     pub proposer: Who,
     /// Other moves with as many votes.
-    pub tied_with: Vec<String>,
+    pub tied_with: Vec<BestMove>,
     /// The best other move and its votes (when not tied).
-    pub runner_up: Option<(String, f64)>,
+    pub runner_up: Option<(BestMove, f64)>,
     pub outvoted: Option<Outvoted>,
 }
 
@@ -45,13 +45,13 @@ fn votes(w: f64) -> String {
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.tied_with.is_empty() {
-            write!(f, "{} has {}", self.mv, votes(self.votes))?;
+            write!(f, "{} has {}", self.mv.token(), votes(self.votes))?;
             if let Some((mv, w)) = &self.runner_up {
-                write!(f, " to {} for {mv}", number(*w))?;
+                write!(f, " to {} for {}", number(*w), mv.token())?;
             }
         } else {
-            let mut moves = vec![self.mv.as_str()];
-            moves.extend(self.tied_with.iter().map(String::as_str));
+            let mut moves = vec![self.mv.token()];
+            moves.extend(self.tied_with.iter().map(BestMove::token));
             let last = moves.pop().unwrap_or_default();
             write!(
                 f,
@@ -68,49 +68,53 @@ impl fmt::Display for Finding {
     }
 }
 
-pub fn majority(answers: &[Answer]) -> Decision {
+/// Each distinct move at its first (lowest-numbered) proposer, with its summed weight.
+fn tally(answers: &[Answer]) -> impl Iterator<Item = (usize, f64)> + '_ {
     // Few members (≤ 10 or so): quadratic counting beats a map and keeps the order explicit.
-    // Each distinct move at its first (lowest-numbered) voter, with its summed weight.
-    let mut tally: Vec<(usize, f64)> = Vec::new();
-    for (i, a) in answers.iter().enumerate() {
+    answers.iter().enumerate().filter_map(move |(i, a)| {
         if answers[..i].iter().any(|b| b.agrees_with(a)) {
-            continue; // this move was counted at its first (lowest-numbered) voter
+            return None; // this move was counted at its first (lowest-numbered) voter
         }
         let weight: f64 = answers
             .iter()
             .filter(|b| b.agrees_with(a))
             .map(|b| b.weight)
             .sum();
-        tally.push((i, weight));
-    }
+        Some((i, weight))
+    })
+}
+
+pub fn majority(answers: &[Answer]) -> Decision {
     let mut best: Option<(usize, f64)> = None;
-    for &(i, weight) in &tally {
+    for (i, weight) in tally(answers) {
         // Strictly greater: on a tie the earlier (lower-numbered) move keeps the lead.
         if best.is_none_or(|(_, w)| weight > w + 1e-9) {
             best = Some((i, weight));
         }
     }
     let (chosen, weight) = best.expect("majority needs at least one answer");
-    let token = |i: usize| answers[i].best.token().to_string();
-    let tied_with: Vec<String> = tally
-        .iter()
-        .filter(|&&(i, w)| i != chosen && (w - weight).abs() <= 1e-9)
-        .map(|&(i, _)| token(i))
-        .collect();
-    let runner_up = tally
-        .iter()
-        .filter(|&&(i, _)| i != chosen)
-        .fold(None, |b: Option<(usize, f64)>, &(i, w)| match b {
-            Some((_, bw)) if bw >= w => b,
-            _ => Some((i, w)),
-        })
-        .map(|(i, w)| (token(i), w));
+    let mv = |i: usize| answers[i].best.without_ponder();
+    // Built at every relayed line (the provisional leader): no text is copied, and the list of
+    // tied moves allocates only when there is a tie.
+    let mut tied_with = Vec::new();
+    let mut runner_up: Option<(usize, f64)> = None;
+    for (i, w) in tally(answers).filter(|&(i, _)| i != chosen) {
+        if (w - weight).abs() <= 1e-9 {
+            tied_with.push(mv(i));
+        } else if runner_up.is_none_or(|(_, r)| w > r) {
+            runner_up = Some((i, w));
+        }
+    }
     let tied = !tied_with.is_empty();
     let finding = Finding {
-        mv: token(chosen),
+        mv: mv(chosen),
         votes: weight,
         proposer: Who::of(&answers[chosen]),
-        runner_up: if tied { None } else { runner_up },
+        runner_up: if tied {
+            None
+        } else {
+            runner_up.map(|(i, w)| (mv(i), w))
+        },
         tied_with,
         outvoted: outvoted(answers, chosen),
     };

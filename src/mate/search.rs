@@ -611,9 +611,9 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         if self.double_count {
             // Like KomoringHeights, look only at the child about to be searched first: the
             // walk up the table costs probes, and most transpositions are harmless.
-            let (pn, dn, _) = Self::numbers(or_node, &children);
+            let (pn, dn, _) = Self::numbers(or_node, children);
             if pn != 0 && dn != 0 {
-                let (best, _) = Self::select(or_node, &children);
+                let (best, _) = Self::select(or_node, children);
                 let c = &children[best];
                 if let Some(parent) = c.tt_parent {
                     let (id, pndn) = (c.id, (c.pn, c.dn));
@@ -625,7 +625,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
 
         // Step 4. The df-pn loop.
         loop {
-            let (pn, dn, delta_sum) = Self::numbers(or_node, &children);
+            let (pn, dn, delta_sum) = Self::numbers(or_node, children);
             if pn == 0 || dn == 0 || self.aborted {
                 break;
             }
@@ -639,7 +639,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             if pn >= thpn || dn >= thdn {
                 break;
             }
-            let (best, second) = Self::select(or_node, &children);
+            let (best, second) = Self::select(or_node, children);
             let c = &children[best];
             // The child's δ threshold: the value at which this node's δ reaches its own.
             let (th_delta, delta, c_delta) = if or_node {
@@ -678,7 +678,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
 
         // Step 5. Summarise and store.
         let amount = (self.nodes - nodes_at_entry + 1).min(u64::from(u32::MAX)) as u32;
-        let (pn, dn, _) = Self::numbers(or_node, &children);
+        let (pn, dn, _) = Self::numbers(or_node, children);
         if pn == 0 {
             let (upper, proof_hand) = if or_node {
                 let c = children
@@ -751,7 +751,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                 // hand too. Only "no mate within `bound`" is known there; the exact hand keeps
                 // the full lower bound (the children's lengths are for their own hands).
                 disproof_hand = if or_node {
-                    Self::or_disproof_hand(&children, hand)
+                    Self::or_disproof_hand(children, hand)
                 } else {
                     children
                         .iter()

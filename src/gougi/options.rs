@@ -7,12 +7,21 @@
 //! that is not a number (or not one of a combo's words) keeps the current setting; either way
 //! the coordinator tells the GUI with `info string [Warning] setoption <name> <value>: <reason>;
 //! <what was used or kept>`.
+//!
+//! [`SPECS`] is the one declaration of every option — USI name, type, default, range or words,
+//! where it is advertised — and of the [`GOptions`] field it sets (its `get`/`put` pair). The
+//! rest of gougi reads the fields, so a misspelt option is a compile error; a `setoption` name
+//! is looked up in [`SPECS`] alone, so an unknown one is a [`SetError`], never a panic. The
+//! tests check that every spec round-trips through its field, touches no other, and that
+//! [`GOptions::default`] holds the specs' defaults.
 
 use std::fmt;
 
+use crate::gougi::deadline::DEFAULT_MARGIN_MS;
 use crate::gougi::policy::kind::PolicyKind;
+use crate::gougi::resign::ResignRule;
 
-/// One `G_` option: its USI declaration and where it applies.
+/// One `G_` option: its USI declaration, where it applies and the field it sets.
 #[derive(Clone, Copy, Debug)]
 pub struct Spec {
     pub name: &'static str,
@@ -28,88 +37,126 @@ pub enum Kind {
         default: i64,
         min: i64,
         max: i64,
+        field: SpinField,
     },
     Combo {
         default: &'static str,
         vars: &'static [&'static str],
+        field: ComboField,
     },
+}
+
+/// A spin option's [`GOptions`] field. `put` is given the value already clamped to the spec's
+/// `min..=max`, which every field type holds exactly, so its `as` conversion loses nothing;
+/// `get` gives it back as the USI integer.
+#[derive(Clone, Copy, Debug)]
+pub struct SpinField {
+    get: fn(&GOptions) -> i64,
+    put: fn(&mut GOptions, i64),
+}
+
+/// A combo option's [`GOptions`] field: `put` is given one of the spec's `vars` as declared,
+/// `get` gives the current one back.
+#[derive(Clone, Copy, Debug)]
+pub struct ComboField {
+    get: fn(&GOptions) -> &'static str,
+    put: fn(&mut GOptions, &'static str),
+}
+
+/// A spin option held in `GOptions::$field` as `$ty`; `$range` is `(default, min, max)`. The
+/// value reaches the field clamped to `min..=max`, which every `$ty` used holds exactly, so the
+/// casts lose nothing. Naming the field once (not in two closures) keeps `get` and `put` on it.
+macro_rules! spin {
+    ($name:literal, ($default:expr, $min:expr, $max:expr), $every:expr, $field:ident: $ty:ty) => {
+        Spec {
+            name: $name,
+            kind: Kind::Spin {
+                default: $default,
+                min: $min,
+                max: $max,
+                field: SpinField {
+                    get: |o| o.$field as i64,
+                    put: |o, v| o.$field = v as $ty,
+                },
+            },
+            every: $every,
+        }
+    };
+}
+
+/// A combo option held in `GOptions::$field` as the enum `$ty`, whose `word` and `from_option`
+/// translate it to and from the spec's `vars`.
+macro_rules! combo {
+    ($name:literal, $default:literal, $vars:expr, $every:expr, $field:ident: $ty:ty) => {
+        Spec {
+            name: $name,
+            kind: Kind::Combo {
+                default: $default,
+                vars: $vars,
+                field: ComboField {
+                    get: |o| o.$field.word(),
+                    put: |o, w| o.$field = <$ty>::from_option(w),
+                },
+            },
+            every: $every,
+        }
+    };
 }
 
 /// Every `G_` option in declaration order.
 pub const SPECS: &[Spec] = &[
-    spin("G_ChangePlayerPlys", 1, 1, 1000, false),
-    spin("G_ChuubanStartPlys", 51, 1, 1000, false),
-    spin("G_ShuubanStartPlys", 101, 1, 1000, false),
-    spin("G_ChangePlayerScoreDiff", 100, 1, 1_000_000, false),
-    spin("G_MateTimeout", 10_000, 1, 1_000_000, false),
-    spin("G_PvMateTimeout", 5_000, 1, 1_000_000, false),
-    spin("G_MateInfoCount", 100, 1, 1000, false),
-    spin("G_MateInfoInterval", 100, 1, 100_000, false),
+    spin!("G_ChangePlayerPlys", (1, 1, 1000), false, change_player_plys: u32),
+    spin!("G_ChuubanStartPlys", (51, 1, 1000), false, chuuban_start_plys: u32),
+    spin!("G_ShuubanStartPlys", (101, 1, 1000), false, shuuban_start_plys: u32),
+    spin!("G_ChangePlayerScoreDiff", (100, 1, 1_000_000), false, change_player_score_diff: i64),
+    spin!("G_MateTimeout", (10_000, 1, 1_000_000), false, mate_timeout_ms: u64),
+    spin!("G_PvMateTimeout", (5_000, 1, 1_000_000), false, pv_mate_timeout_ms: u64),
+    spin!("G_MateInfoCount", (100, 1, 1000), false, mate_info_count: i64),
+    spin!("G_MateInfoInterval", (100, 1, 100_000), false, mate_info_interval_ms: u64),
     // gougi's own, for the mate types: under `go nodes N` (or `go depth D`, counted as
     // 10,000 × D) the mate member gets `nodes` = this percentage of N beside G_MateTimeout,
     // and the round waits for it, so node-limited games are reproducible.
-    spin("G_MateNodesPct", 100, 1, 100_000, false),
+    spin!("G_MateNodesPct", (100, 1, 100_000), false, mate_nodes_pct: u64),
     // gougi's own type `multipv-vote`: how many candidates each member is asked for (sent as
     // `setoption name MultiPV` to members that declare it), and how a candidate scores — its
     // calibrated win rate (`winrate`) or its rank (`borda`: k points for first, k−1 for second…).
-    spin("G_MultiPV", 3, 1, 20, false),
-    combo("G_VoteScoring", "winrate", &["winrate", "borda"], false),
+    spin!("G_MultiPV", (3, 1, 20), false, multipv: usize),
+    combo!("G_VoteScoring", "winrate", &["winrate", "borda"], false, vote_scoring: VoteScoring),
     // gougi's own type `leader`: the nodes of each re-search by the leader (its own move and
     // each other member's move, searched from the position after the move), and by how much
     // (calibrated cp, see `Engine<N>.Scale`) a candidate must beat the leader's own move.
-    spin("G_LeaderNodes", 20_000, 1, 1_000_000_000, false),
-    spin("G_LeaderMargin", 50, 0, 100_000, false),
+    spin!("G_LeaderNodes", (20_000, 1, 1_000_000_000), false, leader_nodes: u64),
+    spin!("G_LeaderMargin", (50, 0, 100_000), false, leader_margin: i64),
     // gougi's own, for every type.
     // Milliseconds kept in hand on every move for pipes, the decision and the GUI's delay;
     // measured on a pipe (see `deadline::DEFAULT_MARGIN_MS`).
-    spin(
-        "G_Margin",
-        crate::gougi::deadline::DEFAULT_MARGIN_MS as i64,
-        0,
-        60_000,
-        true,
-    ),
+    spin!("G_Margin", (DEFAULT_MARGIN_MS as i64, 0, 60_000), true, margin_ms: u64),
     // Which members' `info` lines the GUI sees while they think (see DESIGN.md).
-    combo("G_InfoRelay", "leader", &["leader", "all", "none"], true),
+    combo!("G_InfoRelay", "leader", &["leader", "all", "none"], true, info_relay: InfoRelay),
     // Resign when the chosen member resigns (the reference), or only when every member does.
-    combo("G_Resign", "chosen", &["chosen", "all"], true),
+    combo!("G_Resign", "chosen", &["chosen", "all"], true, resign: ResignRule),
     // Decide as soon as answers holding this percentage of the members' weight agree, and stop
     // the rest (0 = wait for every member; majority always decides once the vote is settled).
-    spin("G_EarlyAgreement", 0, 0, 100, true),
+    spin!("G_EarlyAgreement", (0, 0, 100), true, early_agreement_pct: u64),
     // Time banking (sudden death and Fischer only): members are told this percentage less main
     // time, and a move they disagree on is searched again with the whole clock (0 = off; see
     // `deadline::banked_main`). Unused byoyomi cannot be banked.
-    spin("G_TimeBank", 0, 0, 90, true),
+    spin!("G_TimeBank", (0, 0, 90), true, time_bank_pct: u64),
     // Milliseconds the built-in mate solver may spend confirming a member's `score mate +N`
     // before it counts (0 = believe every claim, as the reference did). See `verify.rs`.
-    spin("G_MateVerifyMs", 200, 0, 10_000, true),
+    spin!("G_MateVerifyMs", (200, 0, 10_000), true, mate_verify_ms: u64),
     // The encoding of gougi's output. USI is 7-bit ASCII in principle, but the annotated lines
     // carry Japanese; UTF-8 suits ShogiHome and modern GUIs, Shift_JIS old Windows GUIs.
-    combo("G_OutputEncoding", "UTF-8", &["UTF-8", "Shift_JIS"], true),
+    combo!("G_OutputEncoding", "UTF-8", &["UTF-8", "Shift_JIS"], true,
+        output_encoding: OutputEncoding),
 ];
 
-const fn spin(name: &'static str, default: i64, min: i64, max: i64, every: bool) -> Spec {
-    Spec {
-        name,
-        kind: Kind::Spin { default, min, max },
-        every,
-    }
-}
-
-const fn combo(
-    name: &'static str,
-    default: &'static str,
-    vars: &'static [&'static str],
-    every: bool,
-) -> Spec {
-    Spec {
-        name,
-        kind: Kind::Combo { default, vars },
-        every,
-    }
-}
-
 impl Spec {
+    /// The option called `name`, if it is one of gougi's.
+    pub fn find(name: &str) -> Option<&'static Spec> {
+        SPECS.iter().find(|s| s.name == name)
+    }
+
     pub fn advertised_for(&self, policy: PolicyKind) -> bool {
         self.every || policy.info().options.contains(&self.name)
     }
@@ -125,14 +172,16 @@ impl fmt::Display for Spec {
     /// The `option …` line of the `usi` answer.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
-            Kind::Spin { default, min, max } => {
+            Kind::Spin {
+                default, min, max, ..
+            } => {
                 write!(
                     f,
                     "option name {} type spin default {default} min {min} max {max}",
                     self.name
                 )
             }
-            Kind::Combo { default, vars } => {
+            Kind::Combo { default, vars, .. } => {
                 write!(f, "option name {} type combo default {default}", self.name)?;
                 vars.iter().try_for_each(|v| write!(f, " var {v}"))
             }
@@ -140,16 +189,79 @@ impl fmt::Display for Spec {
     }
 }
 
-/// The current values of all `G_` options.
+/// The current values of all `G_` options, one field each (the option's name in its doc; the
+/// declaration, range and advertising are its [`SPECS`] row). Spin fields hold values inside
+/// the spec's range.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Values {
-    values: Vec<Value>,
+pub struct GOptions {
+    /// `G_ChangePlayerPlys` (`change-every`).
+    pub change_player_plys: u32,
+    /// `G_ChuubanStartPlys` (`by-phase`: the middle game's first ply).
+    pub chuuban_start_plys: u32,
+    /// `G_ShuubanStartPlys` (`by-phase`: the end game's first ply).
+    pub shuuban_start_plys: u32,
+    /// `G_ChangePlayerScoreDiff` (`change-on-drop`, `change-on-rise`).
+    pub change_player_score_diff: i64,
+    /// `G_MateTimeout`, in milliseconds.
+    pub mate_timeout_ms: u64,
+    /// `G_PvMateTimeout`, in milliseconds.
+    pub pv_mate_timeout_ms: u64,
+    /// `G_MateInfoCount`: how many times a `mateinfo` line is sent.
+    pub mate_info_count: i64,
+    /// `G_MateInfoInterval`, in milliseconds.
+    pub mate_info_interval_ms: u64,
+    /// `G_MateNodesPct`, in percent of the round's node budget.
+    pub mate_nodes_pct: u64,
+    /// `G_MultiPV` (`multipv-vote`), at least 1.
+    pub multipv: usize,
+    /// `G_VoteScoring` (`multipv-vote`).
+    pub vote_scoring: VoteScoring,
+    /// `G_LeaderNodes` (`leader`), at least 1.
+    pub leader_nodes: u64,
+    /// `G_LeaderMargin` (`leader`), in calibrated cp.
+    pub leader_margin: i64,
+    /// `G_Margin`, in milliseconds.
+    pub margin_ms: u64,
+    /// `G_InfoRelay`.
+    pub info_relay: InfoRelay,
+    /// `G_Resign`.
+    pub resign: ResignRule,
+    /// `G_EarlyAgreement`, in percent of the members' weight (0 = off).
+    pub early_agreement_pct: u64,
+    /// `G_TimeBank`, in percent (0 = off).
+    pub time_bank_pct: u64,
+    /// `G_MateVerifyMs`, in milliseconds (0 = off).
+    pub mate_verify_ms: u64,
+    /// `G_OutputEncoding`.
+    pub output_encoding: OutputEncoding,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Value {
-    Int(i64),
-    Text(&'static str),
+impl Default for GOptions {
+    /// The specs' defaults (a test checks each field against its [`SPECS`] row).
+    fn default() -> Self {
+        GOptions {
+            change_player_plys: 1,
+            chuuban_start_plys: 51,
+            shuuban_start_plys: 101,
+            change_player_score_diff: 100,
+            mate_timeout_ms: 10_000,
+            pv_mate_timeout_ms: 5_000,
+            mate_info_count: 100,
+            mate_info_interval_ms: 100,
+            mate_nodes_pct: 100,
+            multipv: 3,
+            vote_scoring: VoteScoring::WinRate,
+            leader_nodes: 20_000,
+            leader_margin: 50,
+            margin_ms: DEFAULT_MARGIN_MS,
+            info_relay: InfoRelay::Leader,
+            resign: ResignRule::Chosen,
+            early_agreement_pct: 0,
+            time_bank_pct: 0,
+            mate_verify_ms: 200,
+            output_encoding: OutputEncoding::Utf8,
+        }
+    }
 }
 
 /// Why a `setoption` for a `G_` option was not applied as given. `Display` is the reason and
@@ -183,45 +295,29 @@ pub enum SetError {
     },
 }
 
-impl Default for Values {
-    fn default() -> Self {
-        let values = SPECS
-            .iter()
-            .map(|s| match s.kind {
-                Kind::Spin { default, .. } => Value::Int(default),
-                Kind::Combo { default, .. } => Value::Text(default),
-            })
-            .collect();
-        Values { values }
-    }
-}
-
-impl Values {
-    fn index(name: &str) -> Option<usize> {
-        SPECS.iter().position(|s| s.name == name)
-    }
-
+impl GOptions {
     /// Whether `name` is one of gougi's options (so the `setoption` is consumed, not forwarded).
     pub fn is_own(name: &str) -> bool {
-        Self::index(name).is_some()
+        Spec::find(name).is_some()
     }
 
     /// Apply a `setoption`. On `Err` the value may still have changed (clamping); the error
     /// says what happened, for the log.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SetError> {
-        let i = Self::index(name).ok_or_else(|| SetError::Unknown(name.to_string()))?;
-        match SPECS[i].kind {
-            Kind::Spin { min, max, .. } => {
+        let spec = Spec::find(name).ok_or_else(|| SetError::Unknown(name.to_string()))?;
+        match spec.kind {
+            Kind::Spin {
+                min, max, field, ..
+            } => {
                 let Ok(v) = value.trim().parse::<i64>() else {
-                    let kept = self.int(name);
                     return Err(SetError::NotANumber {
                         name: name.into(),
                         value: value.into(),
-                        kept,
+                        kept: (field.get)(self),
                     });
                 };
                 let clamped = v.clamp(min, max);
-                self.values[i] = Value::Int(clamped);
+                (field.put)(self, clamped);
                 if clamped != v {
                     return Err(SetError::Clamped {
                         name: name.into(),
@@ -232,39 +328,21 @@ impl Values {
                     });
                 }
             }
-            Kind::Combo { vars, .. } => {
+            Kind::Combo { vars, field, .. } => {
                 match vars.iter().find(|v| v.eq_ignore_ascii_case(value.trim())) {
-                    Some(v) => self.values[i] = Value::Text(v),
+                    Some(v) => (field.put)(self, v),
                     None => {
-                        let kept = self.text(name);
                         return Err(SetError::NotAVar {
                             name: name.into(),
                             value: value.into(),
                             vars,
-                            kept,
+                            kept: (field.get)(self),
                         });
                     }
                 }
             }
         }
         Ok(())
-    }
-
-    /// A spin option's value; panics only on a misspelt name here (the typed accessors below
-    /// are the only callers, and a test calls every one of them).
-    fn int(&self, name: &str) -> i64 {
-        match Self::index(name).map(|i| &self.values[i]) {
-            Some(Value::Int(v)) => *v,
-            _ => panic!("G_ option {name} is not a spin option"),
-        }
-    }
-
-    /// A combo option's value; panics only on a misspelt name here (see [`Values::int`]).
-    fn text(&self, name: &str) -> &'static str {
-        match Self::index(name).map(|i| &self.values[i]) {
-            Some(Value::Text(v)) => v,
-            _ => panic!("G_ option {name} is not a combo option"),
-        }
     }
 }
 
@@ -276,6 +354,25 @@ pub enum InfoRelay {
     None,
 }
 
+impl InfoRelay {
+    /// From one of the spec's `vars`.
+    fn from_option(word: &str) -> InfoRelay {
+        match word {
+            "all" => InfoRelay::All,
+            "none" => InfoRelay::None,
+            _ => InfoRelay::Leader,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            InfoRelay::Leader => "leader",
+            InfoRelay::All => "all",
+            InfoRelay::None => "none",
+        }
+    }
+}
+
 /// `G_VoteScoring` (`multipv-vote`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VoteScoring {
@@ -283,79 +380,45 @@ pub enum VoteScoring {
     Borda,
 }
 
-/// The options as typed values: the rest of gougi reads these, never a name.
-impl Values {
-    /// `G_Margin`, in milliseconds.
-    pub fn margin_ms(&self) -> u64 {
-        self.int("G_Margin").max(0) as u64
-    }
-    pub fn info_relay(&self) -> InfoRelay {
-        match self.text("G_InfoRelay") {
-            "all" => InfoRelay::All,
-            "none" => InfoRelay::None,
-            _ => InfoRelay::Leader,
-        }
-    }
-    pub fn resign(&self) -> crate::gougi::resign::ResignRule {
-        crate::gougi::resign::ResignRule::from_option(self.text("G_Resign"))
-    }
-    /// `G_EarlyAgreement` as a share of the members' weight (0 = off).
-    pub fn early_agreement(&self) -> f64 {
-        self.int("G_EarlyAgreement") as f64 / 100.0
-    }
-    /// `G_TimeBank` in percent (0 = off).
-    pub fn time_bank_percent(&self) -> u64 {
-        self.int("G_TimeBank").clamp(0, 90) as u64
-    }
-    pub fn mate_verify_ms(&self) -> u64 {
-        self.int("G_MateVerifyMs").max(0) as u64
-    }
-    /// `G_MultiPV`, at least 1.
-    pub fn multipv(&self) -> usize {
-        self.int("G_MultiPV").max(1) as usize
-    }
-    pub fn vote_scoring(&self) -> VoteScoring {
-        match self.text("G_VoteScoring") {
+impl VoteScoring {
+    /// From one of the spec's `vars`.
+    fn from_option(word: &str) -> VoteScoring {
+        match word {
             "borda" => VoteScoring::Borda,
             _ => VoteScoring::WinRate,
         }
     }
-    /// `G_OutputEncoding=Shift_JIS`.
-    pub fn shift_jis_output(&self) -> bool {
-        self.text("G_OutputEncoding") == "Shift_JIS"
+
+    fn word(self) -> &'static str {
+        match self {
+            VoteScoring::WinRate => "winrate",
+            VoteScoring::Borda => "borda",
+        }
     }
-    pub fn change_player_plys(&self) -> u32 {
-        self.int("G_ChangePlayerPlys").max(1) as u32
+}
+
+/// `G_OutputEncoding`: how gougi's output reaches the GUI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputEncoding {
+    Utf8,
+    /// Old Windows GUIs; characters Shift_JIS lacks become numeric references.
+    ShiftJis,
+}
+
+impl OutputEncoding {
+    /// From one of the spec's `vars`.
+    fn from_option(word: &str) -> OutputEncoding {
+        match word {
+            "Shift_JIS" => OutputEncoding::ShiftJis,
+            _ => OutputEncoding::Utf8,
+        }
     }
-    pub fn chuuban_start_plys(&self) -> u32 {
-        self.int("G_ChuubanStartPlys").max(1) as u32
-    }
-    pub fn shuuban_start_plys(&self) -> u32 {
-        self.int("G_ShuubanStartPlys").max(1) as u32
-    }
-    pub fn change_player_score_diff(&self) -> i64 {
-        self.int("G_ChangePlayerScoreDiff")
-    }
-    pub fn leader_nodes(&self) -> u64 {
-        self.int("G_LeaderNodes").max(1) as u64
-    }
-    pub fn leader_margin(&self) -> i64 {
-        self.int("G_LeaderMargin")
-    }
-    pub fn mate_nodes_pct(&self) -> u64 {
-        self.int("G_MateNodesPct").max(1) as u64
-    }
-    pub fn mate_timeout_ms(&self) -> u64 {
-        self.int("G_MateTimeout").max(1) as u64
-    }
-    pub fn pv_mate_timeout_ms(&self) -> u64 {
-        self.int("G_PvMateTimeout").max(1) as u64
-    }
-    pub fn mate_info_count(&self) -> i64 {
-        self.int("G_MateInfoCount")
-    }
-    pub fn mate_info_interval_ms(&self) -> u64 {
-        self.int("G_MateInfoInterval").max(1) as u64
+
+    fn word(self) -> &'static str {
+        match self {
+            OutputEncoding::Utf8 => "UTF-8",
+            OutputEncoding::ShiftJis => "Shift_JIS",
+        }
     }
 }
 
@@ -363,29 +426,85 @@ impl Values {
 mod tests {
     use super::*;
 
+    /// A spec's current value as text, through its field.
+    fn read(o: &GOptions, spec: &Spec) -> String {
+        match spec.kind {
+            Kind::Spin { field, .. } => (field.get)(o).to_string(),
+            Kind::Combo { field, .. } => (field.get)(o).to_string(),
+        }
+    }
+
+    fn default_of(spec: &Spec) -> String {
+        match spec.kind {
+            Kind::Spin { default, .. } => default.to_string(),
+            Kind::Combo { default, .. } => default.to_string(),
+        }
+    }
+
     #[test]
-    fn every_typed_accessor_reads_a_declared_option() {
-        // A misspelt name would panic here, not in a game.
-        let v = Values::default();
-        assert_eq!(v.margin_ms(), 60);
-        assert_eq!(v.info_relay(), InfoRelay::Leader);
-        assert_eq!(v.resign(), crate::gougi::resign::ResignRule::Chosen);
-        assert_eq!(v.early_agreement(), 0.0);
-        assert_eq!(v.time_bank_percent(), 0);
-        assert_eq!(v.mate_verify_ms(), 200);
-        assert_eq!(v.multipv(), 3);
-        assert_eq!(v.vote_scoring(), VoteScoring::WinRate);
-        assert!(!v.shift_jis_output());
-        assert_eq!(v.change_player_plys(), 1);
-        assert_eq!((v.chuuban_start_plys(), v.shuuban_start_plys()), (51, 101));
-        assert_eq!(v.change_player_score_diff(), 100);
-        assert_eq!(
-            (v.mate_timeout_ms(), v.pv_mate_timeout_ms()),
-            (10_000, 5_000)
-        );
-        assert_eq!((v.mate_info_count(), v.mate_info_interval_ms()), (100, 100));
-        assert_eq!((v.leader_nodes(), v.leader_margin()), (20_000, 50));
-        assert_eq!(v.mate_nodes_pct(), 100);
+    fn defaults_are_the_specs_defaults() {
+        let o = GOptions::default();
+        for spec in SPECS {
+            assert_eq!(read(&o, spec), default_of(spec), "{}", spec.name);
+        }
+        let mut names: Vec<&str> = SPECS.iter().map(|s| s.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), SPECS.len(), "an option is declared twice");
+    }
+
+    #[test]
+    fn every_spec_round_trips_through_its_own_field() {
+        for spec in SPECS {
+            let values: Vec<String> = match spec.kind {
+                Kind::Spin {
+                    default, min, max, ..
+                } => [min, max, default, min + (max - min) / 2]
+                    .iter()
+                    .map(i64::to_string)
+                    .collect(),
+                Kind::Combo { vars, .. } => vars.iter().map(|v| v.to_string()).collect(),
+            };
+            for value in values {
+                // Combo words match in any case and are stored as declared.
+                for sent in [value.clone(), value.to_ascii_lowercase()] {
+                    let mut o = GOptions::default();
+                    assert_eq!(o.set(spec.name, &sent), Ok(()), "{} {sent}", spec.name);
+                    assert_eq!(read(&o, spec), value, "{} {sent}", spec.name);
+                    // The setter wrote its own field and no other.
+                    for other in SPECS.iter().filter(|s| s.name != spec.name) {
+                        assert_eq!(
+                            read(&o, other),
+                            default_of(other),
+                            "{} → {}",
+                            spec.name,
+                            other.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_typed_field_holds_its_default() {
+        let v = GOptions::default();
+        assert_eq!(v.margin_ms, 60);
+        assert_eq!(v.info_relay, InfoRelay::Leader);
+        assert_eq!(v.resign, ResignRule::Chosen);
+        assert_eq!(v.early_agreement_pct, 0);
+        assert_eq!(v.time_bank_pct, 0);
+        assert_eq!(v.mate_verify_ms, 200);
+        assert_eq!(v.multipv, 3);
+        assert_eq!(v.vote_scoring, VoteScoring::WinRate);
+        assert_eq!(v.output_encoding, OutputEncoding::Utf8);
+        assert_eq!(v.change_player_plys, 1);
+        assert_eq!((v.chuuban_start_plys, v.shuuban_start_plys), (51, 101));
+        assert_eq!(v.change_player_score_diff, 100);
+        assert_eq!((v.mate_timeout_ms, v.pv_mate_timeout_ms), (10_000, 5_000));
+        assert_eq!((v.mate_info_count, v.mate_info_interval_ms), (100, 100));
+        assert_eq!((v.leader_nodes, v.leader_margin), (20_000, 50));
+        assert_eq!(v.mate_nodes_pct, 100);
     }
 
     #[test]
@@ -437,10 +556,10 @@ mod tests {
 
     #[test]
     fn setting_values() {
-        let mut v = Values::default();
-        assert_eq!(v.int("G_ChangePlayerPlys"), 1);
+        let mut v = GOptions::default();
+        assert_eq!(v.change_player_plys, 1);
         v.set("G_ChangePlayerPlys", "4").unwrap();
-        assert_eq!(v.int("G_ChangePlayerPlys"), 4);
+        assert_eq!(v.change_player_plys, 4);
         assert!(matches!(
             v.set("G_ChangePlayerPlys", "x"),
             Err(SetError::NotANumber { kept: 4, .. })
@@ -449,16 +568,16 @@ mod tests {
             v.set("G_ChangePlayerPlys", "5000"),
             Err(SetError::Clamped { clamped: 1000, .. })
         ));
-        assert_eq!(v.int("G_ChangePlayerPlys"), 1000);
+        assert_eq!(v.change_player_plys, 1000);
         v.set("G_InfoRelay", "ALL").unwrap();
-        assert_eq!(v.text("G_InfoRelay"), "all");
+        assert_eq!(v.info_relay, InfoRelay::All);
         assert!(v.set("G_InfoRelay", "some").is_err());
         assert!(matches!(v.set("G_Nope", "1"), Err(SetError::Unknown(_))));
         assert_eq!(
             v.set("G_Margin", "-5").unwrap_err().to_string(),
             "outside 0..=60000; using 0"
         );
-        assert_eq!(v.int("G_Margin"), 0);
+        assert_eq!(v.margin_ms, 0);
         assert_eq!(
             v.set("G_InfoRelay", "bogus").unwrap_err().to_string(),
             "not one of leader, all, none; keeping all"
@@ -467,6 +586,6 @@ mod tests {
             v.set("G_Margin", "x").unwrap_err().to_string(),
             "not a number; keeping 0"
         );
-        assert!(Values::is_own("G_Margin") && !Values::is_own("USI_Hash"));
+        assert!(GOptions::is_own("G_Margin") && !GOptions::is_own("USI_Hash"));
     }
 }

@@ -34,6 +34,14 @@ impl ResignRule {
             ResignRule::Chosen
         }
     }
+
+    /// The option's text (`G_Resign`'s `var`s).
+    pub fn word(self) -> &'static str {
+        match self {
+            ResignRule::Chosen => "chosen",
+            ResignRule::All => "all",
+        }
+    }
 }
 
 /// A score that says the side to move is lost: being mated.
@@ -86,5 +94,8 @@ mod tests {
     fn rule_from_option() {
         assert_eq!(ResignRule::from_option("all"), ResignRule::All);
         assert_eq!(ResignRule::from_option("chosen"), ResignRule::Chosen);
+        for rule in [ResignRule::Chosen, ResignRule::All] {
+            assert_eq!(ResignRule::from_option(rule.word()), rule);
+        }
     }
 }

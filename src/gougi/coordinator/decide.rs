@@ -133,9 +133,9 @@ impl<W: std::io::Write> Coordinator<W> {
         if !self.config.policy.info().multipv_vote {
             return None;
         }
-        let scoring = match self.options.vote_scoring() {
+        let scoring = match self.options.vote_scoring {
             VoteScoring::Borda => vote::Scoring::Borda {
-                k: self.options.multipv(),
+                k: self.options.multipv,
             },
             VoteScoring::WinRate => vote::Scoring::WinRate,
         };
@@ -186,7 +186,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn resign_rule(&self) -> ResignRule {
-        self.options.resign()
+        self.options.resign
     }
 
     /// Apply declarations and `G_Resign` around a policy's choice: the index of the answer to

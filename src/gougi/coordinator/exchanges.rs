@@ -42,7 +42,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let left = round
             .hard
             .map_or(Duration::ZERO, |h| h.saturating_duration_since(now));
-        let (budget, hard) = deadline::exchange_phase2(left, self.options.margin_ms());
+        let (budget, hard) = deadline::exchange_phase2(left, self.options.margin_ms);
         let mv = |k: usize| {
             round.answers[&slots[k]]
                 .best
@@ -189,7 +189,7 @@ impl<W: std::io::Write> Coordinator<W> {
             .expect("re-searched answers are moves");
         let after = round.game.after(&[mv]);
         let mut limits = GoLimits {
-            nodes: Some(self.options.leader_nodes()),
+            nodes: Some(self.options.leader_nodes),
             ..Default::default()
         };
         if let Some(hard) = round.hard {
@@ -198,7 +198,7 @@ impl<W: std::io::Write> Coordinator<W> {
             let now = Instant::now();
             let share = deadline::leader_share(
                 hard.saturating_duration_since(now),
-                self.options.margin_ms(),
+                self.options.margin_ms,
                 check.queue.len() as u32 + 1,
             );
             limits.btime = Some(0);
@@ -262,7 +262,7 @@ impl<W: std::io::Write> Coordinator<W> {
             .copied()
             .filter(|v| v.0 != leader)
             .collect();
-        let margin = self.options.leader_margin();
+        let margin = self.options.leader_margin;
         let d = leader::phase2(leader, own, &others, margin);
         let chosen = &check.answers[d.chosen];
         let chosen_mv = chosen.best.token();

@@ -124,7 +124,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn relay_info(&mut self, i: usize, mut info: Info) {
-        let mode = self.options.info_relay();
+        let mode = self.options.info_relay;
         let Some(round) = &mut self.round else { return };
         // Exchange phase 2 searches after the other member's move: its lines are about another
         // position (the PV is the other side's, the score has the other sign).
@@ -330,7 +330,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let Some(Score::Mate(m)) = got.score else {
             return None;
         };
-        let ms = self.options.mate_verify_ms();
+        let ms = self.options.mate_verify_ms;
         let round = self.round.as_ref()?;
         if !m.winning || ms == 0 || round.kind == RoundKind::Tsume {
             return None;

@@ -45,7 +45,7 @@ impl<W: std::io::Write> Coordinator<W> {
                     self.mates.succeeded += 1;
                     self.say(format!("info string pvMate : {cm}"));
                     let sfen = game.sfen_command();
-                    let count = self.options.mate_info_count();
+                    let count = self.options.mate_info_count;
                     self.mates.mateinfo.push((
                         format!("mateinfo {sfen} {cm}"),
                         count,
@@ -111,11 +111,11 @@ impl<W: std::io::Write> Coordinator<W> {
         if round.kind != RoundKind::Play || round.game.command != self.game.command {
             return None;
         }
-        mate_nodes_for(&round.limits, self.options.mate_nodes_pct())
+        mate_nodes_for(&round.limits, self.options.mate_nodes_pct)
     }
 
     pub(super) fn start_mate_search(&mut self) {
-        let timeout = self.options.mate_timeout_ms();
+        let timeout = self.options.mate_timeout_ms;
         let nodes = self.mate_node_budget();
         let sfen = self.config.policy.info().mate_sfen;
         for i in 0..self.slots.len() {
@@ -173,7 +173,7 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn dispatch_pv_mates(&mut self) {
-        let timeout = self.options.pv_mate_timeout_ms();
+        let timeout = self.options.pv_mate_timeout_ms;
         for i in 0..self.slots.len() {
             if self.slots[i].spec.role != Role::PvMate
                 || !self.slots[i].usable()
@@ -212,7 +212,7 @@ impl<W: std::io::Write> Coordinator<W> {
 
     pub(super) fn send_mateinfo(&mut self) {
         let now = Instant::now();
-        let interval = Duration::from_millis(self.options.mate_info_interval_ms());
+        let interval = Duration::from_millis(self.options.mate_info_interval_ms);
         let Some(normal) = (0..self.slots.len())
             .find(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
         else {
@@ -237,7 +237,7 @@ impl<W: std::io::Write> Coordinator<W> {
     /// first would make the game depend on the machine's speed.
     pub(super) fn waits_for_mate(&self, round: &Round) -> bool {
         let node_limited = round.kind == RoundKind::Play
-            && mate_nodes_for(&round.limits, self.options.mate_nodes_pct()).is_some();
+            && mate_nodes_for(&round.limits, self.options.mate_nodes_pct).is_some();
         let mate_busy = self.slots.iter().enumerate().any(|(i, s)| {
             s.spec.role == Role::Mate && s.usable() && self.mates.busy.contains_key(&i)
         });

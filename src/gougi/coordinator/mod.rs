@@ -46,7 +46,7 @@ use crate::gougi::annotate::{self, History, MemberLine, Verdict};
 use crate::gougi::answer::{Answer, Eval};
 use crate::gougi::deadline::{self, Clock};
 use crate::gougi::game::{AnswerRefused, Game, PositionRefused};
-use crate::gougi::options::{self, InfoRelay, Values, VoteScoring};
+use crate::gougi::options::{self, GOptions, InfoRelay, OutputEncoding, VoteScoring};
 use crate::gougi::policy::change_player;
 use crate::gougi::policy::exchange::{self, Phase1};
 use crate::gougi::policy::kind::{self, Memory, Settle, Shape};
@@ -95,7 +95,7 @@ pub struct Coordinator<W> {
     events_tx: mpsc::UnboundedSender<MemberEvent>,
     /// Starts (and restarts) members.
     launcher: Launcher,
-    options: Values,
+    options: GOptions,
     game: Game,
     in_game: bool,
     per_game: Memory,
@@ -201,7 +201,7 @@ impl<W: std::io::Write> Coordinator<W> {
             events,
             events_tx,
             launcher,
-            options: Values::default(),
+            options: GOptions::default(),
             game: Game::default(),
             in_game: false,
             per_game: Memory::default(),
@@ -312,7 +312,7 @@ impl<W: std::io::Write> Coordinator<W> {
             text.push_str(&line);
             text.push('\n');
         }
-        let bytes = if self.options.shift_jis_output() {
+        let bytes = if self.options.output_encoding == OutputEncoding::ShiftJis {
             // Characters Shift_JIS lacks become numeric character references.
             encoding_rs::SHIFT_JIS.encode(&text).0.into_owned()
         } else {

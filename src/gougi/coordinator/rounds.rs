@@ -49,7 +49,7 @@ impl<W: std::io::Write> Coordinator<W> {
             ponder: false,
             ..clock_limits.clone()
         };
-        let margin = self.options.margin_ms();
+        let margin = self.options.margin_ms;
         let black = round.game.black_to_move();
         let (soft, hard, member_limits) = timing(&round.limits, black, margin);
         round.soft = soft.map(|d| round.started + d);
@@ -108,7 +108,7 @@ impl<W: std::io::Write> Coordinator<W> {
             RoundKind::Play
         };
         let game = self.game.clone();
-        let margin = self.options.margin_ms();
+        let margin = self.options.margin_ms;
         let started = Instant::now();
         let black = game.black_to_move();
         let (soft, hard, member_limits) = match kind {
@@ -170,7 +170,7 @@ impl<W: std::io::Write> Coordinator<W> {
             .collect();
         let mut request = member_limits.clone();
         if kind == RoundKind::Play && policy.shape() == Shape::All && normals.len() >= 2 {
-            if let Some(banked) = bank(&limits, black, &request, self.options.time_bank_percent()) {
+            if let Some(banked) = bank(&limits, black, &request, self.options.time_bank_pct) {
                 request = banked;
                 round.banked = true;
             }
@@ -406,7 +406,7 @@ impl<W: std::io::Write> Coordinator<W> {
     /// left (members keep their hash, so this deepens their first search). Returns whether the
     /// round was restarted.
     fn spend_bank(&mut self) -> bool {
-        let margin = self.options.margin_ms();
+        let margin = self.options.margin_ms;
         let Some(round) = &mut self.round else {
             return false;
         };
@@ -507,7 +507,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
             }
         }
-        let share = self.options.early_agreement();
+        let share = self.options.early_agreement_pct as f64 / 100.0;
         share > 0.0 && top + 1e-9 >= share * total
     }
 }

@@ -91,7 +91,7 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             return;
         }
-        if Values::is_own(&opt.name) {
+        if GOptions::is_own(&opt.name) {
             if let Err(e) = self.options.set(&opt.name, &value) {
                 warn!(option = %opt.name, value = %value, error = %e, "setoption");
                 let shown = if value.trim().is_empty() {
@@ -183,7 +183,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let now = Instant::now();
         let multipv = self.config.policy.info().multipv_vote.then(|| SetOption {
             name: "MultiPV".to_string(),
-            value: Some(self.options.multipv().to_string()),
+            value: Some(self.options.multipv.to_string()),
         });
         for slot in &mut self.slots {
             // `multipv-vote` asks every member that offers MultiPV for G_MultiPV lines (over

@@ -23,7 +23,7 @@ use super::optimism::{self, Alternation, Extreme};
 use super::vote;
 use super::Decision;
 use crate::gougi::answer::Answer;
-use crate::gougi::options::Values;
+use crate::gougi::options::GOptions;
 
 /// The consultation types. `FromStr` accepts the original Japanese name (exact, after
 /// trimming — full-width punctuation as written) or the English id; `Display` prints the id.
@@ -105,7 +105,7 @@ pub struct TypeInfo {
     /// After each decision (the alternation's turn).
     pub after_decision: Option<fn(&mut Memory)>,
     /// Change-player types: when the player changes, from the current options.
-    pub rotation: Option<fn(&Values) -> Rule>,
+    pub rotation: Option<fn(&GOptions) -> Rule>,
     /// Mate types: mate members get `position sfen …` made by the rules core rather than the
     /// GUI's command (for solvers that do not read `moves`).
     pub mate_sfen: bool,
@@ -157,7 +157,7 @@ const fn rotation_row(
     kind: PolicyKind,
     id: &'static str,
     japanese: &'static str,
-    rotation: fn(&Values) -> Rule,
+    rotation: fn(&GOptions) -> Rule,
     options: &'static [&'static str],
 ) -> TypeInfo {
     TypeInfo {
@@ -218,7 +218,7 @@ pub static CATALOGUE: [TypeInfo; 17] = {
             "change-every",
             "数手ごとに対局者交代",
             |o| Rule::Every {
-                plys: o.change_player_plys(),
+                plys: o.change_player_plys,
             },
             &["G_ChangePlayerPlys"],
         ),
@@ -229,8 +229,8 @@ pub static CATALOGUE: [TypeInfo; 17] = {
                 "by-phase",
                 "序盤・中盤・終盤で対局者交代",
                 |o| Rule::ByPhase {
-                    middle_from: o.chuuban_start_plys(),
-                    end_from: o.shuuban_start_plys(),
+                    middle_from: o.chuuban_start_plys,
+                    end_from: o.shuuban_start_plys,
                 },
                 &["G_ChuubanStartPlys", "G_ShuubanStartPlys"],
             )
@@ -240,7 +240,7 @@ pub static CATALOGUE: [TypeInfo; 17] = {
             "change-on-drop",
             "2手前の評価値から一定値以上下降したら対局者交代",
             |o| Rule::OnDrop {
-                diff: o.change_player_score_diff(),
+                diff: o.change_player_score_diff,
             },
             &["G_ChangePlayerScoreDiff"],
         ),
@@ -249,7 +249,7 @@ pub static CATALOGUE: [TypeInfo; 17] = {
             "change-on-rise",
             "2手前の評価値から一定値以上上昇したら対局者交代",
             |o| Rule::OnRise {
-                diff: o.change_player_score_diff(),
+                diff: o.change_player_score_diff,
             },
             &["G_ChangePlayerScoreDiff"],
         ),
@@ -378,7 +378,7 @@ impl FromStr for PolicyKind {
 }
 
 /// The rotation rule of a change-player type (`None` for other shapes).
-pub fn rotation(kind: PolicyKind, options: &Values) -> Option<change_player::Rule> {
+pub fn rotation(kind: PolicyKind, options: &GOptions) -> Option<change_player::Rule> {
     kind.info().rotation.map(|f| f(options))
 }
 

@@ -15,6 +15,8 @@
 //! - [`tune`]: `gougi tune` — SPSA over engine options and config numbers, games through the arena.
 //! - [`monitor`]: live pages beside the GUI (`G_Monitor`, `gougi match`/`tune --serve`): a small
 //!   HTTP/1.1 server on a thread of its own, its event stream and the self-contained pages.
+//! - [`hugemem`]: big zero-filled tables on transparent huge pages (the search's and the mate
+//!   solver's hash tables).
 //! - [`book`]: opening books (YaneuraOu's `.db` text format): read, write, choose, make from CSA.
 //! - [`cli`]: the subcommands' plumbing (arguments into each module's options, the printing
 //!   around them); `main.rs` keeps the top-level parser and the dispatch.
@@ -26,12 +28,12 @@
 //! arena ──> gougi, member, monitor, usi, shogi, config
 //! tune ──> arena, monitor, shogi, config
 //! member ──> usi, shogi     (shogi: the in-process scripted members for tests)
-//! mate ──> shogi, usi
-//! search ──> book, shogi, usi
+//! mate ──> shogi, usi, hugemem
+//! search ──> book, shogi, usi, hugemem
 //! book ──> shogi, config
 //! cli ──> arena, tune, search, mate, monitor, shogi, config
 //! config ──> gougi::policy::kind, member (the catalogue of types; `*.Path` command lines, member specs)
-//! monitor, usi, shogi: leaves
+//! monitor, usi, shogi, hugemem: leaves
 //! ```
 
 pub mod arena;
@@ -39,6 +41,7 @@ pub mod book;
 pub mod cli;
 pub mod config;
 pub mod gougi;
+pub mod hugemem;
 pub mod mate;
 pub mod member;
 pub mod monitor;

@@ -174,6 +174,41 @@ async fn healthy_members_are_answered_as_soon_as_all_have_answered() {
     gui.quit().await;
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_choice_off_the_obvious_move_says_why_and_agreement_does_not() {
+    // Two members on different moves: E1's would be the obvious one, optimism takes E2's.
+    let scripts = vec![
+        Script::always(Go::AnswerNth(100 * MS, 0))
+            .with_score(10)
+            .named("low"),
+        Script::always(Go::AnswerNth(100 * MS, 1))
+            .with_score(20)
+            .named("high"),
+    ];
+    let mut gui = start("optimistic", scripts, &[]).await;
+    let (_, lines) = gui.play("btime 0 wtime 0 byoyomi 1000", 2000 * MS).await;
+    let best = lines.last().expect("bestmove").clone();
+    let mv = best
+        .strip_prefix("bestmove ")
+        .and_then(|b| b.split(' ').next())
+        .expect("a move");
+    let why = format!("info string [why] {mv}: E2 (high) has the highest score 20 (E1 10)");
+    let at = lines.iter().position(|l| *l == why);
+    // After the [O]/[X] lines, before the final info and bestmove.
+    assert_eq!(at, Some(lines.len() - 3), "{lines:#?}");
+    assert_eq!(count(&lines, "[why]"), 1, "{lines:#?}");
+    gui.quit().await;
+    // Both on the same move: nothing to explain.
+    let scripts = vec![
+        Script::always(Go::Answer(100 * MS)).with_score(10),
+        Script::always(Go::Answer(100 * MS)).with_score(20),
+    ];
+    let mut gui = start("optimistic", scripts, &[]).await;
+    let (_, lines) = gui.play("btime 0 wtime 0 byoyomi 1000", 2000 * MS).await;
+    assert_eq!(count(&lines, "[why]"), 0, "{lines:#?}");
+    gui.quit().await;
+}
+
 /// (a) A member that never answers cannot make gougi lose on time: the `bestmove` comes
 /// before the byoyomi ends, legal (the fallback move).
 #[tokio::test(start_paused = true)]

@@ -111,6 +111,7 @@ fn a_candidate_the_leader_prefers_by_the_margin_is_played() {
             "info string [O] bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 90] [e2]",
             "info string [X] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50] [e1]",
             "info string [leader] E1 (e1) re-searched 7g7f 20, 2g2f 120 (margin 50): plays 2g2f",
+            "info string [why] 2g2f: E2 (e2)'s move; the leader E1 (e1)'s re-search values it at 120, more than its own 7g7f at 20 + margin 50",
             "info depth 6 time T multipv 1 score cp 90 pv 2g2f 8c8d",
             "bestmove 2g2f ponder 8c8d",
         ]
@@ -184,6 +185,7 @@ fn a_verified_mate_of_another_member_overrides_the_leader() {
             "info string [X] bestmove G*4b [４二金打] [評価値 -] [e3]",
             "info string [O] bestmove G*5b [５二金打] [評価値 mate 1] [e2]",
             "info string [X] bestmove 5c5b+ [５二歩成(53)] [評価値 900] [e1]",
+            "info string [why] G*5b: E2 (e2)'s verified mate in 1; the leader E1 (e1) has no mate",
             "info depth 1 time T multipv 1 score mate 1 pv G*5b",
             "bestmove G*5b",
         ]

@@ -81,8 +81,52 @@ fn optimistic_takes_the_highest_score() {
             "info string [X] bestmove 2g2f [２六歩(27)] [評価値 10] [e3]",
             "info string [X] bestmove 2g2f ponder 8c8d [２六歩(27) ８四歩(83)] [評価値 30] [e2]",
             "info string [O] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50] [e1]",
+            "info string [why] 7g7f: E1 (e1) has the highest score 50 (E2 30, E3 10); 2 of 3 members proposed 2g2f",
             "info depth 5 time T multipv 1 score cp 50 pv 7g7f 3c3d",
             "bestmove 7g7f ponder 3c3d",
+        ]
+    );
+}
+
+#[test]
+fn all_members_agreeing_need_no_reason() {
+    let agree = |n: u32, cp: i32| {
+        format!("id name e{n}\ngo: info depth 5 score cp {cp} pv 7g7f ; bestmove 7g7f\n")
+    };
+    let mut g = start(
+        "optimistic",
+        &[agree(1, 20), agree(2, 60), agree(3, 40)],
+        None,
+        "",
+    );
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 40] [e3]",
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 60] [e2]",
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 20] [e1]",
+            "info depth 5 time T multipv 1 score cp 60 pv 7g7f",
+            "bestmove 7g7f",
+        ]
+    );
+}
+
+#[test]
+fn majority_says_how_it_broke_a_tie() {
+    let mut g = start("majority", &three(SECOND), None, "");
+    play(&mut g, "position startpos", BYO);
+    // 2g2f, 6i7h and 5g5f: one vote each, and engine 1's move is played.
+    let lines = play(&mut g, "position startpos moves 7g7f 3c3d", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove 5g5f [５六歩(57)] [評価値 -20 （前回10 差分-30）] [e3]",
+            "info string [X] bestmove 6i7h [７八金(69)] [評価値 90 （前回30 差分60）] [e2]",
+            "info string [O] bestmove 2g2f [２六歩(27)] [評価値 60 （前回50 差分10）] [e1]",
+            "info string [why] 2g2f: 2g2f, 6i7h and 5g5f tie at 1 vote each; the tie goes to the lowest-numbered proposer, E1 (e1)",
+            "info depth 5 time T multipv 1 score cp 60 pv 2g2f",
+            "bestmove 2g2f",
         ]
     );
 }
@@ -115,6 +159,7 @@ fn alternate_starts_optimistic_then_pessimistic_with_history() {
             "info string [O] bestmove 5g5f [５六歩(57)] [評価値 -20 （前回10 差分-30）] [e3]",
             "info string [X] bestmove 6i7h [７八金(69)] [評価値 90 （前回30 差分60）] [e2]",
             "info string [X] bestmove 2g2f [２六歩(27)] [評価値 60 （前回50 差分10）] [e1]",
+            "info string [why] 5g5f: E3 (e3) has the lowest score -20 (E1 60, E2 90)",
             "info depth 5 time T multipv 1 score cp -20 pv 5g5f",
             "bestmove 5g5f",
         ]
@@ -171,6 +216,32 @@ fn exchange_rates_each_move_by_both_members() {
 }
 
 #[test]
+fn exchange_says_why_member_twos_move_won() {
+    // e1 7g7f +50, e2 2g2f +60; after 2g2f e1 (as White) says 0, after 7g7f e2 says +100:
+    // 7g7f's views sum to 50 − 100, 2g2f's to 0 + 60, so member 2's move is played.
+    let scripts = [
+        "id name e1\ngo: info depth 5 score cp 50 pv 7g7f 3c3d ; bestmove 7g7f ponder 3c3d\ngo: info depth 4 score cp 0 pv 8c8d ; bestmove 8c8d\n".to_string(),
+        "id name e2\ngo: sleep 50 ; info depth 5 score cp 60 pv 2g2f 8c8d ; bestmove 2g2f\ngo: info depth 4 score cp 100 pv 3c3d ; bestmove 3c3d\n".to_string(),
+    ];
+    let mut g = start("exchange", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    let tail: Vec<String> = lines[lines.len() - 5..]
+        .iter()
+        .map(|l| common::mask_time(l))
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "info string [O] bestmove 2g2f [２六歩(27)] [評価値 30 （0, 60）] [e2]",
+            "info string [X] bestmove 7g7f [７六歩(77)] [評価値 -25 （50, -100）] [e1]",
+            "info string [why] 2g2f: its views sum to 60, those of 7g7f to -50",
+            "info depth 5 time T multipv 1 score cp 60 pv 2g2f 8c8d",
+            "bestmove 2g2f",
+        ]
+    );
+}
+
+#[test]
 fn exchange_agreement_decides_at_once() {
     let scripts = [
         "id name e1\ngo: info score cp 50 pv 7g7f ; bestmove 7g7f\n".to_string(),
@@ -190,6 +261,19 @@ fn exchange_agreement_decides_at_once() {
 }
 
 fn players(policy: &str, extra: &str, positions: &[&str], setoption: &[&str]) -> Vec<String> {
+    decisions(policy, extra, positions, setoption)
+        .into_iter()
+        .map(|d| d.last().unwrap().clone())
+        .collect()
+}
+
+/// The decision lines of each move of a change-player game (three members, one game).
+fn decisions(
+    policy: &str,
+    extra: &str,
+    positions: &[&str],
+    setoption: &[&str],
+) -> Vec<Vec<String>> {
     let scripts = [
         "id name e1\ngo: info score cp 100 pv 7g7f ; bestmove 7g7f\ngo: info score cp 50 pv 2g2f ; bestmove 2g2f\ngo: info score cp -100 pv 5g5f ; bestmove 5g5f\ngo: info score cp 0 pv 6g6f ; bestmove 6g6f\n".to_string(),
         "id name e2\ngo: info score cp 10 pv 1g1f ; bestmove 1g1f\n".to_string(),
@@ -208,7 +292,7 @@ fn players(policy: &str, extra: &str, positions: &[&str], setoption: &[&str]) ->
     g.send("usinewgame");
     positions
         .iter()
-        .map(|p| play(&mut g, p, BYO).last().unwrap().clone())
+        .map(|p| decision(&play(&mut g, p, BYO)))
         .collect()
 }
 
@@ -267,6 +351,47 @@ fn change_on_drop_rotates_when_the_score_falls() {
             "bestmove 5g5f",
             "bestmove 1g1f"
         ]
+    );
+}
+
+#[test]
+fn a_change_of_player_says_why() {
+    // change-on-drop as above: e1 falls by 150 on its third move, and e2 takes over.
+    let d = decisions(
+        "change-on-drop",
+        "",
+        &[
+            "position startpos",
+            "position startpos moves 7g7f 3c3d",
+            "position startpos moves 7g7f 3c3d 2g2f 8c8d",
+            "position startpos moves 7g7f 3c3d 2g2f 8c8d 5g5f 5c5d",
+        ],
+        &[],
+    );
+    // The same player as before: nothing to explain.
+    assert!(
+        !d[..3].iter().flatten().any(|l| l.contains("[why]")),
+        "{d:#?}"
+    );
+    assert_eq!(
+        d[3],
+        [
+            "info string [O] bestmove 1g1f [１六歩(17)] [評価値 10] [e2]",
+            "info string [why] 1g1f: E2 (e2) takes over from E1 (e1), whose score fell by 150 on its last move (G_ChangePlayerScoreDiff 100)",
+            "info time T multipv 1 score cp 10 pv 1g1f",
+            "bestmove 1g1f",
+        ]
+    );
+    // change-every with G_ChangePlayerPlys 1: a new player at every move.
+    let d = decisions(
+        "change-every",
+        "",
+        &["position startpos", "position startpos moves 7g7f 3c3d"],
+        &["setoption name G_ChangePlayerPlys value 1"],
+    );
+    assert_eq!(
+        d[1][1],
+        "info string [why] 1g1f: E2 (e2) takes over from E1 (e1), which played its 1 move (G_ChangePlayerPlys 1)"
     );
 }
 
@@ -397,6 +522,8 @@ fn calibrated_scales_compare_win_rates_not_raw_numbers() {
         [
             "info string [O] bestmove 2g2f [２六歩(27)] [評価値 400] [e2]",
             "info string [X] bestmove 7g7f [７六歩(77)] [評価値 500] [e1]",
+            // On the common scale: 400 × 600 / 400 against 500 × 600 / 1000.
+            "info string [why] 2g2f: E2 (e2) has the highest score 600 (E1 300)",
             "info depth 5 time T multipv 1 score cp 400 pv 2g2f",
             "bestmove 2g2f",
         ]

@@ -256,7 +256,13 @@ fn check_node(pos: &Position, rng: &mut Rng) {
     // do/undo of every move restores everything.
     let before = pos.to_sfen();
     for &m in all.iter() {
+        let predicted = p2.board_key_after(m);
         p2.do_move(m);
+        assert_eq!(
+            p2.board_key(),
+            predicted,
+            "board_key_after({m}) in {before}"
+        );
         let (bk, hk) = p2.compute_keys();
         assert_eq!(p2.key(), bk ^ hk, "key after {m} in {before}");
         p2.undo_move(m);

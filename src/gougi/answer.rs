@@ -5,6 +5,7 @@
 //! (multipv 1, no bound), after checking the move against the rules.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::usi::{BestMove, Score};
 
@@ -102,8 +103,9 @@ impl fmt::Display for Eval {
 pub struct Answer {
     /// Member number as configured (`Engine<N>.Path`, option prefix `E<N>_`); ties go to the lower.
     pub number: u32,
-    /// Display name (`id name` or the config override).
-    pub name: String,
+    /// Display name (`id name` or the config override); shared with the member's slot, so
+    /// the answers built at every relayed line (the provisional leader) copy no text.
+    pub name: Arc<str>,
     /// The proposal, as the member's `bestmove` said it.
     pub best: BestMove,
     /// Last exact score before `bestmove`, if any.

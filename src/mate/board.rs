@@ -23,6 +23,15 @@ pub trait MateBoard {
 
     /// Hash of the board and side to move, hands excluded.
     fn board_key(&self) -> u64;
+    /// [`board_key`](Self::board_key) after the legal move `m`. The search asks it for every
+    /// child before probing the table, and plays a move only when it must look at the child
+    /// itself; implementations should compute it without playing the move.
+    fn board_key_after(&mut self, m: Self::Move) -> u64 {
+        self.do_move(m);
+        let key = self.board_key();
+        self.undo_move(m);
+        key
+    }
     /// The attacker's hand (the attacker is the side to move at the root).
     fn attacker_hand(&self) -> Hand;
     /// The defender's hand.

@@ -31,6 +31,10 @@ impl MateBoard for CoreBoard {
         self.pos.board_key()
     }
 
+    fn board_key_after(&mut self, m: Move) -> u64 {
+        self.pos.board_key_after(m)
+    }
+
     fn attacker_hand(&self) -> Hand {
         self.pos.hand(self.attacker)
     }
@@ -53,6 +57,17 @@ impl MateBoard for CoreBoard {
             generate_legal(&self.pos, &mut list);
         }
         out.extend(list.iter().copied());
+    }
+
+    fn count_and_moves(&mut self, limit: usize) -> usize {
+        // On the stack, without the copy into a `Vec` (one per probed check).
+        let mut list = MoveList::new();
+        if self.pos.in_check() {
+            generate_evasions(&self.pos, &mut list);
+        } else {
+            generate_legal(&self.pos, &mut list);
+        }
+        list.len().min(limit)
     }
 
     fn delay_group(&self, m: Move) -> Option<u16> {

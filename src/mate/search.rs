@@ -198,6 +198,9 @@ pub struct Dfpn<'a, B: MateBoard> {
     pub double_count: bool,
     /// The moves of the current path (for `info … pv`).
     line: Vec<B::Move>,
+    /// Spare move and child lists for [`Dfpn::search`] (see there).
+    move_pool: Vec<Vec<B::Move>>,
+    child_pool: Vec<Vec<Child<B::Move>>>,
     pub nodes: u64,
     start: Instant,
     deadline: Option<Instant>,
@@ -238,6 +241,8 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             dc_marks: Vec::new(),
             double_count: false,
             line: Vec::new(),
+            move_pool: Vec::new(),
+            child_pool: Vec::new(),
             nodes: 0,
             start: Instant::now(),
             deadline,
@@ -440,7 +445,22 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         let hand = self.board.attacker_hand();
         let key = self.board.board_key();
         self.frames.push((key, hand));
-        let r = self.search_node(or_node, depth, thpn, thdn, bound, key, hand);
+        // Move and child lists are reused from a pool (one pair per depth in use), not
+        // allocated per node.
+        let mut moves = self.move_pool.pop().unwrap_or_default();
+        let mut children = self.child_pool.pop().unwrap_or_default();
+        let node = (key, hand);
+        let r = self.search_node(
+            or_node,
+            depth,
+            (thpn, thdn),
+            bound,
+            node,
+            &mut moves,
+            &mut children,
+        );
+        self.move_pool.push(moves);
+        self.child_pool.push(children);
         self.frames.pop();
         r
     }
@@ -450,11 +470,11 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         &mut self,
         or_node: bool,
         depth: u32,
-        mut thpn: PnDn,
-        mut thdn: PnDn,
+        (mut thpn, mut thdn): (PnDn, PnDn),
         bound: Len,
-        key: u64,
-        hand: Hand,
+        (key, hand): NodeId,
+        moves: &mut Vec<B::Move>,
+        children: &mut Vec<Child<B::Move>>,
     ) -> NodeResult {
         self.nodes += 1;
         #[cfg(test)]
@@ -494,16 +514,16 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         }
 
         // Step 2. Generate moves; terminal nodes.
-        let mut moves = Vec::new();
+        moves.clear();
         if or_node {
-            self.board.generate_or_moves(&mut moves);
+            self.board.generate_or_moves(moves);
             if moves.is_empty() {
                 let d = Self::no_check_disproof_hand(hand);
                 self.tt.store_lower(key, d, LEN_INFINITE, 1);
                 return Self::leaf(PN_INFINITE, 0, LEN_INFINITE, LEN_INFINITE, d, REP_NONE);
             }
         } else {
-            self.board.generate_and_moves(&mut moves);
+            self.board.generate_and_moves(moves);
             if moves.is_empty() {
                 let r = self.mated_result(hand);
                 self.tt.store_proof(key, r.proof_hand, 0, 1);
@@ -516,61 +536,96 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         }
         let child_bound = bound - 1;
 
-        // Step 3. Expand: probe or estimate every child.
-        let mut children: Vec<Child<B::Move>> = Vec::with_capacity(moves.len());
+        // Step 3. Expand: probe or estimate every child. The children's keys come without
+        // playing the moves, and every bucket is prefetched before the first probe, so the
+        // cache misses overlap instead of queueing.
+        children.clear();
         let mut has_path_child = false;
         let mut groups: Vec<(u16, u32)> = Vec::new();
-        if moves.len() > 1 {
-            for &mv in &moves {
-                self.board.do_move(mv);
-                self.tt.prefetch(self.board.board_key());
-                self.board.undo_move(mv);
-            }
-        }
-        for &mv in &moves {
+        for &mv in moves.iter() {
             let dropped = self.board.dropped_kind(mv);
             let captured = self.board.captured_kind(mv);
-            self.board.do_move(mv);
-            let mut child = self.expand_child(or_node, mv, dropped, captured, child_bound);
-            self.board.undo_move(mv);
+            let child_key = self.board.board_key_after(mv);
+            // Only the attacker's own moves change his hand (a defender's capture goes to
+            // the defender's hand).
+            let mut child_hand = hand;
+            if or_node {
+                if let Some(k) = dropped {
+                    child_hand.remove(k);
+                }
+                if let Some(k) = captured {
+                    child_hand.add(k);
+                }
+            }
+            if moves.len() > 1 {
+                self.tt.prefetch(child_key);
+            }
+            if cfg!(debug_assertions) {
+                self.board.do_move(mv);
+                let id = (self.board.board_key(), self.board.attacker_hand());
+                self.board.undo_move(mv);
+                debug_assert_eq!(id, (child_key, child_hand), "child id of {mv}");
+            }
+            children.push(Child {
+                mv,
+                pred: NO_PRED,
+                pn: 1,
+                dn: 1,
+                upper: LEN_INFINITE,
+                lower: 0,
+                proof_hand: child_hand,
+                rep_depth: REP_NONE,
+                dropped,
+                captured,
+                id: (child_key, child_hand),
+                sum: true,
+                tt_parent: None,
+            });
+        }
+        let mut expanded = 0;
+        while expanded < children.len() {
+            let i = expanded;
+            expanded += 1;
+            let mv = children[i].mv;
+            self.expand_child(or_node, &mut children[i], child_bound);
             if let Some(group) = self.board.delay_group(mv) {
                 match groups.iter_mut().find(|(g, _)| *g == group) {
                     Some((_, last)) => {
-                        child.pred = *last;
-                        *last = children.len() as u32;
+                        children[i].pred = *last;
+                        *last = i as u32;
                     }
-                    None => groups.push((group, children.len() as u32)),
+                    None => groups.push((group, i as u32)),
                 }
             }
+            let child = &children[i];
             if child.rep_depth != REP_NONE && child.rep_depth != REP_DEPTH_CUT {
                 has_path_child = true;
             }
-            let proven_mate_in_one = or_node && child.pn == 0 && child.upper == 0;
-            children.push(child);
-            if proven_mate_in_one {
+            if or_node && child.pn == 0 && child.upper == 0 {
                 // A mate in one is as short as it gets; no need to look further.
                 break;
             }
         }
+        children.truncate(expanded);
 
         if self.double_count {
             // Like KomoringHeights, look only at the child about to be searched first: the
             // walk up the table costs probes, and most transpositions are harmless.
-            let (pn, dn, _) = Self::numbers(or_node, &children);
+            let (pn, dn, _) = Self::numbers(or_node, children);
             if pn != 0 && dn != 0 {
-                let (best, _) = Self::select(or_node, &children);
+                let (best, _) = Self::select(or_node, children);
                 let c = &children[best];
                 if let Some(parent) = c.tt_parent {
                     let (id, pndn) = (c.id, (c.pn, c.dn));
                     self.find_double_count(id, pndn, parent, or_node, depth);
-                    self.take_marks(depth, &mut children, None);
+                    self.take_marks(depth, children, None);
                 }
             }
         }
 
         // Step 4. The df-pn loop.
         loop {
-            let (pn, dn, delta_sum) = Self::numbers(or_node, &children);
+            let (pn, dn, delta_sum) = Self::numbers(or_node, children);
             if pn == 0 || dn == 0 || self.aborted {
                 break;
             }
@@ -584,7 +639,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             if pn >= thpn || dn >= thdn {
                 break;
             }
-            let (best, second) = Self::select(or_node, &children);
+            let (best, second) = Self::select(or_node, children);
             let c = &children[best];
             // The child's δ threshold: the value at which this node's δ reaches its own.
             let (th_delta, delta, c_delta) = if or_node {
@@ -618,12 +673,12 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             c.lower = r.lower;
             c.proof_hand = r.proof_hand;
             c.rep_depth = r.rep_depth;
-            self.take_marks(depth, &mut children, Some(best));
+            self.take_marks(depth, children, Some(best));
         }
 
         // Step 5. Summarise and store.
         let amount = (self.nodes - nodes_at_entry + 1).min(u64::from(u32::MAX)) as u32;
-        let (pn, dn, _) = Self::numbers(or_node, &children);
+        let (pn, dn, _) = Self::numbers(or_node, children);
         if pn == 0 {
             let (upper, proof_hand) = if or_node {
                 let c = children
@@ -696,7 +751,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                 // hand too. Only "no mate within `bound`" is known there; the exact hand keeps
                 // the full lower bound (the children's lengths are for their own hands).
                 disproof_hand = if or_node {
-                    Self::or_disproof_hand(&children, hand)
+                    Self::or_disproof_hand(children, hand)
                 } else {
                     children
                         .iter()
@@ -738,38 +793,17 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         }
     }
 
-    /// Probe or estimate the child the board is now at (the move `mv` was just played).
-    fn expand_child(
-        &mut self,
-        parent_or: bool,
-        mv: B::Move,
-        dropped: Option<PieceKind>,
-        captured: Option<PieceKind>,
-        child_bound: Len,
-    ) -> Child<B::Move> {
-        let hand = self.board.attacker_hand();
-        let board_key = self.board.board_key();
-        let mut c = Child {
-            mv,
-            pred: NO_PRED,
-            pn: 1,
-            dn: 1,
-            upper: LEN_INFINITE,
-            lower: 0,
-            proof_hand: hand,
-            rep_depth: REP_NONE,
-            dropped,
-            captured,
-            id: (board_key, hand),
-            sum: true,
-            tt_parent: None,
-        };
+    /// Probe or estimate child `c` (its move, id and defaults filled in; the board is at the
+    /// parent). The move is played only when the child itself must be looked at (the
+    /// df-pn+ estimate of a check counts the defender's replies).
+    fn expand_child(&mut self, parent_or: bool, c: &mut Child<B::Move>, child_bound: Len) {
+        let (board_key, hand) = c.id;
         if let Some(&d) = self.path.get(&path_key(c.id)) {
             c.pn = PN_INFINITE;
             c.dn = 0;
             c.lower = LEN_INFINITE;
             c.rep_depth = d;
-            return c;
+            return;
         }
         let probe = self.tt.probe(board_key, hand);
         c.upper = probe.upper;
@@ -778,13 +812,13 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             c.pn = 0;
             c.dn = PN_INFINITE;
             c.proof_hand = probe.proof_hand;
-            return c;
+            return;
         }
         if probe.lower > child_bound {
             c.pn = PN_INFINITE;
             c.dn = 0;
             c.proof_hand = probe.disproof_hand;
-            return c;
+            return;
         }
         if let Some((pn, dn)) = probe.pndn {
             c.pn = pn.max(1);
@@ -795,33 +829,39 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                     c.tt_parent = Some(parent);
                 }
             }
-            return c;
+            return;
         }
         if parent_or {
             // df-pn+: the defender's reply count is the initial pn; zero replies is mate.
             // Under a bound that leaves no room for another check, only "any reply?" matters.
             let limit = if child_bound < 2 { 1 } else { usize::MAX };
+            self.board.do_move(c.mv);
+            debug_assert_eq!(
+                (self.board.board_key(), self.board.attacker_hand()),
+                c.id,
+                "child id computed without the move"
+            );
             let replies = self.board.count_and_moves(limit);
-            if replies == 0 {
-                let r = self.mated_result(hand);
+            let mated = (replies == 0).then(|| self.mated_result(hand));
+            self.board.undo_move(c.mv);
+            if let Some(r) = mated {
                 self.tt.store_proof(board_key, r.proof_hand, 0, 1);
                 c.pn = 0;
                 c.dn = PN_INFINITE;
                 c.upper = 0;
                 c.proof_hand = r.proof_hand;
-                return c;
+                return;
             }
             c.lower = c.lower.max(2);
             if child_bound < 2 {
                 c.pn = PN_INFINITE;
                 c.dn = 0;
-                return c;
+                return;
             }
             c.pn = replies as PnDn;
         } else {
             c.lower = c.lower.max(1);
         }
-        c
     }
 
     /// The node's (pn, dn) from its children, and the part of its δ that is a sum (the

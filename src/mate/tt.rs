@@ -37,6 +37,7 @@
 //! least amount (proofs and disproofs cost many nodes, so they tend to stay).
 
 use super::pndn::{Len, PnDn, LEN_INFINITE};
+use crate::hugemem::{HugeTable, Zeroable};
 use crate::shogi::Hand;
 
 /// Entries per bucket.
@@ -63,6 +64,9 @@ struct Bucket {
 }
 
 const _: () = assert!(std::mem::size_of::<Bucket>() == 40 * BUCKET);
+
+// SAFETY: integers only; an all-zero bucket is an empty one (generation 0 is never current).
+unsafe impl Zeroable for Bucket {}
 
 /// The parent links of one bucket's entries.
 #[derive(Clone, Copy)]
@@ -101,7 +105,9 @@ pub struct Probe {
 
 /// The mate solver's transposition table.
 pub struct MateTable {
-    buckets_vec: Vec<Bucket>,
+    /// On huge pages (`crate::hugemem`): with 4 KiB pages every probe of a big table also
+    /// missed the TLB.
+    buckets_vec: HugeTable<Bucket>,
     /// Parent links, one block per bucket, or empty.
     links: Vec<Links>,
     buckets: usize,
@@ -130,7 +136,7 @@ impl MateTable {
             hand: [NO_PARENT; BUCKET],
         };
         MateTable {
-            buckets_vec: vec![Bucket::default(); buckets],
+            buckets_vec: HugeTable::new(buckets),
             links: if links {
                 vec![no_parent; buckets]
             } else {

@@ -25,13 +25,13 @@
 //! The move read back is only a hint: callers check it against the position before playing it.
 //!
 //! Memory: the clusters live in one allocation aligned to 2 MiB and, on Linux, marked for
-//! transparent huge pages (`madvise(MADV_HUGEPAGE)`) before it is first touched. A probe is
+//! transparent huge pages (`madvise(MADV_HUGEPAGE)`) before it is first touched
+//! (`crate::hugemem`, shared with the mate solver's table). A probe is
 //! one random access into tens of megabytes; with 4 KiB pages nearly every probe also misses
 //! the TLB, and the page walk cost as much as the cache miss (measured: the probe was 15% of
 //! the search's time). YaneuraOu and Stockfish allocate their tables the same way.
 
-use std::alloc::Layout;
-use std::ptr::NonNull;
+use crate::hugemem::{HugeTable, Zeroable};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use super::value::Value;
@@ -151,72 +151,11 @@ struct Cluster {
 
 const _: () = assert!(std::mem::size_of::<Cluster>() == 64);
 
-/// Alignment (and huge-page size) of the cluster array.
-const HUGE_PAGE: usize = 2 << 20;
+// SAFETY: atomics only; all-zero bytes are an empty cluster.
+unsafe impl Zeroable for Cluster {}
 
-#[cfg(target_os = "linux")]
-extern "C" {
-    fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::ffi::c_int)
-        -> std::ffi::c_int;
-}
-#[cfg(target_os = "linux")]
-const MADV_HUGEPAGE: std::ffi::c_int = 14;
-
-/// The cluster array: a zero-filled allocation aligned to [`HUGE_PAGE`], advised for huge
-/// pages (see the module doc). All-zero bytes are valid clusters (empty entries).
-struct Clusters {
-    ptr: NonNull<Cluster>,
-    len: usize,
-}
-
-// SAFETY: `Clusters` owns its allocation like a `Box<[Cluster]>`; `Cluster` is made of atomics
-// and is `Send + Sync` itself.
-unsafe impl Send for Clusters {}
-// SAFETY: as above; shared access goes through the atomics.
-unsafe impl Sync for Clusters {}
-
-impl Clusters {
-    fn layout(len: usize) -> Layout {
-        Layout::from_size_align(len * std::mem::size_of::<Cluster>(), HUGE_PAGE)
-            .expect("table size fits a layout")
-    }
-
-    /// `len` (≥ 1) empty clusters.
-    fn new(len: usize) -> Clusters {
-        let len = len.max(1);
-        let layout = Self::layout(len);
-        // SAFETY: the layout has a non-zero size (len ≥ 1, clusters are 64 bytes).
-        let raw = unsafe { std::alloc::alloc(layout) };
-        let Some(ptr) = NonNull::new(raw.cast::<Cluster>()) else {
-            std::alloc::handle_alloc_error(layout)
-        };
-        #[cfg(target_os = "linux")]
-        // SAFETY: the range is our own fresh allocation; madvise only changes how its pages
-        // are backed (a failure leaves ordinary pages, which is fine).
-        unsafe {
-            madvise(raw.cast(), layout.size(), MADV_HUGEPAGE);
-        }
-        // SAFETY: `raw` is valid for `layout.size()` bytes; zero bytes form valid clusters.
-        // This first touch is what faults the (huge) pages in.
-        unsafe { std::ptr::write_bytes(raw, 0, layout.size()) };
-        Clusters { ptr, len }
-    }
-}
-
-impl std::ops::Deref for Clusters {
-    type Target = [Cluster];
-    fn deref(&self) -> &[Cluster] {
-        // SAFETY: `ptr` points to `len` initialised clusters owned by `self`.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl Drop for Clusters {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this very layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr().cast(), Self::layout(self.len)) };
-    }
-}
+/// The cluster array, on huge pages (see the module doc and `crate::hugemem`).
+type Clusters = HugeTable<Cluster>;
 
 /// A handle on the slot a probe chose, for writing the node's result afterwards.
 #[derive(Clone, Copy, Debug)]

@@ -126,6 +126,34 @@ impl Position {
         self.st.board_key
     }
 
+    /// The [`board_key`](Self::board_key) after the legal move `m`, without playing it: the
+    /// mate solver probes (and prefetches) every child's table entry this way and plays only
+    /// the moves whose child it must look at (a `do_move`/`undo_move` pair per child was 17 %
+    /// of its time).
+    #[inline]
+    pub fn board_key_after(&self, m: Move) -> u64 {
+        let us = self.side;
+        let to = m.to();
+        let mut bk = self.st.board_key ^ zobrist::SIDE;
+        if let Some(kind) = m.dropped_kind() {
+            return bk ^ zobrist::piece(us, kind, to);
+        }
+        if let Some(cap) = self.board[to.index()] {
+            bk ^= zobrist::piece(cap.color, cap.kind, to);
+        }
+        let from = Square::from_index_unchecked(m.origin_index());
+        let Some(p) = self.board[from.index()] else {
+            debug_assert!(false, "{m}: no piece to move");
+            return bk;
+        };
+        let kind = if m.is_promotion() {
+            p.kind.promote().unwrap_or(p.kind)
+        } else {
+            p.kind
+        };
+        bk ^ zobrist::piece(us, p.kind, from) ^ zobrist::piece(us, kind, to)
+    }
+
     /// `c`'s pieces in hand.
     #[inline]
     pub fn hand(&self, c: Color) -> Hand {

@@ -3,6 +3,16 @@
 
 use super::*;
 
+/// What a decision tells the GUI besides the `[O]/[X]` lines.
+pub(super) enum Said {
+    /// The MultiPV vote's tally (`info string [vote] <move>: <tally>`).
+    Vote(String),
+    /// A resignation was overruled: the whole `[resign]` line.
+    Resign(String),
+    /// The declaration's or the policy's reason (`[why]` when it is to be explained).
+    Why(Reason),
+}
+
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn decide_all(&self, answers: &[Answer]) -> Decision {
         (self.config.policy.info().decide)(answers, &self.per_game)
@@ -29,11 +39,11 @@ impl<W: std::io::Write> Coordinator<W> {
             self.fallback(&round);
             return;
         }
-        let (chosen, voted, vote_line) = match self.multipv_vote(&round, &slots, &answers) {
-            Some((chosen, got, reason)) => (chosen, got, Some(format!("[vote] {reason}"))),
+        let (chosen, voted, said) = match self.multipv_vote(&round, &slots, &answers) {
+            Some((chosen, got, tally)) => (chosen, got, Said::Vote(tally)),
             None => {
-                let (k, why) = self.choose(&answers, |c| c.decide_all(&answers));
-                (k, None, why)
+                let (k, said) = self.choose(&answers, |c| c.decide_all(&answers));
+                (k, None, said)
             }
         };
         let winner = slots[chosen];
@@ -49,42 +59,76 @@ impl<W: std::io::Write> Coordinator<W> {
             let line = self.member_line(slots[k], &round.answers[&slots[k]], verdict);
             self.say(line);
         }
-        if let Some(reason) = vote_line {
-            // The vote's tally (its winner may be no member's first choice), or why a
-            // resignation was overruled.
-            match reason.strip_prefix("[vote] ") {
-                Some(tally) => self.say(format!("info string [vote] {chosen_mv}: {tally}")),
-                None => self.say(format!("info string {reason}")),
+        let mut why = match said {
+            // The vote's tally (its winner may be no member's first choice).
+            Said::Vote(tally) => {
+                self.say(format!("info string [vote] {chosen_mv}: {tally}"));
+                None
             }
-        }
+            Said::Resign(line) => {
+                self.say(line);
+                None
+            }
+            Said::Why(reason) => Some(reason),
+        };
         for &i in &slots {
             self.slots[i].prev = round.answers[&i].score;
         }
         if let Some(after) = self.config.policy.info().after_decision {
             after(&mut self.per_game);
         }
-        if let Some(rule) = kind::rotation(self.config.policy, &self.options) {
-            let members = self
-                .slots
-                .iter()
-                .filter(|s| s.spec.role == Role::Normal)
-                .count();
-            if self
-                .per_game
-                .rotation
-                .after_move(rule, members, &answers[chosen])
-            {
-                // The new player starts without a score history.
-                for s in &mut self.slots {
-                    s.prev = None;
-                }
-            }
+        if let Some(switch) = self.rotate(&round, &answers[chosen]) {
+            // One player per move: the policy had nothing to choose; the change of player is
+            // the decision to explain.
+            why = Some(Reason {
+                why: Why::Switch(switch),
+                explain: true,
+            });
         }
         let got = match voted {
             Some(g) => g,
             None => self.overrule_resign(winner, &round, round.answers[&winner].clone()),
         };
+        // An overruled resignation has said its own line.
+        if let Some(reason) = why.filter(|_| got.best.without_ponder() == played) {
+            self.say_why(chosen_mv, &reason);
+        }
         self.emit_decision(&round, &got);
+    }
+
+    /// Change-player types: after the player's move, the rotation's turn (clearing the score
+    /// history when the next move goes to another member); returns why this move's player is
+    /// not the previous move's, if it is not.
+    fn rotate(&mut self, round: &Round, played: &Answer) -> Option<change_player::Switch> {
+        let rule = kind::rotation(self.config.policy, &self.options)?;
+        let order: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].spec.role == Role::Normal)
+            .collect();
+        let rotation = &mut self.per_game.rotation;
+        let want = rotation.player(rule, order.len(), round.game.ply());
+        let switch = order.get(want).and_then(|&i| {
+            let designated = Who {
+                number: self.slots[i].spec.number,
+                name: self.slots[i].name.clone(),
+            };
+            rotation.switch(rule, played, &designated, round.game.ply())
+        });
+        if rotation.after_move(rule, order.len(), played) {
+            // The new player starts without a score history.
+            for s in &mut self.slots {
+                s.prev = None;
+            }
+        }
+        switch
+    }
+
+    /// The policy's reason, to the GUI when the decision is not the obvious one (ARCHITECTURE
+    /// "Reasons"): `info string [why] <move>: <reason>`, after the `[O]/[X]` lines.
+    pub(super) fn say_why(&mut self, played: &str, reason: &Reason) {
+        debug!(mv = played, reason = %reason, explain = reason.explain, "reason");
+        if reason.explain {
+            self.say(format!("info string [why] {played}: {reason}"));
+        }
     }
 
     /// `multipv-vote`: the vote over the members' candidate lists. Returns the answer index of
@@ -190,24 +234,26 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     /// Apply declarations and `G_Resign` around a policy's choice: the index of the answer to
-    /// play and, when a resignation was overruled, the reason for the GUI.
+    /// play and what to tell the GUI — the `[resign]` line when a resignation was overruled,
+    /// else the reason (declaration or policy).
     pub(super) fn choose(
         &self,
         answers: &[Answer],
         decide: impl Fn(&Self) -> Decision,
-    ) -> (usize, Option<String>) {
+    ) -> (usize, Said) {
         // A legal declaration wins the game at once, whoever made it.
-        if let Some(k) = answers.iter().position(Answer::is_win) {
-            return (k, None);
+        if let Some(d) = policy::declaration(answers) {
+            return (d.chosen, Said::Why(d.reason));
         }
-        let chosen = decide(self).chosen;
+        let d = decide(self);
+        let chosen = d.chosen;
         if !answers[chosen].is_resign() {
-            return (chosen, None);
+            return (chosen, Said::Why(d.reason));
         }
         let rule = self.resign_rule();
         let playable = resign::playable(answers, rule);
         if playable.is_empty() {
-            return (chosen, None);
+            return (chosen, Said::Why(d.reason));
         }
         // The same policy, over the answers that play.
         let sub: Vec<Answer> = playable.iter().map(|&k| answers[k].clone()).collect();
@@ -218,12 +264,12 @@ impl<W: std::io::Write> Coordinator<W> {
             ResignRule::All => "not every member resigned (G_Resign=all)",
         };
         let reason = format!(
-            "[resign] {} resigned; E{}'s {} is played: {why}",
+            "info string [resign] {} resigned; E{}'s {} is played: {why}",
             label(who.number, &who.name),
             mv.number,
             mv.best.token()
         );
-        (k, Some(reason))
+        (k, Said::Resign(reason))
     }
 
     /// A resignation whose member's own last line plays a legal move with a score that is not

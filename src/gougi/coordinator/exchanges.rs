@@ -10,18 +10,8 @@ impl<W: std::io::Write> Coordinator<W> {
             round.kind == RoundKind::Play && round.soft.is_some() && !round.stop_sent;
         let decision = match exchange::phase1(&pair) {
             Phase1::Decided(d) => Some(d),
-            Phase1::Exchange if pair.iter().any(Answer::is_win) => Some(Decision {
-                chosen: self
-                    .choose(&pair, |_| Decision {
-                        chosen: 0,
-                        reason: String::new(),
-                    })
-                    .0,
-                reason: "declaration".into(),
-            }),
-            Phase1::Exchange if !phase2_possible => {
-                Some(optimism::by_score(&pair, optimism::Extreme::Highest))
-            }
+            Phase1::Exchange if pair.iter().any(Answer::is_win) => policy::declaration(&pair),
+            Phase1::Exchange if !phase2_possible => Some(exchange::without_exchange(&pair)),
             Phase1::Exchange => None,
         };
         if let Some(d) = decision {
@@ -33,6 +23,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 );
                 self.say(line);
             }
+            self.say_why(pair[d.chosen].best.token(), &d.reason);
             let got = round.answers[&slots[d.chosen]].clone();
             self.emit_decision(&round, &got);
             return;
@@ -101,13 +92,13 @@ impl<W: std::io::Write> Coordinator<W> {
             Some(i64::from(eval.0))
         };
         let views = exchange::views(&ex.first, reply(0), reply(1));
-        let d = exchange::phase2(&views);
+        let d = exchange::phase2(&ex.first, &views);
         for k in [1usize, 0] {
             let mv = ex.first_got[k].best.mv().expect("phase 1 moves are moves");
             let ja = round.game.japanese(&[mv]).join(" ");
             let name = order
                 .get(k)
-                .map_or(String::new(), |&i| self.slots[i].name.clone());
+                .map_or(String::new(), |&i| self.slots[i].name.to_string());
             self.say(annotate::exchange_line(
                 Verdict::of(k == d.chosen),
                 mv.as_str(),
@@ -117,6 +108,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 &name,
             ));
         }
+        self.say_why(ex.first[d.chosen].best.token(), &d.reason);
         for (k, &i) in order.iter().enumerate() {
             self.slots[i].prev = ex.first_got[k].score;
         }
@@ -263,7 +255,7 @@ impl<W: std::io::Write> Coordinator<W> {
             .filter(|v| v.0 != leader)
             .collect();
         let margin = self.options.leader_margin;
-        let d = leader::phase2(leader, own, &others, margin);
+        let d = leader::phase2(&check.answers, leader, own, &others, margin);
         let chosen = &check.answers[d.chosen];
         let chosen_mv = chosen.best.token();
         info!(round = round.id, member = chosen.number, mv = %chosen_mv, reason = %d.reason, "leader decided");
@@ -298,6 +290,7 @@ impl<W: std::io::Write> Coordinator<W> {
             values.join(", ")
         );
         self.say(line);
+        self.say_why(chosen_mv, &d.reason);
         for (k, &i) in check.slots.iter().enumerate() {
             self.slots[i].prev = check.gots[k].score;
         }

@@ -9,7 +9,7 @@ impl<W: std::io::Write> Coordinator<W> {
         match message {
             EngineMessage::IdName(name) if state == SlotState::Handshaking => {
                 if self.slots[i].spec.display_name.is_none() {
-                    self.slots[i].name = name;
+                    self.slots[i].name = name.into();
                 }
             }
             EngineMessage::Option(decl) if state == SlotState::Handshaking => {

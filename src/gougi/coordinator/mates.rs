@@ -257,7 +257,7 @@ impl<W: std::io::Write> Coordinator<W> {
         self.slots
             .iter()
             .find(|s| s.spec.role == Role::Mate)
-            .map_or("mate".to_string(), |s| s.name.clone())
+            .map_or("mate".to_string(), |s| s.name.to_string())
     }
 
     /// `MateEngine.Guard` beside any type: a verified mate of the mate member decides the round,

@@ -34,6 +34,7 @@
 //! move exists; a member's resignation stands only under `G_Resign` (see `resign.rs`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -52,9 +53,8 @@ use crate::gougi::policy::exchange::{self, Phase1};
 use crate::gougi::policy::kind::{self, Memory, Settle, Shape};
 use crate::gougi::policy::leader;
 use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
-use crate::gougi::policy::optimism;
 use crate::gougi::policy::vote;
-use crate::gougi::policy::Decision;
+use crate::gougi::policy::{self, Decision, Reason, Who, Why};
 use crate::gougi::resign::{self, ResignRule};
 use crate::gougi::verify;
 use crate::mate::{BackgroundSolve, MateTable};
@@ -163,7 +163,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 spec,
                 handle: None,
                 state: SlotState::Dead,
-                name,
+                name: name.into(),
                 options: Vec::new(),
                 settings: Vec::new(),
                 explicit: HashSet::new(),

@@ -160,7 +160,7 @@ impl<W: std::io::Write> Coordinator<W> {
                     .iter()
                     .map(|s| MemberInfo {
                         number: s.number(),
-                        name: s.name.clone(),
+                        name: s.name.to_string(),
                         scale: s.spec.scale,
                         role: match s.spec.role {
                             Role::Normal => "normal",
@@ -236,7 +236,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 let slot = &self.slots[*i];
                 let mut row = MemberRound {
                     number: slot.number(),
-                    name: slot.name.clone(),
+                    name: slot.name.to_string(),
                     ..Default::default()
                 };
                 let Some(a) = answer else {

@@ -89,8 +89,8 @@ pub(super) struct Slot {
     pub(super) spec: MemberSpec,
     pub(super) handle: Option<MemberHandle>,
     pub(super) state: SlotState,
-    /// `id name`, or the config's `Engine<N>.Name`.
-    pub(super) name: String,
+    /// `id name`, or the config's `Engine<N>.Name` (shared with every [`Answer`] made of it).
+    pub(super) name: Arc<str>,
     pub(super) options: Vec<OptionDecl>,
     /// The GUI's settings for this member, in order, to replay after a restart.
     pub(super) settings: Vec<SetOption>,
@@ -131,11 +131,11 @@ pub(super) struct Slot {
 
 /// How messages name a member: `E2 (YaneuraOu)`, or `E2` alone when it has no other name.
 pub(super) fn label(number: u32, name: &str) -> String {
-    if name == format!("E{number}") {
-        name.to_string()
-    } else {
-        format!("E{number} ({name})")
+    Who {
+        number,
+        name: name.into(),
     }
+    .to_string()
 }
 
 impl Slot {

@@ -11,6 +11,9 @@
 //! `position sfen …` and handicaps work), and the state lives per game: the coordinator creates
 //! a fresh [`Rotation`] at `usinewgame` (GougiShogi §12.7, §12.9).
 
+use std::fmt;
+
+use super::Who;
 use crate::gougi::answer::Answer;
 
 /// Which rotation rule is in force, with its parameters (the `G_` options).
@@ -22,11 +25,86 @@ pub enum Rule {
     OnRise { diff: i64 },
 }
 
-/// The playing member and how many moves it has played since it took over.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The playing member and how many moves it has played since it took over; for the reasons,
+/// who played the previous move and why the rule rotated after it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rotation {
     current: usize,
     played: u32,
+    last: Option<Who>,
+    rotated: Option<Cause>,
+}
+
+/// Another member plays than the one that played the previous move (a `[why]` line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Switch {
+    pub to: Who,
+    pub from: Who,
+    pub cause: Cause,
+}
+
+/// Why the player changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// `change-every`: the previous player played its `G_ChangePlayerPlys` moves.
+    Plies { plys: u32 },
+    /// `change-on-drop` / `change-on-rise`: the previous player's score moved by `by` since its
+    /// own previous move, at least `G_ChangePlayerScoreDiff` (`diff`).
+    Swing { by: i64, diff: i64 },
+    /// `by-phase`: the position's ply reached (or is before) a phase's first ply.
+    Phase {
+        ply: u32,
+        option: &'static str,
+        from: u32,
+        before: bool,
+    },
+    /// The designated player is not available (down or left out): the next member stands in.
+    StandIn { designated: Who },
+    /// The designated player is back after a stand-in.
+    Back,
+}
+
+impl fmt::Display for Switch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (to, from) = (&self.to, &self.from);
+        match &self.cause {
+            Cause::Plies { plys } => {
+                let moves = if *plys == 1 { "move" } else { "moves" };
+                write!(
+                    f,
+                    "{to} takes over from {from}, which played its {plys} {moves} (G_ChangePlayerPlys {plys})"
+                )
+            }
+            Cause::Swing { by, diff } => {
+                let verb = if *by < 0 { "fell" } else { "rose" };
+                write!(
+                    f,
+                    "{to} takes over from {from}, whose score {verb} by {} on its last move (G_ChangePlayerScoreDiff {diff})",
+                    by.unsigned_abs()
+                )
+            }
+            Cause::Phase {
+                ply,
+                option,
+                from: first,
+                before,
+            } => {
+                let at = if *before { "before" } else { "from" };
+                write!(
+                    f,
+                    "{to} takes over from {from} at ply {ply}, {at} {option} {first}"
+                )
+            }
+            Cause::StandIn { designated } => write!(
+                f,
+                "{to} plays for {designated}, which is not available ({from} played the previous move)"
+            ),
+            Cause::Back => write!(
+                f,
+                "{to}, the designated player, is available again ({from} played the previous move)"
+            ),
+        }
+    }
 }
 
 impl Rotation {
@@ -51,19 +129,77 @@ impl Rotation {
         }
     }
 
+    /// At a decision, before [`after_move`](Self::after_move): when `player` (whose answer is
+    /// played) is not the member that played the previous move of this game, why — the rule's
+    /// rotation after that move, the phase of `ply`, or the `designated` player (the one
+    /// [`player`](Self::player) named) being unavailable or back.
+    pub fn switch(
+        &mut self,
+        rule: Rule,
+        player: &Answer,
+        designated: &Who,
+        ply: u32,
+    ) -> Option<Switch> {
+        let rotated = self.rotated.take();
+        let from = self.last.clone()?;
+        if from.number == player.number {
+            return None;
+        }
+        let cause = if player.number != designated.number {
+            Cause::StandIn {
+                designated: designated.clone(),
+            }
+        } else if let Some(cause) = rotated {
+            cause
+        } else if let Rule::ByPhase {
+            middle_from,
+            end_from,
+        } = rule
+        {
+            let (option, first, before) = if ply >= end_from {
+                ("G_ShuubanStartPlys", end_from, false)
+            } else if ply >= middle_from {
+                ("G_ChuubanStartPlys", middle_from, false)
+            } else {
+                ("G_ChuubanStartPlys", middle_from, true)
+            };
+            Cause::Phase {
+                ply,
+                option,
+                from: first,
+                before,
+            }
+        } else {
+            Cause::Back
+        };
+        Some(Switch {
+            to: Who::of(player),
+            from,
+            cause,
+        })
+    }
+
     /// Record the playing member's completed move; returns true when the next move goes to
     /// another member (whose score history the caller should then clear).
     pub fn after_move(&mut self, rule: Rule, members: usize, answer: &Answer) -> bool {
         self.played += 1;
-        let rotate = match rule {
-            Rule::Every { plys } => self.played >= plys.max(1),
-            Rule::ByPhase { .. } => false,
-            Rule::OnDrop { diff } => self.played > 1 && answer.rise().is_some_and(|d| d <= -diff),
-            Rule::OnRise { diff } => self.played > 1 && answer.rise().is_some_and(|d| d >= diff),
+        self.last = Some(Who::of(answer));
+        let cause = match rule {
+            Rule::Every { plys } if self.played >= plys.max(1) => Some(Cause::Plies { plys }),
+            Rule::OnDrop { diff } if self.played > 1 => answer
+                .rise()
+                .filter(|&d| d <= -diff)
+                .map(|by| Cause::Swing { by, diff }),
+            Rule::OnRise { diff } if self.played > 1 => answer
+                .rise()
+                .filter(|&d| d >= diff)
+                .map(|by| Cause::Swing { by, diff }),
+            _ => None,
         };
-        if rotate && members > 1 {
+        if cause.is_some() && members > 1 {
             self.current = (self.current + 1) % members;
             self.played = 0;
+            self.rotated = cause;
             true
         } else {
             false
@@ -87,6 +223,54 @@ mod tests {
             r.after_move(rule, 3, &a);
         }
         assert_eq!(seen, [0, 0, 1, 1, 2, 2, 0]);
+    }
+
+    #[test]
+    fn a_change_of_player_says_why() {
+        let who = |n: u32| Who {
+            number: n,
+            name: format!("e{n}").into(),
+        };
+        let rule = Rule::Every { plys: 2 };
+        let mut r = Rotation::default();
+        let (e1, e2) = (ans(1, "7g7f", None, None), ans(2, "2g2f", None, None));
+        // The game's first move and the same player again: nothing to say.
+        assert_eq!(r.switch(rule, &e1, &who(1), 1), None);
+        r.after_move(rule, 2, &e1);
+        assert_eq!(r.switch(rule, &e1, &who(1), 3), None);
+        assert!(r.after_move(rule, 2, &e1));
+        let s = r.switch(rule, &e2, &who(2), 5).expect("a switch");
+        assert_eq!(
+            s.to_string(),
+            "E2 (e2) takes over from E1 (e1), which played its 2 moves (G_ChangePlayerPlys 2)"
+        );
+        r.after_move(rule, 2, &e2);
+        // The designated player (E2) is down: E1 stands in, then E2 is back.
+        let s = r.switch(rule, &e1, &who(2), 7).expect("a stand-in");
+        assert_eq!(
+            s.to_string(),
+            "E1 (e1) plays for E2 (e2), which is not available (E2 (e2) played the previous move)"
+        );
+        let drop = Rule::OnDrop { diff: 100 };
+        let mut r = Rotation::default();
+        r.after_move(drop, 2, &ans(1, "7g7f", Some(100), None));
+        r.after_move(drop, 2, &ans(1, "7g7f", Some(-50), Some(100)));
+        let s = r.switch(drop, &e2, &who(2), 5).expect("a switch");
+        assert_eq!(
+            s.to_string(),
+            "E2 (e2) takes over from E1 (e1), whose score fell by 150 on its last move (G_ChangePlayerScoreDiff 100)"
+        );
+        let phase = Rule::ByPhase {
+            middle_from: 51,
+            end_from: 101,
+        };
+        let mut r = Rotation::default();
+        r.after_move(phase, 3, &e1);
+        let s = r.switch(phase, &e2, &who(2), 51).expect("a switch");
+        assert_eq!(
+            s.to_string(),
+            "E2 (e2) takes over from E1 (e1) at ply 51, from G_ChuubanStartPlys 51"
+        );
     }
 
     #[test]

@@ -10,11 +10,14 @@
 //! member resigns, the other member's move is played instead of trusting the scores. A `win`
 //! declaration is handled by the coordinator before any policy runs.
 
-use super::Decision;
+use std::fmt;
+
+use super::optimism::{self, Extreme};
+use super::{explain, Decision, Reason, Who, Why};
 use crate::gougi::answer::Answer;
 
 /// What phase 1 decides.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Phase1 {
     /// Decided without the exchange.
     Decided(Decision),
@@ -22,18 +25,94 @@ pub enum Phase1 {
     Exchange,
 }
 
+/// Why the exchange rule chose.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Finding {
+    /// Both members proposed the same move.
+    Agree,
+    /// One member resigned: the other's move is played.
+    Resigned { resigned: Who, plays: Who },
+    /// No time was left for the exchange: the higher score decided.
+    NoTime(optimism::Finding),
+    /// Phase 2: the views of both moves (member 1's first), summed; a tie goes to member 1.
+    Sums { moves: [String; 2], sums: [i64; 2] },
+    /// Phase 2 with a view missing: compared by the views both moves have from one member
+    /// (`by` = 1 or 2), or (`by` = 0) by the proposers' own scores.
+    Partial {
+        moves: [String; 2],
+        by: u32,
+        values: [i64; 2],
+    },
+    /// Phase 2 without any comparable view: member 1's move.
+    NoViews { first: Who },
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The winner first: the chosen move is the one with the larger value (ties: member 1).
+        let order = |values: &[i64; 2]| {
+            if values[0] >= values[1] {
+                [0, 1]
+            } else {
+                [1, 0]
+            }
+        };
+        match self {
+            Finding::Agree => f.write_str("both members proposed it"),
+            Finding::Resigned { resigned, plays } => {
+                write!(f, "{resigned} resigned; {plays}'s move is played")
+            }
+            Finding::NoTime(inner) => write!(f, "no time left to exchange; {inner}"),
+            Finding::Sums { moves, sums } if sums[0] == sums[1] => write!(
+                f,
+                "the views of {} and {} both sum to {}; the tie goes to member 1",
+                moves[0], moves[1], sums[0]
+            ),
+            Finding::Sums { moves, sums } => {
+                let [w, l] = order(sums);
+                write!(
+                    f,
+                    "its views sum to {}, those of {} to {}",
+                    sums[w], moves[l], sums[l]
+                )
+            }
+            Finding::Partial { moves, by, values } => {
+                let [w, l] = order(values);
+                let whose = match by {
+                    0 => "its proposer's own score".to_string(),
+                    n => format!("member {n}'s view"),
+                };
+                write!(
+                    f,
+                    "a view is missing; by {whose}: {} against {} for {}",
+                    values[w], values[l], moves[l]
+                )
+            }
+            Finding::NoViews { first } => write!(f, "no views to compare: {first}'s move"),
+        }
+    }
+}
+
+fn decided(a: &[Answer; 2], chosen: usize, tied: bool, finding: Finding) -> Decision {
+    Decision {
+        chosen,
+        reason: Reason {
+            why: Why::Exchange(finding),
+            explain: explain(a, chosen, tied),
+        },
+    }
+}
+
 /// Phase 1 over the two members' first answers (`a[0]` is member 1).
 pub fn phase1(a: &[Answer; 2]) -> Phase1 {
     let (r0, r1) = (a[0].is_resign(), a[1].is_resign());
     if r0 != r1 {
         let chosen = if r0 { 1 } else { 0 };
-        return Phase1::Decided(Decision {
-            chosen,
-            reason: format!(
-                "member {} resigns; playing the other's move",
-                a[1 - chosen].number
-            ),
-        });
+        let finding = Finding::Resigned {
+            resigned: Who::of(&a[1 - chosen]),
+            plays: Who::of(&a[chosen]),
+        };
+        return Phase1::Decided(decided(a, chosen, false, finding));
     }
     if a[0].agrees_with(&a[1]) {
         // Same move (or both resign): keep the reference's choice of whose line is relayed —
@@ -43,12 +122,25 @@ pub fn phase1(a: &[Answer; 2]) -> Phase1 {
             (Some(_), None) => 0,
             _ => 1,
         };
-        return Phase1::Decided(Decision {
-            chosen,
-            reason: "both members agree".to_string(),
-        });
+        return Phase1::Decided(decided(a, chosen, false, Finding::Agree));
     }
     Phase1::Exchange
+}
+
+/// The members disagree but no time is left for phase 2 (a ponder round, a node-limited one,
+/// a GUI `stop`): the higher score decides, as optimism does.
+pub fn without_exchange(a: &[Answer; 2]) -> Decision {
+    let d = optimism::by_score(a, Extreme::Highest);
+    let Why::Extreme(inner) = d.reason.why else {
+        unreachable!("optimism gives an Extreme finding")
+    };
+    Decision {
+        chosen: d.chosen,
+        reason: Reason {
+            why: Why::Exchange(Finding::NoTime(inner)),
+            explain: d.reason.explain,
+        },
+    }
 }
 
 /// Both members' views of one candidate move, from the side to move at the root.
@@ -93,39 +185,38 @@ pub fn views(first: &[Answer; 2], reply1: Option<i64>, reply2: Option<i64>) -> [
 
 /// Phase 2: the candidate with the higher sum of views wins (tie: member 1). When a sum is
 /// missing, the candidates are compared by the views both have in common, then by the
-/// proposers' own scores, then member 1 wins.
-pub fn phase2(v: &[Views; 2]) -> Decision {
-    let pick = |a: Option<i64>, b: Option<i64>| match (a, b) {
-        (Some(a), Some(b)) => Some(if a >= b { 0 } else { 1 }),
-        _ => None,
-    };
+/// proposers' own scores, then member 1 wins. `first` are the phase-1 answers (for the reason).
+pub fn phase2(first: &[Answer; 2], v: &[Views; 2]) -> Decision {
+    let moves = [
+        first[0].best.token().to_string(),
+        first[1].best.token().to_string(),
+    ];
+    let pick = |a: i64, b: i64| if a >= b { 0 } else { 1 };
     if let (Some(a), Some(b)) = (v[0].sum(), v[1].sum()) {
-        return Decision {
-            chosen: if a >= b { 0 } else { 1 },
-            reason: format!("sum of views {a} vs {b}"),
+        let finding = Finding::Sums {
+            moves,
+            sums: [a, b],
         };
+        return decided(first, pick(a, b), a == b, finding);
     }
-    for (a, b, what) in [
-        (v[0].by1, v[1].by1, "member 1's views"),
-        (v[0].by2, v[1].by2, "member 2's views"),
+    for (a, b, by) in [
+        (v[0].by1, v[1].by1, 1),
+        (v[0].by2, v[1].by2, 2),
+        (v[0].by1, v[1].by2, 0),
     ] {
-        if let Some(chosen) = pick(a, b) {
-            return Decision {
-                chosen,
-                reason: format!("incomplete views; by {what}"),
+        if let (Some(a), Some(b)) = (a, b) {
+            let finding = Finding::Partial {
+                moves,
+                by,
+                values: [a, b],
             };
+            return decided(first, pick(a, b), a == b, finding);
         }
     }
-    if let Some(chosen) = pick(v[0].by1, v[1].by2) {
-        return Decision {
-            chosen,
-            reason: "incomplete views; by own scores".to_string(),
-        };
-    }
-    Decision {
-        chosen: 0,
-        reason: "no scores: member 1".to_string(),
-    }
+    let finding = Finding::NoViews {
+        first: Who::of(&first[0]),
+    };
+    decided(first, 0, false, finding)
 }
 
 #[cfg(test)]
@@ -143,7 +234,10 @@ mod tests {
             phase1(&same),
             Phase1::Decided(Decision {
                 chosen: 1,
-                reason: "both members agree".into()
+                reason: Reason {
+                    why: Why::Exchange(Finding::Agree),
+                    explain: false
+                }
             })
         );
         let same_hi1 = [
@@ -158,10 +252,14 @@ mod tests {
             ans(1, "resign", Some(-3000), None),
             ans(2, "2g2f", Some(-5000), None),
         ];
-        assert!(matches!(
-            phase1(&resign),
-            Phase1::Decided(Decision { chosen: 1, .. })
-        ));
+        let Phase1::Decided(d) = phase1(&resign) else {
+            panic!("one resignation decides")
+        };
+        assert_eq!((d.chosen, d.reason.explain), (1, true));
+        assert_eq!(
+            d.reason.to_string(),
+            "E1 (e1) resigned; E2 (e2)'s move is played"
+        );
         let differ = [
             ans(1, "7g7f", Some(50), None),
             ans(2, "2g2f", Some(-8), None),
@@ -195,7 +293,14 @@ mod tests {
         );
         assert_eq!(v[0].average(), Some(15));
         assert_eq!(v[1].average(), Some(-24));
-        assert_eq!(phase2(&v).chosen, 0);
+        let d = phase2(&first, &v);
+        assert_eq!(d.chosen, 0);
+        // Member 1's move by the sums: the obvious one.
+        assert!(!d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "its views sum to 30, those of 2g2f to -48"
+        );
     }
 
     #[test]
@@ -204,10 +309,25 @@ mod tests {
             ans(1, "7g7f", Some(10), None),
             ans(2, "2g2f", Some(10), None),
         ];
-        assert_eq!(phase2(&views(&first, Some(-10), Some(-10))).chosen, 0);
+        assert_eq!(
+            phase2(&first, &views(&first, Some(-10), Some(-10))).chosen,
+            0
+        );
         // Member 2 never gave a reply score: compare by member 1's views (+10 vs +30).
-        assert_eq!(phase2(&views(&first, Some(-30), None)).chosen, 1);
+        assert_eq!(phase2(&first, &views(&first, Some(-30), None)).chosen, 1);
+        let d = phase2(&first, &views(&first, Some(-30), None));
+        assert!(d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "a view is missing; by member 1's view: 30 against 10 for 7g7f"
+        );
+        let d = phase2(&first, &views(&first, Some(-10), Some(-10)));
+        assert!(d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "the views of 7g7f and 2g2f both sum to 20; the tie goes to member 1"
+        );
         let blind = [ans(1, "7g7f", None, None), ans(2, "2g2f", None, None)];
-        assert_eq!(phase2(&views(&blind, None, None)).chosen, 0);
+        assert_eq!(phase2(&blind, &views(&blind, None, None)).chosen, 0);
     }
 }

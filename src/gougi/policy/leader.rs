@@ -19,11 +19,13 @@
 //! The functions here are pure; the coordinator (`coordinator/exchanges.rs`) runs the
 //! re-searches.
 
-use super::Decision;
+use std::fmt;
+
+use super::{Decision, Reason, Who, Why};
 use crate::gougi::answer::{Answer, Eval};
 
 /// What the first phase decided.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Phase1 {
     /// Play this answer (index into the answers): no candidate, a verified mate, or no leader.
     Decided(Decision),
@@ -33,6 +35,93 @@ pub enum Phase1 {
         leader: usize,
         candidates: Vec<usize>,
     },
+}
+
+/// Why the leader rule chose. Values are the leader's, calibrated, on the `Eval` scale.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Finding {
+    /// The leader's own move, without re-searches.
+    Leader(Who),
+    /// Another member's verified mate, shorter than the leader's (if it has one).
+    Mate {
+        who: Who,
+        plies: i32,
+        leader: Who,
+        leader_plies: Option<i32>,
+    },
+    /// After the re-searches: a candidate beat the leader's own move by more than the margin.
+    Candidate {
+        leader: Who,
+        proposer: Who,
+        value: i64,
+        own_mv: String,
+        own: i64,
+        margin: i64,
+    },
+    /// After the re-searches: the leader keeps its move (`best`: the best candidate's move and
+    /// value, when both values are known).
+    Keeps {
+        own: Option<i64>,
+        best: Option<(String, i64)>,
+        margin: i64,
+    },
+}
+
+/// A value as the leader's line prints it (`mate 3` for mates).
+fn show(v: i64) -> String {
+    i32::try_from(v).map_or(v.to_string(), |v| Eval(v).to_string())
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::Leader(who) => write!(f, "the leader {who}'s move"),
+            Finding::Mate {
+                who,
+                plies,
+                leader,
+                leader_plies,
+            } => {
+                write!(f, "{who}'s verified mate in {plies}; the leader {leader} ")?;
+                match leader_plies {
+                    Some(p) => write!(f, "mates in {p}"),
+                    None => f.write_str("has no mate"),
+                }
+            }
+            Finding::Candidate {
+                leader,
+                proposer,
+                value,
+                own_mv,
+                own,
+                margin,
+            } => write!(
+                f,
+                "{proposer}'s move; the leader {leader}'s re-search values it at {}, more than its own {own_mv} at {} + margin {margin}",
+                show(*value),
+                show(*own)
+            ),
+            Finding::Keeps { own: None, .. } => f.write_str("no value for the leader's own move"),
+            Finding::Keeps { best: None, .. } => f.write_str("no value for any candidate"),
+            Finding::Keeps {
+                own: Some(own),
+                best: Some((mv, v)),
+                margin,
+            } => write!(
+                f,
+                "{mv} at {} is not more than the own move's {} + margin {margin}",
+                show(*v),
+                show(*own)
+            ),
+        }
+    }
+}
+
+fn reason(finding: Finding, explain: bool) -> Reason {
+    Reason {
+        why: Why::Leader(finding),
+        explain,
+    }
 }
 
 fn is_move(a: &Answer) -> bool {
@@ -49,7 +138,7 @@ fn mate_plies(a: &Answer) -> Option<i32> {
 /// The leader's choice without re-searches: the leader's answer (the first one, i.e. the
 /// lowest member number — when `Engine1` is down the next member leads), unless another
 /// member holds a strictly shorter verified mate. Used for the provisional relay and for
-/// `G_Resign`.
+/// `G_Resign`. The leader's move is this type's obvious one: only a mate is explained.
 pub fn keep(answers: &[Answer]) -> Decision {
     debug_assert!(!answers.is_empty());
     let leader = 0;
@@ -63,11 +152,19 @@ pub fn keep(answers: &[Answer]) -> Decision {
     match best_mate {
         Some((p, k)) if k != leader && own.is_none_or(|o| p < o) => Decision {
             chosen: k,
-            reason: format!("E{}'s verified mate in {p}", answers[k].number),
+            reason: reason(
+                Finding::Mate {
+                    who: Who::of(&answers[k]),
+                    plies: p,
+                    leader: Who::of(&answers[leader]),
+                    leader_plies: own,
+                },
+                !answers[k].agrees_with(&answers[leader]),
+            ),
         },
         _ => Decision {
             chosen: leader,
-            reason: format!("leader E{}", answers[leader].number),
+            reason: reason(Finding::Leader(Who::of(&answers[leader])), false),
         },
     }
 }
@@ -103,20 +200,15 @@ pub fn phase1(answers: &[Answer]) -> Phase1 {
 /// The second phase: `own` is the leader's value of its own move, `values` the values of the
 /// candidates (answer index, value), all from the leader's re-searches on its calibrated scale.
 /// The best candidate is played when it beats `own` by more than `margin`; ties go to the
-/// earlier candidate (the lower member number).
+/// earlier candidate (the lower member number). Playing a candidate is explained; keeping the
+/// leader's move is not (the `[leader]` line shows the values).
 pub fn phase2(
+    answers: &[Answer],
     leader: usize,
     own: Option<i64>,
     values: &[(usize, Option<i64>)],
     margin: i64,
 ) -> Decision {
-    let keep = |why: &str| Decision {
-        chosen: leader,
-        reason: why.to_string(),
-    };
-    let Some(own) = own else {
-        return keep("no value for the leader's own move");
-    };
     let mut best: Option<(usize, i64)> = None;
     for &(k, v) in values {
         if let Some(v) = v {
@@ -125,13 +217,36 @@ pub fn phase2(
             }
         }
     }
+    let keep = |best: Option<(usize, i64)>| Decision {
+        chosen: leader,
+        reason: reason(
+            Finding::Keeps {
+                own,
+                best: best.map(|(k, v)| (answers[k].best.token().to_string(), v)),
+                margin,
+            },
+            false,
+        ),
+    };
+    let Some(own) = own else {
+        return keep(best);
+    };
     match best {
         Some((k, v)) if v > own.saturating_add(margin) => Decision {
             chosen: k,
-            reason: format!("{v} > {own} + {margin}"),
+            reason: reason(
+                Finding::Candidate {
+                    leader: Who::of(&answers[leader]),
+                    proposer: Who::of(&answers[k]),
+                    value: v,
+                    own_mv: answers[leader].best.token().to_string(),
+                    own,
+                    margin,
+                },
+                true,
+            ),
         },
-        Some((_, v)) => keep(&format!("{v} <= {own} + {margin}")),
-        None => keep("no value for any candidate"),
+        _ => keep(best),
     }
 }
 
@@ -166,7 +281,7 @@ mod tests {
             phase1(&a),
             Phase1::Decided(Decision {
                 chosen: 0,
-                reason: "leader E1".into()
+                reason: reason(Finding::Leader(Who::of(&a[0])), false)
             })
         );
         let resigned = [ans(1, "7g7f", Some(50), None), ans(2, "resign", None, None)];
@@ -212,18 +327,36 @@ mod tests {
 
     #[test]
     fn a_candidate_needs_to_beat_the_own_move_by_the_margin() {
-        assert_eq!(phase2(0, Some(10), &[(1, Some(40))], 30).chosen, 0);
-        assert_eq!(phase2(0, Some(10), &[(1, Some(41))], 30).chosen, 1);
+        let a = [
+            ans(1, "7g7f", Some(50), None),
+            ans(2, "2g2f", Some(90), None),
+            ans(3, "5g5f", Some(10), None),
+        ];
+        assert_eq!(phase2(&a, 0, Some(10), &[(1, Some(40))], 30).chosen, 0);
+        assert_eq!(phase2(&a, 0, Some(10), &[(1, Some(41))], 30).chosen, 1);
         assert_eq!(
-            phase2(0, Some(10), &[(1, Some(60)), (2, Some(61))], 30).chosen,
+            phase2(&a, 0, Some(10), &[(1, Some(60)), (2, Some(61))], 30).chosen,
             2
         );
         assert_eq!(
-            phase2(0, Some(10), &[(1, Some(61)), (2, Some(61))], 30).chosen,
+            phase2(&a, 0, Some(10), &[(1, Some(61)), (2, Some(61))], 30).chosen,
             1
         );
-        assert_eq!(phase2(0, None, &[(1, Some(900))], 30).chosen, 0);
-        assert_eq!(phase2(0, Some(10), &[(1, None)], 30).chosen, 0);
+        assert_eq!(phase2(&a, 0, None, &[(1, Some(900))], 30).chosen, 0);
+        assert_eq!(phase2(&a, 0, Some(10), &[(1, None)], 30).chosen, 0);
+        // Only playing a candidate is explained, with the values compared.
+        let d = phase2(&a, 0, Some(10), &[(1, Some(41))], 30);
+        assert!(d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "E2 (e2)'s move; the leader E1 (e1)'s re-search values it at 41, more than its own 7g7f at 10 + margin 30"
+        );
+        let d = phase2(&a, 0, Some(10), &[(1, Some(40))], 30);
+        assert!(!d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "2g2f at 40 is not more than the own move's 10 + margin 30"
+        );
     }
 
     #[test]

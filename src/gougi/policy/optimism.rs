@@ -7,7 +7,9 @@
 //! skip members where either is missing — the reference did the same but without guarding the
 //! arithmetic.
 
-use super::Decision;
+use std::fmt;
+
+use super::{explain, outvoted, Decision, Outvoted, Reason, Who, Why};
 use crate::gougi::answer::{Answer, Eval};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,12 +34,90 @@ impl Extreme {
     }
 }
 
+/// What a score rule compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    Score,
+    Rise,
+    WeightedScore,
+}
+
+impl Key {
+    fn word(self) -> &'static str {
+        match self {
+            Key::Score => "score",
+            Key::Rise => "rise",
+            Key::WeightedScore => "weighted score",
+        }
+    }
+
+    /// A value as the reason prints it: scores (and weighted ones, whose mates are not
+    /// shifted) on the `Eval` scale, so mates read `mate 3`; rises as plain differences.
+    fn show(self, v: i64) -> String {
+        match (self, i32::try_from(v)) {
+            (Key::Rise, _) | (_, Err(_)) => v.to_string(),
+            (_, Ok(v)) => Eval(v).to_string(),
+        }
+    }
+}
+
+/// Why a score rule chose: every member's value (calibrated), the winner's, and whether a tie
+/// between different moves went to the lower number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub extreme: Extreme,
+    pub key: Key,
+    /// The chosen member and its value; `None` when no member had a value (engine 1 plays).
+    pub chosen: Option<(Who, i64)>,
+    /// Without values: the member whose move is played.
+    pub fallback: Who,
+    /// The other members' values, in member order (`None`: no value).
+    pub others: Vec<(u32, Option<i64>)>,
+    pub tied: bool,
+    pub outvoted: Option<Outvoted>,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let key = self.key.word();
+        match &self.chosen {
+            Some((who, v)) => {
+                write!(
+                    f,
+                    "{who} has the {} {key} {}",
+                    self.extreme.word(),
+                    self.key.show(*v)
+                )?;
+                if !self.others.is_empty() {
+                    let others: Vec<String> = self
+                        .others
+                        .iter()
+                        .map(|(n, v)| match v {
+                            Some(v) => format!("E{n} {}", self.key.show(*v)),
+                            None => format!("E{n} none"),
+                        })
+                        .collect();
+                    write!(f, " ({})", others.join(", "))?;
+                }
+                if self.tied {
+                    f.write_str("; the tie goes to the lower number")?;
+                }
+            }
+            None => write!(f, "no member has a {key}: {}'s move", self.fallback)?,
+        }
+        if let Some(o) = &self.outvoted {
+            write!(f, "; {o}")?;
+        }
+        Ok(())
+    }
+}
+
 /// Pick the answer whose `key` is most extreme; strict comparison so ties keep the lower number.
 fn by_key(
     answers: &[Answer],
     extreme: Extreme,
     key: impl Fn(&Answer) -> Option<i64>,
-    what: &str,
+    what: Key,
 ) -> Decision {
     let mut best: Option<(usize, i64)> = None;
     for (i, a) in answers.iter().enumerate() {
@@ -46,14 +126,39 @@ fn by_key(
             best = Some((i, k));
         }
     }
-    match best {
-        Some((chosen, k)) => Decision {
-            chosen,
-            reason: format!("{} {what} {k}", extreme.word()),
-        },
-        None => Decision {
-            chosen: 0,
-            reason: format!("no member has a {what}: engine 1"),
+    let chosen = best.map_or(0, |(i, _)| i);
+    // A tie that member order broke: another move with the same value.
+    let tied = best.is_some_and(|(i, b)| {
+        answers
+            .iter()
+            .any(|a| key(a) == Some(b) && !a.agrees_with(&answers[i]))
+    });
+    // The reason is built at every relayed line (the provisional leader), so it copies no
+    // text: names are shared, moves are `BestMove`s.
+    let others = if best.is_some() {
+        answers
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != chosen)
+            .map(|(_, a)| (a.number, key(a)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let finding = Finding {
+        extreme,
+        key: what,
+        chosen: best.map(|(i, k)| (Who::of(&answers[i]), k)),
+        fallback: Who::of(&answers[chosen]),
+        others,
+        tied,
+        outvoted: outvoted(answers, chosen),
+    };
+    Decision {
+        chosen,
+        reason: Reason {
+            why: Why::Extreme(finding),
+            explain: explain(answers, chosen, tied),
         },
     }
 }
@@ -64,7 +169,7 @@ pub fn by_score(answers: &[Answer], extreme: Extreme) -> Decision {
         answers,
         extreme,
         |a| a.score.map(|s| i64::from(s.0)),
-        "score",
+        Key::Score,
     )
 }
 
@@ -86,13 +191,13 @@ pub fn by_weighted_score(answers: &[Answer]) -> Decision {
             }
             Some(i64::from(s.0) + (Eval::REF_SCALE * a.weight.ln()).round() as i64)
         },
-        "weighted score",
+        Key::WeightedScore,
     )
 }
 
 /// Largest (`Highest`) or smallest (`Lowest`) rise since the member's previous decision.
 pub fn by_rise(answers: &[Answer], extreme: Extreme) -> Decision {
-    by_key(answers, extreme, Answer::rise, "rise")
+    by_key(answers, extreme, Answer::rise, Key::Rise)
 }
 
 /// The state of `alternate` (楽観合議と悲観合議を交互): optimistic first, then turn by turn.
@@ -171,7 +276,10 @@ mod tests {
         assert_eq!(by_weighted_score(&a).chosen, 0); // equal weights: plain optimism
         a[1].weight = 2.0; // 100 + 600 ln 2 = 516 > 300
         assert_eq!(by_weighted_score(&a).chosen, 1);
-        assert_eq!(by_weighted_score(&a).reason, "highest weighted score 516");
+        assert_eq!(
+            by_weighted_score(&a).reason.to_string(),
+            "E2 (e2) has the highest weighted score 516 (E1 300, E3 none)"
+        );
         a[1].weight = 1.3; // 100 + 157 = 257 < 300
         assert_eq!(by_weighted_score(&a).chosen, 0);
         a[0].weight = 0.5; // 300 − 416 = −116 < 257
@@ -197,6 +305,61 @@ mod tests {
         assert_eq!(by_rise(&a, Extreme::Lowest).chosen, 3);
         let fresh = [ans(1, "7g7f", Some(1), None), ans(2, "2g2f", Some(2), None)];
         assert_eq!(by_rise(&fresh, Extreme::Highest).chosen, 0);
+    }
+
+    #[test]
+    fn reasons_are_explained_only_off_the_obvious_move() {
+        // The move most members proposed, by score: nothing to explain.
+        let a = [
+            ans(1, "7g7f", Some(50), None),
+            ans(2, "2g2f", Some(30), None),
+            ans(3, "2g2f", Some(10), None),
+        ];
+        let d = by_score(&a, Extreme::Lowest);
+        assert!(!d.reason.explain);
+        // The lone move by the highest score: explained, with the majority's move.
+        let d = by_score(&a, Extreme::Highest);
+        assert!(d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "E1 (e1) has the highest score 50 (E2 30, E3 10); 2 of 3 members proposed 2g2f"
+        );
+        // Two moves, one each: member 1's is obvious; member 2's by score is explained.
+        let b = [
+            ans(1, "7g7f", Some(20), None),
+            ans(2, "2g2f", Some(90), None),
+        ];
+        assert!(!by_score(&b, Extreme::Lowest).reason.explain);
+        let d = by_score(&b, Extreme::Highest);
+        assert!(d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "E2 (e2) has the highest score 90 (E1 20)"
+        );
+        // A tie between different moves that member order broke is explained.
+        let t = [
+            ans(1, "7g7f", Some(40), None),
+            ans(2, "2g2f", Some(40), None),
+        ];
+        let d = by_score(&t, Extreme::Highest);
+        assert_eq!((d.chosen, d.reason.explain), (0, true));
+        assert_eq!(
+            d.reason.to_string(),
+            "E1 (e1) has the highest score 40 (E2 40); the tie goes to the lower number"
+        );
+        // No values at all; mates are printed as mates; missing values as none.
+        let n = [ans(1, "7g7f", None, None), ans(2, "2g2f", None, None)];
+        let d = by_rise(&n, Extreme::Highest);
+        assert_eq!(d.reason.to_string(), "no member has a rise: E1 (e1)'s move");
+        assert!(!d.reason.explain);
+        let m = [
+            ans(1, "7g7f", None, None),
+            ans(2, "2g2f", Some(Eval::MATE - 3), None),
+        ];
+        assert_eq!(
+            by_score(&m, Extreme::Highest).reason.to_string(),
+            "E2 (e2) has the highest score mate 3 (E1 none)"
+        );
     }
 
     #[test]

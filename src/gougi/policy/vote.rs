@@ -7,35 +7,123 @@
 //! lowest-numbered member wins; the answer returned is that move's lowest-numbered voter, so
 //! its ponder move and PV go to the GUI. With three equal weights this is exactly the reference.
 
-use super::Decision;
-use crate::gougi::answer::{Answer, Eval};
-use crate::usi::UsiMove;
+use std::fmt;
 
-pub fn majority(answers: &[Answer]) -> Decision {
+use super::{explain, outvoted, Decision, Outvoted, Reason, Who, Why};
+use crate::gougi::answer::{Answer, Eval};
+use crate::usi::{BestMove, UsiMove};
+
+/// Why the plurality chose: the winning move's summed weight, the best other move's, the moves
+/// it tied with (member order broke the tie) and the move most members proposed if not it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub mv: BestMove,
+    pub votes: f64,
+    /// The winner's lowest-numbered proposer (whose answer, ponder and PV are played).
+    pub proposer: Who,
+    /// Other moves with as many votes.
+    pub tied_with: Vec<BestMove>,
+    /// The best other move and its votes (when not tied).
+    pub runner_up: Option<(BestMove, f64)>,
+    pub outvoted: Option<Outvoted>,
+}
+
+/// A summed weight as reasons print it: `2`, `2.5` (three decimals at most).
+fn number(w: f64) -> String {
+    let text = format!("{w:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `1 vote`, `2 votes`, `2.5 votes`.
+fn votes(w: f64) -> String {
+    match number(w).as_str() {
+        "1" => "1 vote".to_string(),
+        n => format!("{n} votes"),
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.tied_with.is_empty() {
+            write!(f, "{} has {}", self.mv.token(), votes(self.votes))?;
+            if let Some((mv, w)) = &self.runner_up {
+                write!(f, " to {} for {}", number(*w), mv.token())?;
+            }
+        } else {
+            let mut moves = vec![self.mv.token()];
+            moves.extend(self.tied_with.iter().map(BestMove::token));
+            let last = moves.pop().unwrap_or_default();
+            write!(
+                f,
+                "{} and {last} tie at {} each; the tie goes to the lowest-numbered proposer, {}",
+                moves.join(", "),
+                votes(self.votes),
+                self.proposer
+            )?;
+        }
+        if let Some(o) = &self.outvoted {
+            write!(f, "; {o}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Each distinct move at its first (lowest-numbered) proposer, with its summed weight.
+fn tally(answers: &[Answer]) -> impl Iterator<Item = (usize, f64)> + '_ {
     // Few members (≤ 10 or so): quadratic counting beats a map and keeps the order explicit.
-    let mut best: Option<(usize, f64)> = None;
-    for (i, a) in answers.iter().enumerate() {
+    answers.iter().enumerate().filter_map(move |(i, a)| {
         if answers[..i].iter().any(|b| b.agrees_with(a)) {
-            continue; // this move was counted at its first (lowest-numbered) voter
+            return None; // this move was counted at its first (lowest-numbered) voter
         }
         let weight: f64 = answers
             .iter()
             .filter(|b| b.agrees_with(a))
             .map(|b| b.weight)
             .sum();
+        Some((i, weight))
+    })
+}
+
+pub fn majority(answers: &[Answer]) -> Decision {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, weight) in tally(answers) {
         // Strictly greater: on a tie the earlier (lower-numbered) move keeps the lead.
         if best.is_none_or(|(_, w)| weight > w + 1e-9) {
             best = Some((i, weight));
         }
     }
     let (chosen, weight) = best.expect("majority needs at least one answer");
-    let voters = answers
-        .iter()
-        .filter(|b| b.agrees_with(&answers[chosen]))
-        .count();
+    let mv = |i: usize| answers[i].best.without_ponder();
+    // Built at every relayed line (the provisional leader): no text is copied, and the list of
+    // tied moves allocates only when there is a tie.
+    let mut tied_with = Vec::new();
+    let mut runner_up: Option<(usize, f64)> = None;
+    for (i, w) in tally(answers).filter(|&(i, _)| i != chosen) {
+        if (w - weight).abs() <= 1e-9 {
+            tied_with.push(mv(i));
+        } else if runner_up.is_none_or(|(_, r)| w > r) {
+            runner_up = Some((i, w));
+        }
+    }
+    let tied = !tied_with.is_empty();
+    let finding = Finding {
+        mv: mv(chosen),
+        votes: weight,
+        proposer: Who::of(&answers[chosen]),
+        runner_up: if tied {
+            None
+        } else {
+            runner_up.map(|(i, w)| (mv(i), w))
+        },
+        tied_with,
+        outvoted: outvoted(answers, chosen),
+    };
     Decision {
         chosen,
-        reason: format!("{} of {} votes (weight {weight})", voters, answers.len()),
+        reason: Reason {
+            why: Why::Vote(finding),
+            explain: explain(answers, chosen, tied),
+        },
     }
 }
 
@@ -199,6 +287,46 @@ mod tests {
         assert_eq!(majority(&answers).chosen, 0);
         answers[0].weight = 1.5;
         assert_eq!(majority(&answers).chosen, 1);
+    }
+
+    #[test]
+    fn reasons_say_ties_and_weights() {
+        let answers = |moves: &[&str]| -> Vec<Answer> {
+            moves
+                .iter()
+                .enumerate()
+                .map(|(i, m)| ans(i as u32 + 1, m, None, None))
+                .collect()
+        };
+        // 2-1: the plain rule's obvious move.
+        let d = majority(&answers(&["2g2f", "7g7f", "7g7f"]));
+        assert!(!d.reason.explain);
+        assert_eq!(d.reason.to_string(), "7g7f has 2 votes to 1 for 2g2f");
+        // 1-1-1 and 2-2: member order broke a tie.
+        let d = majority(&answers(&["7g7f", "2g2f", "5g5f"]));
+        assert!(d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "7g7f, 2g2f and 5g5f tie at 1 vote each; the tie goes to the lowest-numbered proposer, E1 (e1)"
+        );
+        let d = majority(&answers(&["2g2f", "7g7f", "7g7f", "2g2f"]));
+        assert_eq!(
+            d.reason.to_string(),
+            "2g2f and 7g7f tie at 2 votes each; the tie goes to the lowest-numbered proposer, E1 (e1)"
+        );
+        // A weight outvoting the members' count.
+        let mut w = answers(&["7g7f", "2g2f", "2g2f"]);
+        w[0].weight = 2.5;
+        let d = majority(&w);
+        assert!(d.reason.explain);
+        assert_eq!(
+            d.reason.to_string(),
+            "7g7f has 2.5 votes to 2 for 2g2f; 2 of 3 members proposed 2g2f"
+        );
+        // All agree.
+        let d = majority(&answers(&["7g7f", "7g7f"]));
+        assert!(!d.reason.explain);
+        assert_eq!(d.reason.to_string(), "7g7f has 2 votes");
     }
 
     fn ballot(weight: f64, list: &[(&str, Option<i32>)]) -> Ballot {

@@ -32,7 +32,7 @@
 //! search ──> book, shogi, usi, hugemem
 //! book ──> shogi, config
 //! cli ──> arena, tune, search, mate, monitor, shogi, config
-//! config ──> gougi::policy::kind, member::command (the catalogue of types; `*.Path` command lines)
+//! config ──> gougi::policy, member::command (the catalogue of types; `*.Path` command lines)
 //! monitor, usi, shogi, hugemem: leaves
 //! ```
 

@@ -27,12 +27,12 @@
 //! gougi ──> member, mate, book, monitor, usi, shogi, config
 //! arena ──> gougi, member, monitor, usi, shogi, config
 //! tune ──> arena, monitor, shogi, config
-//! member ──> usi, shogi, config     (shogi: the in-process scripted members for tests)
+//! member ──> usi, shogi     (shogi: the in-process scripted members for tests)
 //! mate ──> shogi, usi, hugemem
 //! search ──> book, shogi, usi, hugemem
 //! book ──> shogi, config
 //! cli ──> arena, tune, search, mate, monitor, shogi, config
-//! config ──> gougi::policy, member::command (the catalogue of types; `*.Path` command lines)
+//! config ──> gougi::policy, member (the catalogue of types; `*.Path` command lines, member specs)
 //! monitor, usi, shogi, hugemem: leaves
 //! ```
 

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use gougi::config::{
-    decode, env_key, locate_in, Builtin, Config, ConfigError, PolicyKind, Problem, CONFIG_NAMES,
-    DEFAULT_PV_MATE_COUNT,
+    decode, env_key, locate_in, Builtin, CommandError, Config, ConfigError, PolicyKind, Problem,
+    CONFIG_NAMES, DEFAULT_PV_MATE_COUNT,
 };
 use gougi::member::NodesRule;
 
@@ -655,21 +655,30 @@ fn error_command_lines() {
         2,
         "Engine1.Path",
     );
-    assert!(matches!(p, Problem::UnbalancedQuote { .. }));
+    assert!(matches!(
+        p,
+        Problem::Command(CommandError::UnbalancedQuote { .. })
+    ));
     let (p, _) = invalid(
         &dir,
         &format!("{head}Engine1.Path=builtin:bogus\n"),
         2,
         "Engine1.Path",
     );
-    assert!(matches!(p, Problem::UnknownBuiltin { .. }));
+    assert!(matches!(
+        p,
+        Problem::Command(CommandError::UnknownBuiltin { .. })
+    ));
     let (p, _) = invalid(
         &dir,
         &format!("{head}Engine1.Path=builtin:\n"),
         2,
         "Engine1.Path",
     );
-    assert!(matches!(p, Problem::UnknownBuiltin { .. }));
+    assert!(matches!(
+        p,
+        Problem::Command(CommandError::UnknownBuiltin { .. })
+    ));
 
     let (p, shown) = invalid(
         &dir,
@@ -679,9 +688,9 @@ fn error_command_lines() {
     );
     assert_eq!(
         p,
-        Problem::NoSuchFile {
+        Problem::Command(CommandError::NoSuchFile {
             path: "/x/y".into()
-        }
+        })
     );
     assert!(
         shown.ends_with("SimpleGougi.config:2: Engine2.Path: no such file: /x/y"),
@@ -696,9 +705,9 @@ fn error_command_lines() {
     );
     assert_eq!(
         p,
-        Problem::NoSuchFile {
+        Problem::Command(CommandError::NoSuchFile {
             path: dir.path().join("engines/yane")
-        }
+        })
     );
     let (p, _) = invalid(
         &dir,
@@ -708,9 +717,9 @@ fn error_command_lines() {
     );
     assert_eq!(
         p,
-        Problem::NotOnPath {
+        Problem::Command(CommandError::NotOnPath {
             program: "no-such-program-gougi-test".into()
-        }
+        })
     );
     #[cfg(unix)]
     {
@@ -723,9 +732,9 @@ fn error_command_lines() {
         );
         assert_eq!(
             p,
-            Problem::NotExecutable {
+            Problem::Command(CommandError::NotExecutable {
                 path: dir.path().join("plain.txt")
-            }
+            })
         );
     }
     let (p, _) = invalid(
@@ -734,7 +743,10 @@ fn error_command_lines() {
         3,
         "MateEngine.Path",
     );
-    assert!(matches!(p, Problem::NoSuchFile { .. }));
+    assert!(matches!(
+        p,
+        Problem::Command(CommandError::NoSuchFile { .. })
+    ));
 }
 
 #[test]

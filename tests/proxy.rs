@@ -242,6 +242,26 @@ fn exchange_says_why_member_twos_move_won() {
 }
 
 #[test]
+fn exchange_says_why_when_member_one_resigns() {
+    let scripts = [
+        "id name e1\ngo: info score cp -3000 pv 7g7f ; bestmove resign\n".to_string(),
+        "id name e2\ngo: sleep 50 ; info score cp -5000 pv 2g2f ; bestmove 2g2f\n".to_string(),
+    ];
+    let mut g = start("exchange", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 2g2f [２六歩(27)] [評価値 -5000] [e2]",
+            "info string [X] bestmove resign [投了] [評価値 -3000] [e1]",
+            "info string [why] 2g2f: E1 (e1) resigned; E2 (e2)'s move is played",
+            "info time T multipv 1 score cp -5000 pv 2g2f",
+            "bestmove 2g2f",
+        ]
+    );
+}
+
+#[test]
 fn exchange_agreement_decides_at_once() {
     let scripts = [
         "id name e1\ngo: info score cp 50 pv 7g7f ; bestmove 7g7f\n".to_string(),
@@ -392,6 +412,27 @@ fn a_change_of_player_says_why() {
     assert_eq!(
         d[1][1],
         "info string [why] 1g1f: E2 (e2) takes over from E1 (e1), which played its 1 move (G_ChangePlayerPlys 1)"
+    );
+    // by-phase: the ply of each position names the phase that changed.
+    let d = decisions(
+        "by-phase",
+        "",
+        &[
+            "position startpos",
+            "position startpos moves 7g7f 3c3d",
+            "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 9",
+        ],
+        &[
+            "setoption name G_ChuubanStartPlys value 3",
+            "setoption name G_ShuubanStartPlys value 9",
+        ],
+    );
+    assert_eq!(
+        [&d[1][1], &d[2][1]],
+        [
+            "info string [why] 1g1f: E2 (e2) takes over from E1 (e1) at ply 3, from G_ChuubanStartPlys 3",
+            "info string [why] 9g9f: E3 (e3) takes over from E2 (e2) at ply 9, from G_ShuubanStartPlys 9",
+        ]
     );
 }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use super::{PolicyKind, MAX_PV_MATE_COUNT};
+use super::{CommandError, PolicyKind, MAX_PV_MATE_COUNT};
 
 /// Every way the config can be wrong. `Display` names the file, the line and the key.
 #[derive(Debug, Error)]
@@ -129,18 +129,9 @@ pub enum Problem {
     CannotOpenLog { path: PathBuf, message: String },
     #[error("unknown level {value:?} (error, warn, info, debug, trace)")]
     BadLevel { value: String },
-    #[error("unbalanced quote in {value:?}")]
-    UnbalancedQuote { value: String },
-    #[error("unknown builtin {value:?} (builtin:search, builtin:mate)")]
-    UnknownBuiltin { value: String },
-    #[error("cannot find this executable: {message}")]
-    NoCurrentExe { message: String },
-    #[error("no such file: {}", .path.display())]
-    NoSuchFile { path: PathBuf },
-    #[error("not executable: {}", .path.display())]
-    NotExecutable { path: PathBuf },
-    #[error("{program:?} is neither in the config's folder nor on PATH")]
-    NotOnPath { program: String },
+    /// A `*.Path` command line that cannot be run (`member::command` says why).
+    #[error(transparent)]
+    Command(#[from] CommandError),
     #[error(
         "names no setting{}; a setting's variable is GOUGI_ and its key in capitals with _ for . \
          (GOUGI_ENGINE1_PATH, GOUGI_MATEENGINE_FORPV_COUNT)",

@@ -9,7 +9,10 @@
 //!   repeats).
 //! - `validate`: the checks across keys and the typed values built from them.
 //! - `error`: [`ConfigError`], [`Problem`] and [`ConfigWarning`].
-//! - Command lines (`*.Path` values) are resolved by [`crate::member::command`].
+//! - Command lines (`*.Path` values) are resolved by [`crate::member::command`]; its
+//!   [`CommandError`] becomes a [`Problem`] naming the value's file, line and key. The member's
+//!   own switches ([`NodesRule`], [`OptionFilter`], [`MemberOption`]) are `member`'s types,
+//!   re-exported here, and [`Config::member_specs`] builds the `MemberSpec`s from the settings.
 //!
 //! # Finding the file ([`locate`])
 //! An explicit choice always wins: `--config PATH`, else the environment variable
@@ -30,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-pub use crate::member::command::{Builtin, EngineCommand};
+pub use crate::member::command::{Builtin, CommandError, EngineCommand};
 pub use error::{ConfigError, ConfigWarning, Problem};
 pub use layers::{env_key, DEFAULTS_TEXT, ENV_PREFIX};
 pub use reader::decode;

@@ -32,21 +32,9 @@
 use std::path::PathBuf;
 
 use super::{ConfigError, ConfigWarning, EngineCommand, PolicyKind, Problem};
-
-/// How `nodes` limits reach one member (`Engine<N>.Nodes`). Some engines cannot take
-/// `go … nodes` at all (Debian's gpsusi aborts on it; its own `--node-count-hard-limit` bounds
-/// it instead), others should search a fixed budget whatever the GUI asks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum NodesRule {
-    /// The default: the GUI's `go` is passed on as it is (with its `nodes`, if any).
-    #[default]
-    Gui,
-    /// Every `go` this member gets carries `nodes <n>` instead of the GUI's node limit.
-    Fixed(u64),
-    /// The member never gets `nodes`: a GUI `go nodes` reaches it as
-    /// `go btime 0 wtime 0 byoyomi 1000`, and its own limits decide.
-    Off,
-}
+// The member's own switches are the member module's types; the config fills them in.
+pub use crate::member::{MemberOption, NodesRule, OptionFilter};
+use crate::member::{MemberSpec, Role};
 
 /// Default number of PV mate engines (`MateEngine.forPV.Count`), as in the original.
 pub const DEFAULT_PV_MATE_COUNT: u32 = 3;
@@ -55,58 +43,6 @@ pub const DEFAULT_PV_MATE_COUNT: u32 = 3;
 /// own hash; the original had no limit, and `100000` started processes until the machine gave
 /// out (issue #17). 16 is several times what a PV of 8 plies can keep busy.
 pub const MAX_PV_MATE_COUNT: u32 = 16;
-
-/// `Engine<N>.ShowOptions` / `Engine<N>.HideOptions`: regular expressions (searched anywhere in
-/// the option's name; anchor with `^…$`) choosing which of a member's options reach the GUI's
-/// dialog as `E<N>_<name>`: those that match `show` (all when absent) and not `hide`. Three real
-/// members bring over a hundred rows; the hidden ones keep the member's defaults. Checked when
-/// the config is read, so a bad pattern is a config error naming its line.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OptionFilter {
-    pub show: Option<String>,
-    pub hide: Option<String>,
-}
-
-impl OptionFilter {
-    /// The filter as a predicate on option names (patterns compiled once).
-    pub fn matcher(&self) -> impl Fn(&str) -> bool {
-        let compile = |p: &Option<String>| p.as_deref().and_then(|p| regex::Regex::new(p).ok());
-        let (show, hide) = (compile(&self.show), compile(&self.hide));
-        move |name: &str| {
-            show.as_ref().is_none_or(|r| r.is_match(name))
-                && !hide.as_ref().is_some_and(|r| r.is_match(name))
-        }
-    }
-}
-
-/// `Engine<N>.Option.<Name>=<value>`: a config default for one of a member's USI options.
-/// Whether the member declares it is known only at its `usiok`, so that check is the
-/// coordinator's (a warning, not an error: the member may be another build or version).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemberOption {
-    pub name: String,
-    pub value: String,
-    /// The config file and line, for the warning about a name the member does not declare.
-    pub file: PathBuf,
-    pub line: usize,
-}
-
-impl MemberOption {
-    /// Where the value was set, for messages: `file:line`, or `environment variable GOUGI_…`
-    /// (then `file` holds that and `line` is 0).
-    pub fn origin(&self) -> String {
-        if self.line == 0 {
-            self.file.display().to_string()
-        } else {
-            format!("{}:{}", self.file.display(), self.line)
-        }
-    }
-
-    /// `Engine<N>.Option.<Name>`, the key as written.
-    pub fn key(&self, number: u32) -> String {
-        format!("Engine{number}.Option.{}", self.name)
-    }
-}
 
 /// One normal member, `Engine<N>.*`.
 #[derive(Clone, Debug, PartialEq)]
@@ -180,6 +116,35 @@ impl Config {
             .unwrap_or(0)
             .max(10);
         (1..=self.pv_mate_count).map(|i| base + i).collect()
+    }
+
+    /// Every member this config asks for: normal members by number, then (when it runs one)
+    /// the mate engine, then (for `mate-pv`) the PV mate engines.
+    pub fn member_specs(&self) -> Vec<MemberSpec> {
+        let mut specs: Vec<MemberSpec> = self
+            .engines
+            .iter()
+            .map(|e| MemberSpec {
+                display_name: e.name.clone(),
+                weight: e.weight,
+                scale: e.scale,
+                black_view_scores: e.black_view_scores,
+                ponder: e.ponder,
+                nodes: e.nodes,
+                option_filter: e.option_filter.clone(),
+                options: e.options.clone(),
+                ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
+            })
+            .collect();
+        if self.runs_mate_engine() {
+            if let Some(mate) = &self.mate_engine {
+                specs.push(MemberSpec::from_command(0, Role::Mate, mate));
+                for n in self.pv_mate_numbers() {
+                    specs.push(MemberSpec::from_command(n, Role::PvMate, mate));
+                }
+            }
+        }
+        specs
     }
 
     /// Opens `Log.File` for appending (`None` without one). A failure is a config error naming

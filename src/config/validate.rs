@@ -411,6 +411,7 @@ impl Validator {
             Place::Env(_) => std::env::current_dir().unwrap_or_else(|_| self.dir.clone()),
             _ => self.dir.clone(),
         };
-        resolve_command(&setting.value, &dir).map_err(|p| self.err(&place, key, p))
+        resolve_command(&setting.value, &dir)
+            .map_err(|e| self.err(&place, key, Problem::Command(e)))
     }
 }

@@ -1,6 +1,7 @@
 //! Member command lines: `*.Path` values (and `gougi match`'s `cmd=`) → what to spawn
-//! ([`EngineCommand`]). Problems are the config's [`Problem`]s, so a bad path is reported with
-//! the config's file, line and key.
+//! ([`EngineCommand`]), or a [`CommandError`] saying why not. The error is the reason alone: the
+//! config wraps it into its `Problem` with the file, line and key of the value, `gougi match`
+//! into its own error naming the `cmd=` word, so this file imports neither.
 //!
 //! # Syntax
 //! `builtin:search` / `builtin:mate` run this same executable with the subcommand `search` /
@@ -16,7 +17,25 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::Problem;
+/// Why a command line cannot be run. `Display` is the sentence after the caller's prefix
+/// (`<file>:<line>: Engine1.Path: no such file: /x/y`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("empty value")]
+    Empty,
+    #[error("unbalanced quote in {value:?}")]
+    UnbalancedQuote { value: String },
+    #[error("unknown builtin {value:?} (builtin:search, builtin:mate)")]
+    UnknownBuiltin { value: String },
+    #[error("cannot find this executable: {message}")]
+    NoCurrentExe { message: String },
+    #[error("no such file: {}", .path.display())]
+    NoSuchFile { path: PathBuf },
+    #[error("not executable: {}", .path.display())]
+    NotExecutable { path: PathBuf },
+    #[error("{program:?} is neither in the config's folder nor on PATH")]
+    NotOnPath { program: String },
+}
 
 /// Which built-in engine a `builtin:` command names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,24 +73,26 @@ pub struct EngineCommand {
 /// Resolves an engine command line (`builtin:search`, `ssh -T host /path/engine`, a program
 /// relative to `dir` or on `PATH`) the way `*.Path` config values are; `gougi match` uses it
 /// for its `cmd=` values too.
-pub fn resolve_command(text: &str, dir: &Path) -> Result<EngineCommand, Problem> {
+pub fn resolve_command(text: &str, dir: &Path) -> Result<EngineCommand, CommandError> {
     if let Some(rest) = text.strip_prefix("builtin:") {
-        let words = split_words(rest).ok_or_else(|| Problem::UnbalancedQuote {
+        let words = split_words(rest).ok_or_else(|| CommandError::UnbalancedQuote {
             value: text.to_owned(),
         })?;
-        let (which, args) = words.split_first().ok_or_else(|| Problem::UnknownBuiltin {
-            value: text.to_owned(),
-        })?;
+        let (which, args) = words
+            .split_first()
+            .ok_or_else(|| CommandError::UnknownBuiltin {
+                value: text.to_owned(),
+            })?;
         let builtin = match which.as_str() {
             "search" => Builtin::Search,
             "mate" => Builtin::Mate,
             _ => {
-                return Err(Problem::UnknownBuiltin {
+                return Err(CommandError::UnknownBuiltin {
                     value: text.to_owned(),
                 })
             }
         };
-        let exe = std::env::current_exe().map_err(|e| Problem::NoCurrentExe {
+        let exe = std::env::current_exe().map_err(|e| CommandError::NoCurrentExe {
             message: e.to_string(),
         })?;
         let mut all_args = vec![builtin.subcommand().to_owned()];
@@ -101,11 +122,11 @@ pub fn resolve_command(text: &str, dir: &Path) -> Result<EngineCommand, Problem>
         }
     }
 
-    let words = split_words(text).ok_or_else(|| Problem::UnbalancedQuote {
+    let words = split_words(text).ok_or_else(|| CommandError::UnbalancedQuote {
         value: text.to_owned(),
     })?;
     let Some((program, args)) = words.split_first() else {
-        return Err(Problem::Empty);
+        return Err(CommandError::Empty);
     };
     let has_folder = program.contains('/') || program.contains('\\') || {
         let p = Path::new(program);
@@ -115,7 +136,7 @@ pub fn resolve_command(text: &str, dir: &Path) -> Result<EngineCommand, Problem>
         // `components()` drops `.` segments, so messages show `dir/x`, not `dir/./x`.
         let p: PathBuf = dir.join(program).components().collect();
         if !p.is_file() {
-            return Err(Problem::NoSuchFile { path: p });
+            return Err(CommandError::NoSuchFile { path: p });
         }
         check_executable(&p)?;
         let wd = p.parent().map(Path::to_owned);
@@ -129,7 +150,7 @@ pub fn resolve_command(text: &str, dir: &Path) -> Result<EngineCommand, Problem>
         } else if find_on_path(program).is_some() {
             (PathBuf::from(program), None)
         } else {
-            return Err(Problem::NotOnPath {
+            return Err(CommandError::NotOnPath {
                 program: program.clone(),
             });
         }
@@ -144,14 +165,14 @@ pub fn resolve_command(text: &str, dir: &Path) -> Result<EngineCommand, Problem>
 }
 
 /// On Unix, a file with no execute bit cannot be spawned: say so now rather than at `usi`.
-fn check_executable(path: &Path) -> Result<(), Problem> {
+fn check_executable(path: &Path) -> Result<(), CommandError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(path).map(|m| m.permissions().mode());
         if let Ok(mode) = mode {
             if mode & 0o111 == 0 {
-                return Err(Problem::NotExecutable {
+                return Err(CommandError::NotExecutable {
                     path: path.to_owned(),
                 });
             }

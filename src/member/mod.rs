@@ -6,9 +6,10 @@
 //! tagged with its number, on one `mpsc`, so the coordinator waits on a single receiver).
 //!
 //! - [`spec`]: what to run ([`MemberSpec`]: number, `E<N>_` prefix, command, role, ponder and
-//!   [`NodesRule`] switches), from the config.
+//!   [`NodesRule`] switches, option filter and defaults), filled in by `Config::member_specs`.
 //! - [`command`]: command lines (`Engine<N>.Path`, `builtin:search`, `gougi match`'s `cmd=`)
-//!   → what to spawn ([`command::EngineCommand`]), resolved against the config's folder.
+//!   → what to spawn ([`command::EngineCommand`]), resolved against the config's folder, or a
+//!   [`command::CommandError`] that the caller places (the config's file, line and key).
 //! - [`process`]: spawning with `kill_on_drop`, stderr drained into the log (never to stdout);
 //!   process groups and the parent-death signal, so no member outlives gougi.
 //! - [`lines`]: a cancel-safe, length-capped line reader (invalid UTF-8 is replaced, not fatal).
@@ -22,7 +23,8 @@
 //! Invariants: a member's output never panics gougi (unparsable lines become
 //! `EngineMessage::Unknown`); a member process never outlives its handle (the actor kills and
 //! reaps it when the last handle is dropped, and `kill_on_drop` covers a runtime shutdown).
-//! This module knows `usi` and `config`, not policies.
+//! This module knows `usi` (and `shogi`, for the scripted members), not the config or policies:
+//! the config fills in its types, so the arrow goes one way.
 
 pub mod actor;
 pub mod command;
@@ -39,4 +41,4 @@ pub use handshake::{
     handshake_all, ready_all, Handshake, DEFAULT_READY_TIMEOUT, DEFAULT_USI_TIMEOUT,
     KEEPALIVE_INTERVAL,
 };
-pub use spec::{MemberSpec, NodesRule, Role};
+pub use spec::{MemberOption, MemberSpec, NodesRule, OptionFilter, Role};

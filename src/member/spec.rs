@@ -1,18 +1,86 @@
-//! [`MemberSpec`]: what to run for one member, built from the validated [`Config`].
+//! [`MemberSpec`]: what to run for one member, and the per-member switches it carries
+//! ([`NodesRule`], [`OptionFilter`], [`MemberOption`]). The config fills them in
+//! (`Config::member_specs`, from `Engine<N>.*` and `MateEngine.*`); this module does not read
+//! the config, so the arrow between the two goes one way (config → member).
 //!
 //! Numbers follow the original GougiShogi: normal members keep their configured `N` (option
 //! prefix `E<N>_`), the mate engine is 0 (`E0_`), PV mate engines take the numbers
-//! [`Config::pv_mate_numbers`] gives (`E11_`, `E12_`, … when N ≤ 10).
+//! `Config::pv_mate_numbers` gives (`E11_`, `E12_`, … when N ≤ 10).
 
 use std::path::PathBuf;
 
 use super::command::{Builtin, EngineCommand};
-use crate::config::Config;
-pub use crate::config::NodesRule;
 
 /// The flag `builtin:search` members get (`gougi search --member`): defaults for an engine
 /// whose time gougi manages (no network latency margins, see `search::engine::Options::member`).
 pub const SEARCH_MEMBER_FLAG: &str = "--member";
+
+/// How `nodes` limits reach one member (`Engine<N>.Nodes`). Some engines cannot take
+/// `go … nodes` at all (Debian's gpsusi aborts on it; its own `--node-count-hard-limit` bounds
+/// it instead), others should search a fixed budget whatever the GUI asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NodesRule {
+    /// The default: the GUI's `go` is passed on as it is (with its `nodes`, if any).
+    #[default]
+    Gui,
+    /// Every `go` this member gets carries `nodes <n>` instead of the GUI's node limit.
+    Fixed(u64),
+    /// The member never gets `nodes`: a GUI `go nodes` reaches it as
+    /// `go btime 0 wtime 0 byoyomi 1000`, and its own limits decide.
+    Off,
+}
+
+/// `Engine<N>.ShowOptions` / `Engine<N>.HideOptions`: regular expressions (searched anywhere in
+/// the option's name; anchor with `^…$`) choosing which of a member's options reach the GUI's
+/// dialog as `E<N>_<name>`: those that match `show` (all when absent) and not `hide`. Three real
+/// members bring over a hundred rows; the hidden ones keep the member's defaults. Checked when
+/// the config is read, so a bad pattern is a config error naming its line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OptionFilter {
+    pub show: Option<String>,
+    pub hide: Option<String>,
+}
+
+impl OptionFilter {
+    /// The filter as a predicate on option names (patterns compiled once).
+    pub fn matcher(&self) -> impl Fn(&str) -> bool {
+        let compile = |p: &Option<String>| p.as_deref().and_then(|p| regex::Regex::new(p).ok());
+        let (show, hide) = (compile(&self.show), compile(&self.hide));
+        move |name: &str| {
+            show.as_ref().is_none_or(|r| r.is_match(name))
+                && !hide.as_ref().is_some_and(|r| r.is_match(name))
+        }
+    }
+}
+
+/// `Engine<N>.Option.<Name>=<value>`: a config default for one of a member's USI options.
+/// Whether the member declares it is known only at its `usiok`, so that check is the
+/// coordinator's (a warning, not an error: the member may be another build or version).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberOption {
+    pub name: String,
+    pub value: String,
+    /// The config file and line, for the warning about a name the member does not declare.
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl MemberOption {
+    /// Where the value was set, for messages: `file:line`, or `environment variable GOUGI_…`
+    /// (then `file` holds that and `line` is 0).
+    pub fn origin(&self) -> String {
+        if self.line == 0 {
+            self.file.display().to_string()
+        } else {
+            format!("{}:{}", self.file.display(), self.line)
+        }
+    }
+
+    /// `Engine<N>.Option.<Name>`, the key as written.
+    pub fn key(&self, number: u32) -> String {
+        format!("Engine{number}.Option.{}", self.name)
+    }
+}
 
 /// What a member is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -49,9 +117,9 @@ pub struct MemberSpec {
     /// `Engine<N>.Nodes` (default [`NodesRule::Gui`]). Mate members keep the default.
     pub nodes: NodesRule,
     /// `Engine<N>.ShowOptions`/`HideOptions`: which options the GUI sees (all by default).
-    pub option_filter: crate::config::OptionFilter,
+    pub option_filter: OptionFilter,
     /// `Engine<N>.Option.<Name>=<value>`: the config's defaults for the member's options.
-    pub options: Vec<crate::config::MemberOption>,
+    pub options: Vec<MemberOption>,
 }
 
 impl MemberSpec {
@@ -74,7 +142,9 @@ impl MemberSpec {
         }
     }
 
-    fn from_command(number: u32, role: Role, command: &EngineCommand) -> MemberSpec {
+    /// A member running a resolved command line, with the default switches (`builtin:search`
+    /// also gets [`SEARCH_MEMBER_FLAG`]).
+    pub fn from_command(number: u32, role: Role, command: &EngineCommand) -> MemberSpec {
         let mut args = command.args.clone();
         if command.builtin == Some(Builtin::Search) {
             // Right after the subcommand, before the user's own words (`builtin:search …`).
@@ -97,35 +167,6 @@ impl MemberSpec {
         }
     }
 
-    /// Every member the config asks for: normal members by number, then (for the mate types)
-    /// the mate engine, then (for `mate-pv`) the PV mate engines.
-    pub fn from_config(config: &Config) -> Vec<MemberSpec> {
-        let mut specs: Vec<MemberSpec> = config
-            .engines
-            .iter()
-            .map(|e| MemberSpec {
-                display_name: e.name.clone(),
-                weight: e.weight,
-                scale: e.scale,
-                black_view_scores: e.black_view_scores,
-                ponder: e.ponder,
-                nodes: e.nodes,
-                option_filter: e.option_filter.clone(),
-                options: e.options.clone(),
-                ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
-            })
-            .collect();
-        if config.runs_mate_engine() {
-            if let Some(mate) = &config.mate_engine {
-                specs.push(MemberSpec::from_command(0, Role::Mate, mate));
-                for n in config.pv_mate_numbers() {
-                    specs.push(MemberSpec::from_command(n, Role::PvMate, mate));
-                }
-            }
-        }
-        specs
-    }
-
     /// The option prefix, `E<N>_`.
     pub fn prefix(&self) -> String {
         format!("E{}_", self.number)
@@ -145,14 +186,15 @@ impl MemberSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use std::path::Path;
 
     #[test]
-    fn from_config_numbers_and_roles() {
+    fn member_specs_numbers_and_roles() {
         let text = "Gougi.Type=mate-pv\nEngine3.Path=builtin:search\nEngine3.Name=S\n\
                     Engine3.Weight=2\nMateEngine.Path=builtin:mate\nMateEngine.forPV.Count=2\n";
         let config = Config::parse(text, Path::new("/tmp/SimpleGougi.config")).unwrap();
-        let specs = MemberSpec::from_config(&config);
+        let specs = config.member_specs();
         let summary: Vec<(u32, Role, String)> = specs
             .iter()
             .map(|s| (s.number, s.role, s.prefix()))
@@ -179,7 +221,7 @@ mod tests {
         let text = "Gougi.Type=majority\nEngine1.Path=builtin:search\nEngine1.Ponder=false\n\
                     Engine1.Nodes=off\nEngine2.Path=builtin:search\nEngine2.Nodes=20000\n";
         let config = Config::parse(text, Path::new("/tmp/SimpleGougi.config")).unwrap();
-        let specs = MemberSpec::from_config(&config);
+        let specs = config.member_specs();
         assert_eq!(
             specs
                 .iter()
@@ -194,7 +236,7 @@ mod tests {
         let text =
             "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nMateEngine.Path=builtin:mate\n";
         let config = Config::parse(text, Path::new("/tmp/SimpleGougi.config")).unwrap();
-        let specs = MemberSpec::from_config(&config);
+        let specs = config.member_specs();
         assert_eq!(specs.len(), 1);
         assert!(specs[0].command_text().ends_with(" search --member"));
     }

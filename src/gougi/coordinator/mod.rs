@@ -151,7 +151,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let (events_tx, events) = mpsc::unbounded_channel();
         let (solver_tx, solver_rx) = mpsc::unbounded_channel();
         let now = Instant::now();
-        let specs = MemberSpec::from_config(&config);
+        let specs = config.member_specs();
         let mut slots = Vec::with_capacity(specs.len());
         let mut buffer = Vec::new();
         for spec in specs {

@@ -564,7 +564,7 @@ fn calibrated_scales_compare_win_rates_not_raw_numbers() {
             "info string [O] bestmove 2g2f [２六歩(27)] [評価値 400] [e2]",
             "info string [X] bestmove 7g7f [７六歩(77)] [評価値 500] [e1]",
             // On the common scale: 400 × 600 / 400 against 500 × 600 / 1000.
-            "info string [why] 2g2f: E2 (e2) has the highest score 600 (E1 300)",
+            "info string [why] 2g2f: E2 (e2) has the highest calibrated score 600 (E1 300)",
             "info depth 5 time T multipv 1 score cp 400 pv 2g2f",
             "bestmove 2g2f",
         ]

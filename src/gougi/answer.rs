@@ -114,6 +114,9 @@ pub struct Answer {
     pub prev: Option<Eval>,
     /// Vote weight (config `Engine<N>.Weight`, default 1).
     pub weight: f64,
+    /// Its scores were put on the common scale (`Engine<N>.Scale`), so they are not the
+    /// numbers its annotated line prints; reasons say so.
+    pub calibrated: bool,
 }
 
 impl Answer {

@@ -215,6 +215,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 .as_ref()
                 .map(|s| Eval::from_score(s).calibrated(slot.spec.scale)),
             weight: slot.spec.weight,
+            calibrated: slot.spec.scale.is_some(),
         }
     }
 

@@ -518,6 +518,7 @@ pub(crate) mod testutil {
             score: score.map(Eval),
             prev: prev.map(Eval),
             weight: 1.0,
+            calibrated: false,
         }
     }
 }

@@ -75,11 +75,18 @@ pub struct Finding {
     pub others: Vec<(u32, Option<i64>)>,
     pub tied: bool,
     pub outvoted: Option<Outvoted>,
+    /// Some member's values were calibrated (`Engine<N>.Scale`): the values are on the common
+    /// scale, not the numbers the annotated lines print.
+    pub calibrated: bool,
 }
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let key = self.key.word();
+        let key = if self.calibrated {
+            format!("calibrated {}", self.key.word())
+        } else {
+            self.key.word().to_string()
+        };
         match &self.chosen {
             Some((who, v)) => {
                 write!(
@@ -153,6 +160,7 @@ fn by_key(
         others,
         tied,
         outvoted: outvoted(answers, chosen),
+        calibrated: answers.iter().any(|a| a.calibrated),
     };
     Decision {
         chosen,

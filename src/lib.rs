@@ -32,7 +32,7 @@
 //! search ──> book, shogi, usi, hugemem
 //! book ──> shogi, config
 //! cli ──> arena, tune, search, mate, monitor, shogi, config
-//! config ──> gougi::policy::kind, member (the catalogue of types; `*.Path` command lines, member specs)
+//! config ──> gougi::policy, member (the catalogue of types; `*.Path` command lines, member specs)
 //! monitor, usi, shogi, hugemem: leaves
 //! ```
 

@@ -68,7 +68,7 @@ fn names_after(code: &str, prefix: &str) -> BTreeSet<String> {
     out
 }
 
-/// The top-level module a file belongs to (`src/gougi/policy/kind.rs` → `gougi`), or `None`
+/// The top-level module a file belongs to (`src/gougi/policy/leader.rs` → `gougi`), or `None`
 /// for the crate roots.
 fn top_module(path: &Path) -> Option<String> {
     let rel = path.strip_prefix(src()).unwrap();

@@ -52,7 +52,7 @@ pub const CONFIG_NAMES: [&str; 3] = [
 /// The environment variable naming the config file.
 pub const CONFIG_ENV: &str = "GOUGI_CONFIG";
 
-pub use crate::gougi::policy::kind::{PolicyKind, UnknownPolicy};
+pub use crate::gougi::policy::{PolicyKind, UnknownPolicy};
 
 impl Config {
     /// Reads, decodes, parses and validates `path`, under the process's `GOUGI_…` variables.

@@ -18,7 +18,7 @@
 use std::fmt;
 
 use crate::gougi::deadline::DEFAULT_MARGIN_MS;
-use crate::gougi::policy::kind::PolicyKind;
+use crate::gougi::policy::PolicyKind;
 use crate::gougi::resign::ResignRule;
 
 /// One `G_` option: its USI declaration, where it applies and the field it sets.
@@ -27,7 +27,7 @@ pub struct Spec {
     pub name: &'static str,
     pub kind: Kind,
     /// Advertised by every type; otherwise only by the types whose catalogue row lists it
-    /// (`policy::kind`).
+    /// (the catalogue in `policy`).
     pub every: bool,
 }
 

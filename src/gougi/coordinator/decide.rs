@@ -100,7 +100,7 @@ impl<W: std::io::Write> Coordinator<W> {
     /// history when the next move goes to another member); returns why this move's player is
     /// not the previous move's, if it is not.
     fn rotate(&mut self, round: &Round, played: &Answer) -> Option<change_player::Switch> {
-        let rule = kind::rotation(self.config.policy, &self.options)?;
+        let rule = policy::rotation(self.config.policy, &self.options)?;
         let order: Vec<usize> = (0..self.slots.len())
             .filter(|&i| self.slots[i].spec.role == Role::Normal)
             .collect();

@@ -204,7 +204,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
                 Shape::ChangePlayer => {
                     // The catalogue gives every change-player type a rule (a unit test checks).
-                    let rule = kind::rotation(policy, &self.options)
+                    let rule = policy::rotation(policy, &self.options)
                         .unwrap_or(change_player::Rule::Every { plys: 1 });
                     let members = self
                         .slots

@@ -213,6 +213,16 @@ impl Gougi {
         }
     }
 
+    /// Reads (and drops) lines for `span`, panicking if one starts with `prefix`: nothing may
+    /// answer before the GUI's next command (e.g. a solve that must still run at `stop`).
+    pub fn silent_for(&mut self, span: Duration, prefix: &str) {
+        let until = Instant::now() + span;
+        while let Some(left) = until.checked_duration_since(Instant::now()) {
+            let early = self.next(left).filter(|l| l.starts_with(prefix));
+            assert!(early.is_none(), "answered before the stop: {early:?}");
+        }
+    }
+
     /// Lines up to the one starting with `prefix` (inclusive).
     pub fn until_prefix(&mut self, prefix: &str) -> Vec<String> {
         let p = prefix.to_string();

@@ -1085,6 +1085,39 @@ fn binary_bad_setoption_values_get_a_warning() {
 }
 
 #[test]
+fn min_cores_per_engine() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=majority\nEngine1.Path=builtin:search\nEngine2.Path=builtin:search\n";
+    let c = parse_in(&dir, head).unwrap();
+    assert!(c.engines.iter().all(|e| e.min_cores == 0));
+    let specs = c.member_specs();
+    assert!(specs.iter().all(|s| s.min_cores == 0));
+    let c = parse_in(&dir, &format!("{head}Engine2.MinCores=3\n")).unwrap();
+    assert_eq!(
+        c.engines.iter().map(|e| e.min_cores).collect::<Vec<_>>(),
+        [0, 3]
+    );
+    assert_eq!(c.member_specs()[1].min_cores, 3);
+    for bad in ["0", "-1", "two", "2.5"] {
+        let (p, shown) = invalid(
+            &dir,
+            &format!("{head}Engine1.MinCores={bad}\n"),
+            4,
+            "Engine1.MinCores",
+        );
+        assert_eq!(p, Problem::BadMinCores { value: bad.into() });
+        assert!(shown.contains("a CPU count of 1 or more"), "{shown}");
+    }
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine3.MinCores=2\n"),
+        4,
+        "Engine3.MinCores",
+    );
+    assert_eq!(p, Problem::NoPath { number: 3 });
+}
+
+#[test]
 fn binary_accepts_ponder_and_nodes_switches() {
     let dir = common::scratch_dir("switches");
     let config = common::mock_config(
@@ -1297,7 +1330,15 @@ fn env_overrides_beat_the_file() {
 fn env_errors_name_the_variable() {
     let dir = TempDir::new();
     let text = "Gougi.Type=optimistic\nEngine1.Path=builtin:search\n";
-    let cases: [(&str, &str, &str, Problem); 7] = [
+    let cases: [(&str, &str, &str, Problem); 8] = [
+        (
+            "GOUGI_ENGINE1_MINCORES",
+            "all",
+            "Engine1.MinCores",
+            Problem::BadMinCores {
+                value: "all".into(),
+            },
+        ),
         (
             "GOUGI_ENGINE1_WEIGHT",
             "heavy",

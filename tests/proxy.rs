@@ -1369,3 +1369,74 @@ fn multipv_vote_decides_once_the_lead_cannot_be_caught() {
     assert!(elapsed >= Duration::from_millis(3500), "{elapsed:?}");
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
 }
+
+/// `Engine<N>.MinCores`: under a clock a member that asks for more CPUs than the machine has
+/// sits the round out (no `go` reaches it, its move is not weighed); bounded by nodes it plays.
+/// The first member always plays. No machine has 100,000 CPUs, every machine has one.
+#[test]
+fn min_cores_members_sit_out_timed_rounds_only() {
+    let dir = scratch_dir("mincores");
+    let logs: Vec<_> = (1..=3).map(|n| dir.join(format!("e{n}.log"))).collect();
+    let member = |n: usize, cp: i32, mv: &str| {
+        format!(
+            "id name e{n}\ntranscript: {}\ngo: info depth 5 score cp {cp} pv {mv} ; bestmove {mv}\n",
+            logs[n - 1].display()
+        )
+    };
+    let scripts = [
+        member(1, 50, "7g7f"),
+        member(2, 30, "2g2f"),
+        member(3, 90, "6i7h"),
+    ];
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let config = mock_config(
+        &dir,
+        "optimistic",
+        &refs,
+        None,
+        "Engine1.MinCores=100000\nEngine2.MinCores=1\nEngine3.MinCores=100000\n",
+    );
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    let gos = |log: &std::path::Path| {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("go"))
+            .count()
+    };
+
+    // Nodes: everyone plays, and e3's +90 wins.
+    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    assert!(!lines.iter().any(|l| l.contains("[Info]")), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "bestmove 6i7h");
+
+    // A clock: e3 sits out, once announced; e1 (first, never left out) and e2 play.
+    let lines = play(&mut g, "position startpos", BYO);
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    let s = if cpus == 1 { "" } else { "s" };
+    let info = format!(
+        "info string [Info] E3 (e3, MinCores 100000) sits out timed rounds: this machine has {cpus} CPU{s}"
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.contains("[Info]")).count(),
+        1,
+        "{lines:#?}"
+    );
+    assert!(lines.contains(&info), "{lines:#?}");
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [X] bestmove 2g2f [２六歩(27)] [評価値 30 （前回30 差分0）] [e2]",
+            "info string [O] bestmove 7g7f [７六歩(77)] [評価値 50 （前回50 差分0）] [e1]",
+            "info depth 5 time T multipv 1 score cp 50 pv 7g7f",
+            "bestmove 7g7f",
+        ]
+    );
+    let lines = play(&mut g, "position startpos", BYO);
+    assert!(!lines.iter().any(|l| l.contains("[Info]")), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+    // The transcripts: e1 and e2 got all three `go`s, e3 only the node-bound one.
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(logs.iter().map(|l| gos(l)).collect::<Vec<_>>(), [3, 3, 1]);
+}

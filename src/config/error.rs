@@ -121,6 +121,8 @@ pub enum Problem {
     BadPonder { value: String },
     #[error("must be a node count of 1 or more, or off, got {value:?}")]
     BadNodes { value: String },
+    #[error("must be a CPU count of 1 or more, got {value:?}")]
+    BadMinCores { value: String },
     #[error("not a regular expression: {message}")]
     BadPattern { message: String },
     #[error("no \"=\": a setting is Key=value (start a comment with #)")]

@@ -139,6 +139,8 @@ pub(super) struct EngineKeys {
     pub ponder: Option<Setting>,
     #[serde(rename = "Nodes")]
     pub nodes: Option<Setting>,
+    #[serde(rename = "MinCores")]
+    pub min_cores: Option<Setting>,
     #[serde(rename = "ShowOptions")]
     pub show_options: Option<Setting>,
     #[serde(rename = "HideOptions")]
@@ -150,7 +152,7 @@ pub(super) struct EngineKeys {
 
 impl EngineKeys {
     /// The single-valued fields in the order their orphans are reported (the keys' order).
-    pub fn fields(&self) -> [Option<&Setting>; 8] {
+    pub fn fields(&self) -> [Option<&Setting>; 9] {
         [
             self.name.as_ref(),
             self.weight.as_ref(),
@@ -158,6 +160,7 @@ impl EngineKeys {
             self.score_view.as_ref(),
             self.ponder.as_ref(),
             self.nodes.as_ref(),
+            self.min_cores.as_ref(),
             self.show_options.as_ref(),
             self.hide_options.as_ref(),
         ]
@@ -214,6 +217,7 @@ impl Tree {
             Key::EngineScoreView(i) => vec!["Engine".into(), n(i), "ScoreView".into()],
             Key::EnginePonder(i) => vec!["Engine".into(), n(i), "Ponder".into()],
             Key::EngineNodes(i) => vec!["Engine".into(), n(i), "Nodes".into()],
+            Key::EngineMinCores(i) => vec!["Engine".into(), n(i), "MinCores".into()],
             Key::EngineShowOptions(i) => vec!["Engine".into(), n(i), "ShowOptions".into()],
             Key::EngineHideOptions(i) => vec!["Engine".into(), n(i), "HideOptions".into()],
             Key::EngineOption(i, _) => {
@@ -358,7 +362,7 @@ impl Source for EnvLayer {
 /// one that looks like a setting but names no key.
 ///
 /// The name is [`ENV_PREFIX`] and the key in capitals with `_` for `.`: `GOUGI_GOUGI_TYPE`,
-/// `GOUGI_ENGINE<N>_PATH` (and `_NAME`, `_WEIGHT`, `_SCALE`, `_SCOREVIEW`, `_PONDER`, `_NODES`,
+/// `GOUGI_ENGINE<N>_PATH` (and `_NAME`, `_WEIGHT`, `_SCALE`, `_SCOREVIEW`, `_PONDER`, `_NODES`, `_MINCORES`,
 /// `_SHOWOPTIONS`, `_HIDEOPTIONS`), `GOUGI_MATEENGINE_PATH`, `GOUGI_MATEENGINE_FORPV_COUNT`, `GOUGI_MATEENGINE_GUARD`, and
 /// `GOUGI_ENGINE<N>_OPTION_<Name>` with the option's name as the member spells it
 /// (`GOUGI_ENGINE2_OPTION_USI_Hash`). Letters are matched in any case, except `<Name>`'s.
@@ -416,6 +420,7 @@ pub fn env_key(var: &str) -> Option<Result<String, Problem>> {
                     "SCOREVIEW" => "ScoreView",
                     "PONDER" => "Ponder",
                     "NODES" => "Nodes",
+                    "MINCORES" => "MinCores",
                     "SHOWOPTIONS" => "ShowOptions",
                     "HIDEOPTIONS" => "HideOptions",
                     _ => return unknown(),

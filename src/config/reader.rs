@@ -59,6 +59,7 @@ pub(super) enum Key {
     EngineScoreView(u32),
     EnginePonder(u32),
     EngineNodes(u32),
+    EngineMinCores(u32),
     EngineShowOptions(u32),
     EngineHideOptions(u32),
     /// `Engine<N>.Option.<Name>`: the name is `Parser::option_names[.1]` (keys stay `Copy`).
@@ -113,6 +114,7 @@ impl Key {
                     "ScoreView" => Key::EngineScoreView(n),
                     "Ponder" => Key::EnginePonder(n),
                     "Nodes" => Key::EngineNodes(n),
+                    "MinCores" => Key::EngineMinCores(n),
                     "ShowOptions" => Key::EngineShowOptions(n),
                     "HideOptions" => Key::EngineHideOptions(n),
                     _ => return Ok(None),
@@ -142,6 +144,7 @@ impl Key {
                 "scoreview" => "ScoreView",
                 "ponder" => "Ponder",
                 "nodes" => "Nodes",
+                "mincores" => "MinCores",
                 "showoptions" => "ShowOptions",
                 "hideoptions" => "HideOptions",
                 _ => "Path",

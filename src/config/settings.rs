@@ -11,6 +11,7 @@
 //! | `Engine<N>.Scale` | score calibration: the member's cp per logistic unit, win rate = 1/(1+e^(−cp/Scale)); `gougi calibrate` fits it from game records | none (raw scores) |
 //! | `Engine<N>.Ponder` | `true` or `false`: with `false` the member never gets `go ponder`; at `ponderhit` it starts with a normal `go` | `true` |
 //! | `Engine<N>.Nodes` | a node count ≥ 1 (every `go` it gets carries `nodes <n>` instead of the GUI's limits) or `off` (it never gets `nodes`: a GUI `go nodes` reaches it as `go btime 0 wtime 0 byoyomi 1000`) ([`NodesRule`]) | absent: the GUI's `go` as is |
+//! | `Engine<N>.MinCores` | a CPU count ≥ 1: under a clock (any `go` but `nodes`, `depth` and `mate`) member N is asked only when this machine has at least that many logical CPUs, so a config written for a bigger machine does not make its members share cores; under `go nodes`/`depth` it always plays | absent: always asked |
 //! | `Engine<N>.ShowOptions`, `Engine<N>.HideOptions` | regular expressions over the member's option names: the GUI's dialog lists (as `E<N>_…`) those matching ShowOptions and not HideOptions ([`OptionFilter`]) | all shown |
 //! | `Engine<N>.Option.<Name>` | a value for member N's USI option `<Name>` ([`MemberOption`]): it becomes that option's default (the GUI's `E<N>_<Name>` shows it) and is sent as `setoption` before the member's first `isready` unless the GUI sets `E<N>_<Name>`; a name the member does not declare is a warning naming this line | the member's own default |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
@@ -62,6 +63,8 @@ pub struct EngineEntry {
     pub ponder: bool,
     /// `Engine<N>.Nodes`: how `nodes` limits reach this member (default [`NodesRule::Gui`]).
     pub nodes: NodesRule,
+    /// `Engine<N>.MinCores` (0 when absent: always asked).
+    pub min_cores: u32,
     /// `Engine<N>.ShowOptions` / `HideOptions`: which of its options the GUI's dialog shows.
     pub option_filter: OptionFilter,
     /// `Engine<N>.Option.<Name>=<value>`, in the file's order.
@@ -131,6 +134,7 @@ impl Config {
                 black_view_scores: e.black_view_scores,
                 ponder: e.ponder,
                 nodes: e.nodes,
+                min_cores: e.min_cores,
                 option_filter: e.option_filter.clone(),
                 options: e.options.clone(),
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)

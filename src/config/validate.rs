@@ -351,6 +351,21 @@ impl Validator {
                 }
             },
         };
+        let min_cores = match &keys.min_cores {
+            None => 0,
+            Some(s) => match s.value.parse::<u32>() {
+                Ok(count) if count >= 1 => count,
+                _ => {
+                    return Err(self.at(
+                        s,
+                        &format!("Engine{n}.MinCores"),
+                        Problem::BadMinCores {
+                            value: s.value.clone(),
+                        },
+                    ))
+                }
+            },
+        };
         let mut patterns = [None, None];
         for (k, (setting, field)) in [
             (&keys.show_options, "ShowOptions"),
@@ -399,6 +414,7 @@ impl Validator {
             black_view_scores,
             ponder,
             nodes,
+            min_cores,
             line: path.place().line(),
         })
     }

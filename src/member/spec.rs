@@ -116,6 +116,9 @@ pub struct MemberSpec {
     pub ponder: bool,
     /// `Engine<N>.Nodes` (default [`NodesRule::Gui`]). Mate members keep the default.
     pub nodes: NodesRule,
+    /// `Engine<N>.MinCores`: under a clock the member is asked only on a machine with at least
+    /// this many logical CPUs (0, the default: always). Mate members keep the default.
+    pub min_cores: u32,
     /// `Engine<N>.ShowOptions`/`HideOptions`: which options the GUI sees (all by default).
     pub option_filter: OptionFilter,
     /// `Engine<N>.Option.<Name>=<value>`: the config's defaults for the member's options.
@@ -137,6 +140,7 @@ impl MemberSpec {
             black_view_scores: false,
             ponder: true,
             nodes: NodesRule::Gui,
+            min_cores: 0,
             option_filter: Default::default(),
             options: Vec::new(),
         }
@@ -162,6 +166,7 @@ impl MemberSpec {
             black_view_scores: false,
             ponder: true,
             nodes: NodesRule::Gui,
+            min_cores: 0,
             option_filter: Default::default(),
             options: Vec::new(),
         }

@@ -137,6 +137,10 @@ pub struct Coordinator<W> {
     monitor: Option<(String, crate::monitor::Server)>,
     /// Decisions to publish once their `bestmove` is flushed.
     unpublished: Vec<Decided>,
+    /// Logical CPUs of this machine (cgroup quotas included), for `Engine<N>.MinCores`.
+    cores: u32,
+    /// The GUI has been told which members sit out timed rounds (once per process).
+    sitting_out_told: bool,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
@@ -208,6 +212,8 @@ impl<W: std::io::Write> Coordinator<W> {
             mates: MateState::default(),
             round: None,
             next_round: 1,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            sitting_out_told: false,
             usi_pending: false,
             ready_pending: None,
             deferred: VecDeque::new(),

@@ -165,9 +165,7 @@ impl<W: std::io::Write> Coordinator<W> {
             extended: false,
         };
         let policy = self.config.policy;
-        let normals: Vec<usize> = (0..self.slots.len())
-            .filter(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
-            .collect();
+        let normals = self.asked_normals(&limits);
         let mut request = member_limits.clone();
         if kind == RoundKind::Play && policy.shape() == Shape::All && normals.len() >= 2 {
             if let Some(banked) = bank(&limits, black, &request, self.options.time_bank_pct) {
@@ -278,6 +276,57 @@ impl<W: std::io::Write> Coordinator<W> {
             self.start_mate_search();
         }
         self.maybe_finish();
+    }
+
+    /// The usable normal members this `go` asks. Under a clock (any `go` but `nodes`, `depth`
+    /// and `mate`), a member whose `Engine<N>.MinCores` exceeds this machine's logical CPUs
+    /// sits the round out: members that share a core each think at a fraction of its speed, and
+    /// three copies at a third of a core lose to one at a whole core (BENCHMARKS, "equal total
+    /// CPU"). Bounded by nodes or depth, time is not what they share, so everyone plays. The
+    /// first usable member always plays, whatever its `MinCores`. The GUI is told once.
+    fn asked_normals(&mut self, limits: &GoLimits) -> Vec<usize> {
+        let usable: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
+            .collect();
+        let clocked = limits.nodes.is_none() && limits.depth.is_none() && limits.mate.is_none();
+        if !clocked {
+            return usable;
+        }
+        let cores = self.cores;
+        let (asked, out): (Vec<usize>, Vec<usize>) = usable
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (k == 0 || self.slots[i].spec.min_cores <= cores, i))
+            .fold((Vec::new(), Vec::new()), |(mut a, mut o), (fits, i)| {
+                if fits {
+                    a.push(i)
+                } else {
+                    o.push(i)
+                }
+                (a, o)
+            });
+        if !out.is_empty() && !self.sitting_out_told {
+            self.sitting_out_told = true;
+            let names: Vec<String> = out
+                .iter()
+                .map(|&i| {
+                    let s = &self.slots[i];
+                    format!(
+                        "E{} ({}, MinCores {})",
+                        s.number(),
+                        s.name,
+                        s.spec.min_cores
+                    )
+                })
+                .collect();
+            self.say(format!(
+                "info string [Info] {} sit{} out timed rounds: this machine has {cores} CPU{}",
+                names.join(", "),
+                if out.len() == 1 { "s" } else { "" },
+                if cores == 1 { "" } else { "s" },
+            ));
+        }
+        asked
     }
 
     pub(super) fn next_timer(&self) -> Option<Instant> {

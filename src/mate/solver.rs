@@ -3,7 +3,11 @@
 //! Shortest mate under plain minimax (every legal defence counted, futile interpositions
 //! (無駄合) included): after the first proof of length `L`, the root is searched again with the
 //! bound `L - 2` (mate lengths from an OR node are odd). A proof there gives a shorter `L`; a
-//! disproof proves that no mate shorter than `L` exists. The PV is then read off without
+//! disproof proves that no mate shorter than `L` exists. Before each such root search, the
+//! line of length `L` is searched bottom-up, each attacker node of it for a mate two plies
+//! shorter than its own proven length (`disprove_shorter_along`), which only warms the table:
+//! the root's search needs all those disproofs and, top-down, paid for them several times
+//! (寿: 17.6 M → 13.9 M nodes, BENCHMARKS.md). The PV is then read off without
 //! recursion, one ply at a time: the attacker plays a check whose child has a mate within the
 //! remaining length; the defender plays a reply whose child has no mate two plies shorter
 //! (found in the table, or by a bounded search of each reply). So the PV has exactly the
@@ -207,6 +211,9 @@ fn run_phases<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutco
                 break;
             }
             let before = dfpn.nodes;
+            if let Some(line) = fallback.as_ref().filter(|l| l.len() == len as usize) {
+                disprove_shorter_along(dfpn, line);
+            }
             let r = resolve(dfpn, true, 1, len - 2);
             tracing::debug!(
                 bound = len - 2,
@@ -253,6 +260,47 @@ fn run_phases<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutco
             moves,
         },
         None => MateOutcome::Timeout,
+    }
+}
+
+/// Before the root is searched for a mate shorter than `line`, search each attacker node of
+/// the line for a mate two plies shorter than the table's proven length there, from the last
+/// one back to the root's child nodes. Why: the root's search must disprove a shorter mate at
+/// every one of these nodes anyway, and df-pn reaches them top-down, bouncing between the
+/// line and its siblings (寿: the line's nodes were entered 10–19 times each, and the sibling
+/// checks spent their effort before the deeper line nodes had a lower bound in the table that
+/// their transpositions could use). Done bottom-up, each node's search finds the deeper ones
+/// settled. Only the table is warmed: a node whose search proves a shorter mate just stores it,
+/// and the root's own search still decides. Stops at once on `stop` or the deadline (the board
+/// and path are restored either way).
+fn disprove_shorter_along<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, line: &[B::Move]) {
+    let mut stopped = false;
+    for (i, &m) in line.iter().enumerate() {
+        dfpn.board.do_move(m);
+        dfpn.push_path(i as u32 + 2);
+        dfpn.push_line(m);
+    }
+    for (i, &m) in line.iter().enumerate().rev() {
+        dfpn.pop_path(i as u32 + 2);
+        dfpn.pop_line();
+        dfpn.board.undo_move(m);
+        // Attacker nodes only (even plies), and not the root: the caller searches it.
+        if i % 2 == 1 || i == 0 || dfpn.aborted || stopped {
+            continue;
+        }
+        let probe = dfpn
+            .tt
+            .probe(dfpn.board.board_key(), dfpn.board.attacker_hand());
+        if probe.upper < 3 || probe.upper == LEN_INFINITE || probe.lower > probe.upper - 2 {
+            continue;
+        }
+        // The node is on the path already (pushed when its move was played above).
+        let r = resolve(dfpn, true, i as u32 + 1, probe.upper - 2);
+        if r.pn == 0 {
+            // A shorter mate here: the line is not minimal, so the root's search will find
+            // another line, and warming the table for this one would be wasted.
+            stopped = true;
+        }
     }
 }
 

@@ -155,20 +155,9 @@ impl MemberSpec {
             args.insert(1.min(args.len()), SEARCH_MEMBER_FLAG.to_owned());
         }
         MemberSpec {
-            number,
-            role,
-            program: command.program.clone(),
             args,
             working_dir: command.working_dir.clone(),
-            display_name: None,
-            weight: 1.0,
-            scale: None,
-            black_view_scores: false,
-            ponder: true,
-            nodes: NodesRule::Gui,
-            min_cores: 0,
-            option_filter: Default::default(),
-            options: Vec::new(),
+            ..MemberSpec::new(number, role, command.program.clone(), &[])
         }
     }
 

@@ -293,18 +293,10 @@ impl<W: std::io::Write> Coordinator<W> {
             return usable;
         }
         let cores = self.cores;
+        let first = usable.first().copied();
         let (asked, out): (Vec<usize>, Vec<usize>) = usable
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| (k == 0 || self.slots[i].spec.min_cores <= cores, i))
-            .fold((Vec::new(), Vec::new()), |(mut a, mut o), (fits, i)| {
-                if fits {
-                    a.push(i)
-                } else {
-                    o.push(i)
-                }
-                (a, o)
-            });
+            .into_iter()
+            .partition(|&i| Some(i) == first || self.slots[i].spec.min_cores <= cores);
         if !out.is_empty() && !self.sitting_out_told {
             self.sitting_out_told = true;
             let names: Vec<String> = out

@@ -255,6 +255,8 @@ pub struct Engine {
     pub id_name: Option<String>,
     timeouts: StartTimeouts,
     dead: bool,
+    /// `quit` was sent: the drop must not send it again (the engine may be gone by then).
+    quit_sent: bool,
 }
 
 impl Engine {
@@ -294,6 +296,7 @@ impl Engine {
             id_name: handshake.name,
             timeouts,
             dead: false,
+            quit_sent: false,
         };
         engine.ready().await.map_err(|f| match f {
             EngineFailure::Start(s) => EngineFailure::Start(s),
@@ -343,7 +346,8 @@ impl Engine {
 
     /// Ends the engine politely (`quit`); dropping it afterwards kills it if it lingers.
     pub fn quit(&mut self) {
-        if !self.is_dead() {
+        if !self.is_dead() && !self.quit_sent {
+            self.quit_sent = true;
             let _ = self.send("quit");
         }
     }
@@ -457,7 +461,7 @@ impl Drop for Engine {
     fn drop(&mut self) {
         // Dropping the handle kills the process; `quit` first lets a healthy engine exit on its
         // own terms (flushing its logs) if it is quick about it.
-        if !self.dead {
+        if !self.dead && !self.quit_sent {
             let _ = self.handle.send_line("quit");
         }
     }

@@ -267,12 +267,6 @@ async fn run(
                     match timeout(WRITE_TIMEOUT, write_line(&mut writer, &bytes)).await {
                         Ok(Ok(())) => {}
                         // A broken pipe means the member is dying; its stdout EOF ends the loop.
-                        // After `quit` that is the member doing as asked (a second `quit`, from
-                        // a handle dropped after `quit`, finds it gone): not worth a warning in
-                        // a match's progress output.
-                        Ok(Err(e)) if line == "quit" && e.kind() == std::io::ErrorKind::BrokenPipe => {
-                            tracing::debug!(error = %e, "member gone before quit")
-                        }
                         Ok(Err(e)) => tracing::warn!(error = %e, %line, "write to member failed"),
                         Err(_) => {
                             tracing::warn!(%line, "member stopped reading its input; killing it");

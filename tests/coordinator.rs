@@ -365,7 +365,7 @@ async fn a_ponder_miss_with_a_hung_member_fits_in_the_byoyomi() {
     gui.quit().await;
 }
 
-/// (d) Fischer clocks: members are stopped at main/10 + inc and gougi decides G_Margin/2
+/// (d) Fischer clocks: members are stopped at main/4 + inc and gougi decides G_Margin/2
 /// later without a hung member; with little main time left, before the main time runs out.
 #[tokio::test(start_paused = true)]
 async fn fischer_deadlines_hold_with_a_hung_member() {
@@ -374,11 +374,11 @@ async fn fischer_deadlines_hold_with_a_hung_member() {
         Script::always(Go::OnStop).named("slow").with_score(77),
     ];
     let mut gui = start("optimistic", scripts, &[]).await;
-    // 10 s + 2 s/move: stop at 10000/10 + 2000 = 3000 ms, decide at 3000 + 30.
+    // 10 s + 2 s/move: stop at 10000/4 + 2000 = 4500 ms, decide at 4500 + 30.
     let (took, lines) = gui
         .play("btime 10000 wtime 10000 binc 2000 winc 2000", 11_000 * MS)
         .await;
-    assert_eq!(took, 3030 * MS, "{lines:#?}");
+    assert_eq!(took, 4530 * MS, "{lines:#?}");
     // E2's answer (given at `stop`) is the one played, with its score.
     assert!(
         lines.iter().any(|l| l.contains("score cp 77")),

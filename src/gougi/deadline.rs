@@ -6,15 +6,17 @@
 //! ```text
 //! available  = our main time + byoyomi            (the GUI flags us after this)
 //! members    = available − margin                  (the clock members are told, see below)
-//! soft       = min(members, main/10 + byoyomi + inc)   → `stop` to members still thinking
+//! soft       = min(members, main/4 + byoyomi + inc)    → `stop` to members still thinking
 //! hard       = min(soft + margin/2, available − margin/2) → decide with the answers we have
 //! ```
 //!
 //! Members see a clock shortened by the margin: main time first, then byoyomi, so a member
 //! that spends its whole allowance still answers `margin` before gougi's flag falls. The soft
-//! cap `main/10 + byoyomi + inc` bounds what a hung member can cost in sudden death, where
-//! `members` alone would be the whole clock; engines rarely spend more than a tenth of their
-//! remaining time on one move. The increment is not counted as available, because GUIs differ
+//! cap `main/4 + byoyomi + inc` bounds what a hung member can cost in sudden death, where
+//! `members` alone would be the whole clock. It is the built-in search's own hard limit
+//! ([`crate::search::timeman::MAX_CLOCK_DIVISOR`]): a tighter cap (it was `main/10`) stopped the
+//! member at half of what the engine alone spends on a hard move (300 ms of 600 at 2 s + 0.1 s),
+//! so the consultation played a Fischer game with less thought than its opponent. The increment is not counted as available, because GUIs differ
 //! on whether it is added before or after the move. The margin (`G_Margin`) covers the pipe
 //! round trips, gougi's decision and the GUI's own delay.
 //!
@@ -83,6 +85,11 @@ pub fn give_back(limits: &crate::usi::GoLimits, black: bool, own: u64) -> crate:
     l
 }
 
+/// The soft deadline is at most `main / SOFT_CAP_DIVISOR + byoyomi + inc` (see the module notes):
+/// the built-in search's own cap, so gougi does not stop it (by more than the margin) before it
+/// would stop by itself.
+pub const SOFT_CAP_DIVISOR: u64 = crate::search::timeman::MAX_CLOCK_DIVISOR;
+
 /// Every input (clock fields, margin, movetime) is capped at this before any arithmetic.
 pub const MAX_CLOCK_MS: u64 = crate::usi::MAX_TIME_MS;
 
@@ -128,7 +135,9 @@ pub fn plan(clock: Clock, margin: u64) -> Plan {
     let member_main = main - from_main;
     let member_byoyomi = byoyomi.saturating_sub(margin - from_main);
     let members = member_main.saturating_add(member_byoyomi);
-    let cap = (main / 10).saturating_add(byoyomi).saturating_add(inc);
+    let cap = (main / SOFT_CAP_DIVISOR)
+        .saturating_add(byoyomi)
+        .saturating_add(inc);
     let soft = members.min(cap);
     let hard = soft
         .saturating_add(margin / 2)
@@ -293,8 +302,8 @@ mod tests {
             500,
         );
         assert_eq!((p.member_main, p.member_byoyomi), (59_500, 10_000));
-        assert_eq!(ms(p.soft), 16_000); // a tenth of the main time plus byoyomi
-        assert_eq!(ms(p.hard), 16_250);
+        assert_eq!(ms(p.soft), 25_000); // a quarter of the main time plus byoyomi
+        assert_eq!(ms(p.hard), 25_250);
         let p = plan(
             Clock {
                 main: 300,
@@ -319,8 +328,8 @@ mod tests {
             200,
         );
         assert_eq!(p.member_main, 599_800);
-        assert_eq!(ms(p.soft), 60_000);
-        assert_eq!(ms(p.hard), 60_100);
+        assert_eq!(ms(p.soft), 150_000);
+        assert_eq!(ms(p.hard), 150_100);
         let p = plan(
             Clock {
                 main: 1_000,
@@ -345,8 +354,64 @@ mod tests {
             200,
         );
         assert_eq!(p.member_main, 9_800);
-        assert_eq!(ms(p.soft), 6_000);
+        assert_eq!(ms(p.soft), 7_500);
         assert!(ms(p.hard) < 10_000);
+    }
+
+    /// The built-in member (whose `NetworkDelay2` goes back on its clock, [`give_back`]) is not
+    /// stopped by gougi before its own time manager's hard limit (to within the margin): with the cap at `main/10` it
+    /// was, at 2 s + 0.1 s, after 300 ms where `gougi search` alone thinks 600 ms.
+    #[test]
+    fn the_soft_cap_lets_the_builtin_member_think_as_long_as_alone() {
+        use crate::search::timeman;
+        let opt = timeman::TimeOptions::default();
+        for (main, byoyomi, inc) in [
+            (2_000, 0, 100),
+            (10_000, 0, 1_000),
+            (60_000, 0, 0),
+            (600_000, 10_000, 0),
+            (30_000, 1_000, 0),
+            (0, 300, 0),
+        ] {
+            let clock = Clock {
+                main,
+                opponent_main: main,
+                byoyomi,
+                inc,
+            };
+            let p = plan(clock, DEFAULT_MARGIN_MS);
+            let told = give_back(
+                &crate::usi::GoLimits {
+                    btime: Some(p.member_main),
+                    wtime: Some(main),
+                    byoyomi: (byoyomi > 0).then_some(p.member_byoyomi),
+                    binc: Some(inc),
+                    winc: Some(inc),
+                    ..Default::default()
+                },
+                true,
+                opt.network_delay2,
+            );
+            for ply in [1, 40, 120] {
+                let alone = timeman::plan(
+                    timeman::Clock {
+                        time: told.btime.unwrap_or(0),
+                        byoyomi: told.byoyomi.unwrap_or(0),
+                        inc,
+                    },
+                    ply,
+                    &opt,
+                );
+                // Within the margin: with byoyomi, the margin taken from the main time goes
+                // back on the byoyomi, so the member's quarter is of a clock `margin` shorter.
+                assert!(
+                    alone.maximum <= ms(p.soft) + DEFAULT_MARGIN_MS,
+                    "{clock:?} ply {ply}: member may think {} ms, gougi stops it at {:?}",
+                    alone.maximum,
+                    p.soft
+                );
+            }
+        }
     }
 
     /// Values a GUI or a setoption can send: zero, small, around the margin, 32-bit edges, and

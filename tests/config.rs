@@ -1215,6 +1215,143 @@ fn member_options_per_engine() {
     assert_eq!(c.warnings[0].line, 4);
 }
 
+/// `Engine<N>.SoloOption.<Name>`: read like `Engine<N>.Option.<Name>` into its own list (the
+/// same name may be in both), with the same rules for repeats, orphans and empty values, and the
+/// key it names in messages is its own.
+#[test]
+fn member_solo_options_per_engine() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=majority\nEngine1.Path=builtin:search\nEngine2.Path=builtin:search\n";
+    let c = parse_in(
+        &dir,
+        &format!(
+            "{head}Engine1.Option.EvalNoise=50\nEngine1.SoloOption.EvalNoise=0\n\
+             Engine1.SoloOption.Threads = 2\n"
+        ),
+    )
+    .unwrap();
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    let e1 = &c.engines[0];
+    let options = |list: &[gougi::member::MemberOption]| -> Vec<(String, String, usize, bool)> {
+        list.iter()
+            .map(|o| (o.name.clone(), o.value.clone(), o.line, o.solo))
+            .collect()
+    };
+    assert_eq!(
+        options(&e1.options),
+        vec![("EvalNoise".into(), "50".into(), 4, false)]
+    );
+    assert_eq!(
+        options(&e1.solo_options),
+        vec![
+            ("EvalNoise".into(), "0".into(), 5, true),
+            ("Threads".into(), "2".into(), 6, true)
+        ]
+    );
+    assert!(c.engines[1].solo_options.is_empty());
+    assert_eq!(e1.solo_options[0].key(1), "Engine1.SoloOption.EvalNoise");
+    assert_eq!(e1.options[0].key(1), "Engine1.Option.EvalNoise");
+    assert_eq!(
+        e1.solo_options[0].origin(),
+        format!("{}:5", dir.path().join("SimpleGougi.config").display())
+    );
+    // The member's spec carries them.
+    let specs = c.member_specs();
+    assert_eq!(specs[0].solo_options, e1.solo_options);
+    assert!(specs[1].solo_options.is_empty());
+
+    // The same key twice with another value is a duplicate naming both lines; with the same
+    // value, a warning.
+    let (p, shown) = invalid(
+        &dir,
+        &format!("{head}Engine1.SoloOption.EvalNoise=0\nEngine1.SoloOption.EvalNoise=10\n"),
+        5,
+        "Engine1.SoloOption.EvalNoise",
+    );
+    assert_eq!(p, Problem::Duplicate { first_line: 4 });
+    assert!(shown.contains("first on line 4"), "{shown}");
+    let c = parse_in(
+        &dir,
+        &format!("{head}Engine1.SoloOption.EvalNoise=0\nEngine1.SoloOption.EvalNoise=0\n"),
+    )
+    .unwrap();
+    assert_eq!(c.engines[0].solo_options.len(), 1);
+    assert_eq!(
+        (
+            c.warnings.len(),
+            c.warnings[0].line,
+            c.warnings[0].key.as_str()
+        ),
+        (1, 5, "Engine1.SoloOption.EvalNoise")
+    );
+    // A member without Path: the orphan error, at the earliest of its option lines.
+    let (p, shown) = invalid(
+        &dir,
+        &format!("{head}Engine3.SoloOption.EvalNoise=0\nEngine3.Option.EvalNoise=50\n"),
+        4,
+        "Engine3.SoloOption.EvalNoise",
+    );
+    assert_eq!(p, Problem::NoPath { number: 3 });
+    assert!(shown.contains("Engine3.Path"), "{shown}");
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine3.Option.EvalNoise=50\nEngine3.SoloOption.EvalNoise=0\n"),
+        4,
+        "Engine3.Option.EvalNoise",
+    );
+    assert_eq!(p, Problem::NoPath { number: 3 });
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine1.SoloOption.Threads=\n"),
+        4,
+        "Engine1.SoloOption.Threads",
+    );
+    assert_eq!(p, Problem::Empty);
+    let (p, _) = invalid(
+        &dir,
+        &format!("{head}Engine0.SoloOption.Threads=1\n"),
+        4,
+        "Engine0.SoloOption.Threads",
+    );
+    assert_eq!(p, Problem::EngineZero);
+    // A misspelt table is an error with the right spelling as its hint.
+    let (p, shown) = invalid(
+        &dir,
+        &format!("{head}Engine1.SoloOptions.Threads=2\n"),
+        4,
+        "Engine1.SoloOptions.Threads",
+    );
+    assert_eq!(
+        p,
+        Problem::UnknownKey {
+            hint: Some("Engine1.SoloOption.Threads".into())
+        }
+    );
+    assert!(shown.contains("Engine1.SoloOption.Threads"), "{shown}");
+    // No name: free text, as for Option.
+    let c = parse_in(&dir, &format!("{head}Engine1.SoloOption.=1\n")).unwrap();
+    assert!(c.engines.iter().all(|e| e.solo_options.is_empty()));
+    assert_eq!(c.warnings.len(), 1);
+}
+
+/// Every per-member key of a member without `Engine<N>.Path` is an error, the last field
+/// (`HideOptions`) too.
+#[test]
+fn every_orphan_field_is_an_error() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=optimistic\nEngine1.Path=builtin:search\n";
+    for field in [
+        "Name=x",
+        "MinCores=2",
+        "ShowOptions=^Eval",
+        "HideOptions=^Book",
+    ] {
+        let key = format!("Engine2.{}", field.split('=').next().unwrap());
+        let (p, _) = invalid(&dir, &format!("{head}Engine2.{field}\n"), 3, &key);
+        assert_eq!(p, Problem::NoPath { number: 2 }, "{field}");
+    }
+}
+
 #[test]
 fn mate_guard_runs_the_mate_engine_beside_any_type() {
     let dir = TempDir::new();
@@ -1304,6 +1441,7 @@ fn env_overrides_beat_the_file() {
         o.origin(),
         "environment variable GOUGI_ENGINE1_OPTION_USI_Hash"
     );
+    assert!(c.engines[0].solo_options.is_empty());
     assert_eq!(c.engines[1].number, 2);
     assert_eq!(c.engines[1].command.program, e2);
     assert_eq!(c.engines[1].name.as_deref(), Some("two"));
@@ -1324,6 +1462,69 @@ fn env_overrides_beat_the_file() {
         "environment variable GOUGI_MATEENGINE_FORPV_COUNT: MateEngine.forPV.Count: \
          ignored by type optimistic (used by mate-pv only)"
     );
+}
+
+/// `GOUGI_ENGINE<N>_SOLOOPTION_<Name>` overrides or adds `Engine<N>.SoloOption.<Name>`, the name
+/// keeping its case, and leaves `Engine<N>.Option.<Name>` alone; the value names the variable.
+#[test]
+fn env_overrides_solo_options() {
+    let dir = TempDir::new();
+    let text = "Gougi.Type=optimistic\nEngine1.Path=builtin:search\nEngine1.Option.EvalNoise=50\n\
+                Engine1.SoloOption.EvalNoise=0\n";
+    let c = parse_env(
+        &dir,
+        text,
+        &[
+            ("GOUGI_ENGINE1_SOLOOPTION_EvalNoise", "5"),
+            ("GOUGI_ENGINE1_SOLOOPTION_Threads", "2"),
+        ],
+    )
+    .unwrap();
+    let e1 = &c.engines[0];
+    assert_eq!(
+        e1.options
+            .iter()
+            .map(|o| (o.name.as_str(), o.value.as_str()))
+            .collect::<Vec<_>>(),
+        [("EvalNoise", "50")]
+    );
+    let solo: Vec<(&str, &str, String, bool)> = e1
+        .solo_options
+        .iter()
+        .map(|o| (o.name.as_str(), o.value.as_str(), o.origin(), o.solo))
+        .collect();
+    assert_eq!(
+        solo,
+        [
+            (
+                "EvalNoise",
+                "5",
+                "environment variable GOUGI_ENGINE1_SOLOOPTION_EvalNoise".to_owned(),
+                true
+            ),
+            (
+                "Threads",
+                "2",
+                "environment variable GOUGI_ENGINE1_SOLOOPTION_Threads".to_owned(),
+                true
+            ),
+        ]
+    );
+    // For a member the file does not have: the orphan error names the variable.
+    let err = parse_env(&dir, text, &[("GOUGI_ENGINE4_SOLOOPTION_Threads", "2")]).unwrap_err();
+    match &err {
+        ConfigError::Env { var, key, problem } => {
+            assert_eq!(
+                (var.as_str(), key.as_str(), problem),
+                (
+                    "GOUGI_ENGINE4_SOLOOPTION_Threads",
+                    "Engine4.SoloOption.Threads",
+                    &Problem::NoPath { number: 4 }
+                )
+            );
+        }
+        other => panic!("not Env: {other:?}"),
+    }
 }
 
 #[test]
@@ -1453,10 +1654,20 @@ fn env_variable_names() {
         key("GOUGI_ENGINE2_OPTION_Eval.Dir"),
         Some(Ok("Engine2.Option.Eval.Dir".into()))
     );
+    assert_eq!(
+        key("GOUGI_ENGINE1_SOLOOPTION_EvalNoise"),
+        Some(Ok("Engine1.SoloOption.EvalNoise".into()))
+    );
+    assert_eq!(
+        key("gougi_engine3_soloOption_Threads"),
+        Some(Ok("Engine3.SoloOption.Threads".into()))
+    );
     for typo in [
         "GOUGI_ENGINE_PATH",
         "GOUGI_ENGINE1_PATHS",
         "GOUGI_ENGINE1_OPTION_",
+        "GOUGI_ENGINE1_SOLOOPTION_",
+        "GOUGI_ENGINE1_SOLO_EvalNoise",
         "GOUGI_MATE",
     ] {
         assert_eq!(key(typo), Some(Err(())), "{typo}");

@@ -38,10 +38,21 @@ fn start(
     scripts: Vec<Script>,
     options: &[&str],
 ) -> impl std::future::Future<Output = Gui> {
+    start_with(policy, scripts, "", options)
+}
+
+/// [`start`] with more config lines after the members' paths.
+fn start_with(
+    policy: &str,
+    scripts: Vec<Script>,
+    config: &str,
+    options: &[&str],
+) -> impl std::future::Future<Output = Gui> {
     let mut text = format!("Gougi.Type={policy}\n");
     for i in 1..=scripts.len() {
         text.push_str(&format!("Engine{i}.Path=builtin:search\n"));
     }
+    text.push_str(config);
     let config = Config::parse(&text, Path::new("/tmp/SimpleGougi.config")).expect("config");
     let members = Scripted::new((1..).zip(scripts));
     let out = Capture::new();
@@ -459,5 +470,198 @@ async fn time_banking_shortens_agreed_moves_and_spends_the_bank_on_disagreements
     for member in [1, 2] {
         assert_eq!(gos(&gui, member)[3..], ["go btime 0 wtime 0 byoyomi 940"]);
     }
+    gui.quit().await;
+}
+
+/// `EvalNoise` as the built-in search declares it.
+const EVAL_NOISE: &str = "name EvalNoise type spin default 0 min 0 max 1000";
+
+/// Two members declaring EvalNoise; E1 has it at 50 and 0 when alone, E2 asks for more CPUs
+/// than any machine has, so under a clock E1 plays alone (under `go nodes` both play).
+fn solo_pair() -> (Vec<Script>, &'static str) {
+    let scripts = vec![
+        Script::always(Go::Answer(100 * MS))
+            .named("noisy")
+            .with_option(EVAL_NOISE)
+            .with_option("name Threads type spin default 1 min 1 max 64"),
+        Script::always(Go::Answer(100 * MS))
+            .named("other")
+            .with_option(EVAL_NOISE),
+    ];
+    let config = "Engine1.Option.EvalNoise=50\nEngine1.SoloOption.EvalNoise=0\n\
+                  Engine1.SoloOption.Threads=2\nEngine2.MinCores=100000\n";
+    (scripts, config)
+}
+
+/// What member `n` received from `from` on: `setoption`s as they are, `position`/`go` as the
+/// word alone.
+fn received_from(gui: &Gui, n: u32, from: usize) -> Vec<String> {
+    gui.members.received(n)[from..]
+        .iter()
+        .map(|(_, l)| l.clone())
+        .filter(|l| !l.starts_with("usinewgame"))
+        .map(|l| {
+            if l.starts_with("setoption") {
+                l
+            } else {
+                l.split(' ').next().unwrap_or("").to_owned()
+            }
+        })
+        .collect()
+}
+
+const BYOYOMI: &str = "btime 0 wtime 0 byoyomi 1000";
+
+/// `Engine<N>.SoloOption`: a round that asks E1 alone (E2 sits out under the clock) brings E1
+/// its solo values before its `go`; the next round both play in brings its usual values back
+/// (the config's `Engine1.Option.EvalNoise=50`, the declared default 1 for Threads); nothing is
+/// sent while the state stays; E2, which has no solo options, never gets one.
+#[tokio::test(start_paused = true)]
+async fn solo_options_are_switched_when_a_member_plays_alone() {
+    let (scripts, config) = solo_pair();
+    let mut gui = start_with("optimistic", scripts, config, &[]).await;
+    // The config's option reached E1 before the game, as always.
+    let handshake = gui.members.received(1);
+    assert!(
+        handshake
+            .iter()
+            .any(|(_, l)| l == "setoption name EvalNoise value 50"),
+        "{handshake:#?}"
+    );
+    let from1 = handshake.len();
+    let from2 = gui.members.received(2).len();
+    // Alone, twice: the solo values once, before the first `go`.
+    gui.play(BYOYOMI, 2000 * MS).await;
+    gui.play(BYOYOMI, 2000 * MS).await;
+    // Together, twice: the usual values once.
+    gui.play("nodes 1000", 2000 * MS).await;
+    gui.play("nodes 1000", 2000 * MS).await;
+    // Alone again.
+    gui.play(BYOYOMI, 2000 * MS).await;
+    assert_eq!(
+        received_from(&gui, 1, from1),
+        [
+            "setoption name EvalNoise value 0",
+            "setoption name Threads value 2",
+            "position",
+            "go",
+            "position",
+            "go",
+            "setoption name EvalNoise value 50",
+            "setoption name Threads value 1",
+            "position",
+            "go",
+            "position",
+            "go",
+            "setoption name EvalNoise value 0",
+            "setoption name Threads value 2",
+            "position",
+            "go",
+        ]
+    );
+    assert_eq!(
+        received_from(&gui, 2, from2),
+        ["position", "go", "position", "go"]
+    );
+    // The GUI heard nothing of it.
+    let output = gui.all_output();
+    assert_eq!(count(&output, "SoloOption"), 0, "{output:#?}");
+    assert_eq!(count(&output, "[Warning]"), 0, "{output:#?}");
+    gui.quit().await;
+}
+
+/// A GUI `setoption` of a solo option replaces what the member holds: the next solo round sends
+/// the solo value again, and the GUI's value is the usual one from then on. A restarted member
+/// holds its usual values, so its first solo round sends the solo ones again.
+#[tokio::test(start_paused = true)]
+async fn the_guis_setoption_and_a_restart_reset_the_solo_state() {
+    let (mut scripts, config) = solo_pair();
+    // E1's third `go` (in the fourth round) crashes it; its restarted instance answers.
+    scripts[0] = Script::new([
+        Go::Answer(100 * MS),
+        Go::Answer(100 * MS),
+        Go::Answer(100 * MS),
+        Go::Exit(3),
+        Go::Answer(100 * MS),
+    ])
+    .named("noisy")
+    .with_option(EVAL_NOISE);
+    let config = config.replace("Engine1.SoloOption.Threads=2\n", "");
+    let mut gui = start_with("optimistic", scripts, &config, &[]).await;
+    let from = gui.members.received(1).len();
+    gui.play(BYOYOMI, 2000 * MS).await;
+    gui.send("setoption name E1_EvalNoise value 30").await;
+    gui.play(BYOYOMI, 2000 * MS).await;
+    gui.play("nodes 1000", 2000 * MS).await;
+    assert_eq!(
+        received_from(&gui, 1, from),
+        [
+            "setoption name EvalNoise value 0",
+            "position",
+            "go",
+            "setoption name EvalNoise value 30",
+            "setoption name EvalNoise value 0",
+            "position",
+            "go",
+            "setoption name EvalNoise value 30",
+            "position",
+            "go",
+        ]
+    );
+    // A round alone, in which E1 crashes; it is restarted with the GUI's value.
+    let (_, lines) = gui.play(BYOYOMI, 2000 * MS).await;
+    assert_eq!(
+        count(&lines, "E1 (noisy) exited with code 3"),
+        1,
+        "{lines:#?}"
+    );
+    sleep(Duration::from_millis(500)).await;
+    gui.play(BYOYOMI, 2000 * MS).await;
+    let received = gui.members.received(1);
+    let second = received.last().unwrap().0;
+    let restarted: Vec<&str> = received
+        .iter()
+        .filter(|(i, l)| *i == second && (l.starts_with("setoption") || l.starts_with("go")))
+        .map(|(_, l)| l.as_str())
+        .collect();
+    assert_eq!(
+        restarted,
+        [
+            "setoption name EvalNoise value 30",
+            "setoption name EvalNoise value 0",
+            "go btime 0 wtime 0 byoyomi 940",
+        ]
+    );
+    gui.quit().await;
+}
+
+/// A solo option the member does not declare, or a value its declaration refuses, is a warning
+/// naming the config's line and key, shown to the GUI at start-up, and is never sent.
+#[tokio::test(start_paused = true)]
+async fn solo_options_the_member_refuses_are_warnings_and_never_sent() {
+    let (scripts, _) = solo_pair();
+    let config = "Engine1.SoloOption.Foo=1\nEngine1.SoloOption.EvalNoise=5000\n\
+                  Engine2.MinCores=100000\n";
+    let mut gui = start_with("optimistic", scripts, config, &[]).await;
+    let from = gui.members.received(1).len();
+    gui.play(BYOYOMI, 2000 * MS).await;
+    assert_eq!(received_from(&gui, 1, from), ["position", "go"]);
+    let output = gui.all_output();
+    let warnings: Vec<&String> = output.iter().filter(|l| l.contains("[Warning]")).collect();
+    assert_eq!(warnings.len(), 2, "{output:#?}");
+    assert_eq!(
+        warnings[0],
+        "info string [Warning] /tmp/SimpleGougi.config:4: Engine1.SoloOption.Foo: \
+         E1 (noisy) declares no option Foo; not sent"
+    );
+    assert!(
+        warnings[1].starts_with(
+            "info string [Warning] /tmp/SimpleGougi.config:5: Engine1.SoloOption.EvalNoise: "
+        ) && warnings[1].ends_with("; not sent"),
+        "{warnings:#?}"
+    );
+    // Both before gougi's `usiok`.
+    let usiok = output.iter().position(|l| l == "usiok").unwrap();
+    assert!(output.iter().position(|l| l == warnings[1]).unwrap() < usiok);
     gui.quit().await;
 }

@@ -689,3 +689,50 @@ fn eval_noise_and_dropout_diversify_reproducibly() {
         assert_ne!(one, two, "{option}: seeds 1 and 2 give the same answers");
     }
 }
+
+/// `Engine<N>.SoloOption` switches a member's options between its searches: an engine told
+/// `EvalNoise`, `Seed` and `Threads` between two `go`s searches with the new values — the same
+/// answers as a fresh engine started with them (after `usinewgame`, as each position here) —
+/// and keeps answering when `Threads` goes up and back down.
+#[test]
+fn options_switched_between_searches_take_effect() {
+    let position = "startpos moves 7g7f 3c3d 2g2f 8c8d 2f2e 8d8e";
+    let search = |e: &mut Engine| -> (String, String) {
+        e.send("usinewgame");
+        e.send(&format!("position {position}"));
+        e.send("go nodes 20000");
+        let lines = e.until("bestmove");
+        legal_bestmove(position, &lines);
+        (lines.last().unwrap().clone(), last_score(&lines))
+    };
+    let fresh = |options: &[&str]| {
+        let mut e = Engine::start();
+        for o in options {
+            e.send(o);
+        }
+        e.send("isready");
+        e.until("readyok");
+        search(&mut e)
+    };
+    let noisy_options = [
+        "setoption name EvalNoise value 60",
+        "setoption name Seed value 1",
+    ];
+    let (plain, noisy) = (fresh(&[]), fresh(&noisy_options));
+    assert_ne!(plain, noisy, "EvalNoise changes nothing here");
+
+    let mut e = Engine::start();
+    e.send("isready");
+    e.until("readyok");
+    assert_eq!(search(&mut e), plain);
+    for o in noisy_options {
+        e.send(o);
+    }
+    assert_eq!(search(&mut e), noisy, "noise switched on between searches");
+    e.send("setoption name EvalNoise value 0");
+    assert_eq!(search(&mut e), plain, "noise switched off between searches");
+    e.send("setoption name Threads value 2");
+    search(&mut e);
+    e.send("setoption name Threads value 1");
+    assert_eq!(search(&mut e), plain, "back to one thread");
+}

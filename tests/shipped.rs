@@ -70,3 +70,77 @@ fn the_shipped_config_plays_legal_moves_in_time_and_takes_mates() {
     g.send("quit");
     assert_eq!(g.wait_exit(Duration::from_secs(5)), Some(0));
 }
+
+/// `Engine<N>.SoloOption` end to end, with the real binary and `builtin:search` members: E2
+/// sits out under a clock (`MinCores` above any machine's CPUs), so E1 plays the byoyomi round
+/// alone and is sent its solo values before that `go`, and its usual ones (the config's
+/// `Engine1.Option.EvalNoise`, the search's default `Threads`) before the `go nodes` round both
+/// play. The switches go to the log, not to the GUI.
+#[test]
+fn solo_options_reach_a_builtin_member_playing_alone() {
+    let dir = common::scratch_dir("solo-options");
+    let config = dir.join("SimpleGougi.config");
+    std::fs::write(
+        &config,
+        "Gougi.Type=optimistic\n\
+         Engine1.Path=builtin:search\n\
+         Engine1.Option.EvalNoise=50\n\
+         Engine1.SoloOption.EvalNoise=0\n\
+         Engine1.SoloOption.Threads=2\n\
+         Engine2.Path=builtin:search\n\
+         Engine2.MinCores=100000\n",
+    )
+    .unwrap();
+    let log = dir.join("gougi.log");
+    let mut g = Gougi::with_config_env(
+        &config,
+        &[
+            ("GOUGI_LOG", "debug"),
+            ("GOUGI_LOG_FILE", log.to_str().unwrap()),
+        ],
+    );
+    let mut out = g.handshake();
+    for go in ["go btime 0 wtime 0 byoyomi 300", "go nodes 3000"] {
+        g.send("position startpos");
+        g.send(go);
+        out.extend(g.until(Duration::from_secs(10), |l| l.starts_with("bestmove")));
+    }
+    g.send("quit");
+    assert_eq!(g.wait_exit(Duration::from_secs(10)), Some(0));
+    assert!(
+        !out.iter()
+            .any(|l| l.contains("SoloOption") || l.contains("[Warning]")),
+        "{out:#?}"
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    // What E1 was sent, in order: its options and its `go`s.
+    let to_e1: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("member=1") && l.contains("to member"))
+        .filter_map(|l| l.split("line=").nth(1))
+        .map(|l| l.split(" cp932=").next().unwrap_or(l))
+        .filter(|l| l.starts_with("setoption") || l.starts_with("go"))
+        .map(|l| if l.starts_with("go") { "go" } else { l })
+        .collect();
+    assert_eq!(
+        to_e1,
+        [
+            "setoption name EvalNoise value 50",
+            "setoption name EvalNoise value 0",
+            "setoption name Threads value 2",
+            "go",
+            "setoption name EvalNoise value 50",
+            "setoption name Threads value 1",
+            "go",
+        ],
+        "{text}"
+    );
+    assert!(
+        text.lines().any(
+            |l| l.contains("plays alone: its SoloOption values are applied")
+                && l.contains("EvalNoise=0 Threads=2")
+        ),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

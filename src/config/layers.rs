@@ -148,6 +148,9 @@ pub(super) struct EngineKeys {
     /// `Engine<N>.Option.<Name>` by name.
     #[serde(rename = "Option", default)]
     pub options: BTreeMap<String, Setting>,
+    /// `Engine<N>.SoloOption.<Name>` by name.
+    #[serde(rename = "SoloOption", default)]
+    pub solo_options: BTreeMap<String, Setting>,
 }
 
 impl EngineKeys {
@@ -204,7 +207,8 @@ enum Node {
 }
 
 impl Tree {
-    /// Sets the leaf at `key`'s place in the tree (`option`: the name of an `EngineOption`).
+    /// Sets the leaf at `key`'s place in the tree (`option`: the name of an `EngineOption` or
+    /// `EngineSoloOption`).
     fn put(&mut self, key: Key, option: &str, setting: Setting) {
         let n = |n: u32| n.to_string();
         let path: Vec<String> = match key {
@@ -222,6 +226,14 @@ impl Tree {
             Key::EngineHideOptions(i) => vec!["Engine".into(), n(i), "HideOptions".into()],
             Key::EngineOption(i, _) => {
                 vec!["Engine".into(), n(i), "Option".into(), option.to_owned()]
+            }
+            Key::EngineSoloOption(i, _) => {
+                vec![
+                    "Engine".into(),
+                    n(i),
+                    "SoloOption".into(),
+                    option.to_owned(),
+                ]
             }
             Key::MatePath => vec!["MateEngine".into(), "Path".into()],
             Key::MatePvCount => vec!["MateEngine".into(), "forPV".into(), "Count".into()],
@@ -280,7 +292,9 @@ impl Format for LineFormat {
         let mut tree = Tree::default();
         for (key, (line, value)) in read.values {
             let option = match key {
-                Key::EngineOption(_, idx) => read.option_names[idx].as_str(),
+                Key::EngineOption(_, idx) | Key::EngineSoloOption(_, idx) => {
+                    read.option_names[idx].as_str()
+                }
                 _ => "",
             };
             let setting = Setting {
@@ -336,9 +350,9 @@ impl Source for EnvLayer {
                 continue;
             }
             let (key, option) = match engine_option_key(&key_text) {
-                Some((0, _)) => return Err(fail(var, &key_text, Problem::EngineZero)),
+                Some((0, _, _)) => return Err(fail(var, &key_text, Problem::EngineZero)),
                 // The index is the reader's; the tree is keyed by the name.
-                Some((n, name)) => (Key::EngineOption(n, 0), name.to_owned()),
+                Some((n, table, name)) => (table.key(n, 0), name.to_owned()),
                 None => match Key::parse(&key_text) {
                     Ok(Some(key)) => (key, String::new()),
                     // A member number too large to be one (`GOUGI_ENGINE99999999999_PATH`).
@@ -364,8 +378,9 @@ impl Source for EnvLayer {
 /// The name is [`ENV_PREFIX`] and the key in capitals with `_` for `.`: `GOUGI_GOUGI_TYPE`,
 /// `GOUGI_ENGINE<N>_PATH` (and `_NAME`, `_WEIGHT`, `_SCALE`, `_SCOREVIEW`, `_PONDER`, `_NODES`, `_MINCORES`,
 /// `_SHOWOPTIONS`, `_HIDEOPTIONS`), `GOUGI_MATEENGINE_PATH`, `GOUGI_MATEENGINE_FORPV_COUNT`, `GOUGI_MATEENGINE_GUARD`, and
-/// `GOUGI_ENGINE<N>_OPTION_<Name>` with the option's name as the member spells it
-/// (`GOUGI_ENGINE2_OPTION_USI_Hash`). Letters are matched in any case, except `<Name>`'s.
+/// `GOUGI_ENGINE<N>_OPTION_<Name>` and `GOUGI_ENGINE<N>_SOLOOPTION_<Name>` with the option's
+/// name as the member spells it (`GOUGI_ENGINE2_OPTION_USI_Hash`). Letters are matched in any
+/// case, except `<Name>`'s.
 /// `Log.Level` and `Log.File` keep their older overrides `GOUGI_LOG` and `GOUGI_LOG_FILE`
 /// (`gougi::log_settings`), which also serve the subcommands that read no config.
 ///
@@ -404,13 +419,17 @@ pub fn env_key(var: &str) -> Option<Result<String, Problem>> {
                 return unknown();
             };
             let number = &after[..digits];
-            if field.starts_with("OPTION_") {
+            let table = ["OPTION_", "SOLOOPTION_"]
+                .into_iter()
+                .zip(["Option", "SoloOption"])
+                .find(|(prefix, _)| field.starts_with(prefix));
+            if let Some((prefix, table)) = table {
                 // The name as written: `rest` and `upper` have the same byte offsets.
-                let name = &rest[rest.len() - field.len() + "OPTION_".len()..];
+                let name = &rest[rest.len() - field.len() + prefix.len()..];
                 if name.is_empty() {
                     return unknown();
                 }
-                format!("Engine{number}.Option.{name}")
+                format!("Engine{number}.{table}.{name}")
             } else {
                 let field = match field {
                     "PATH" => "Path",

@@ -64,6 +64,8 @@ pub(super) enum Key {
     EngineHideOptions(u32),
     /// `Engine<N>.Option.<Name>`: the name is `Parser::option_names[.1]` (keys stay `Copy`).
     EngineOption(u32, usize),
+    /// `Engine<N>.SoloOption.<Name>`, named like [`Key::EngineOption`].
+    EngineSoloOption(u32, usize),
     MatePath,
     MatePvCount,
     MateGuard,
@@ -133,6 +135,9 @@ impl Key {
         if let Some(k) = FIXED_KEYS.iter().find(|k| k.to_ascii_lowercase() == lower) {
             return Some((*k).to_owned());
         }
+        if let Some(k) = option_hint(key) {
+            return Some(k);
+        }
         let digits: String = key.chars().filter(char::is_ascii_digit).collect();
         let field = key.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
         let looks_like_engine = lower.starts_with("eng") || lower.starts_with("egn");
@@ -155,19 +160,72 @@ impl Key {
     }
 }
 
-/// `Engine<N>.Option.<Name>` → `(N, Name)`. USI option names hold no spaces, so neither may
-/// `<Name>` (a key like `Engine2.Option.Skill Level` is no key of ours).
-pub(super) fn engine_option_key(key: &str) -> Option<(u32, &str)> {
+/// Which of a member's option tables a key sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OptionTable {
+    /// `Engine<N>.Option.<Name>`: the member's value.
+    Normal,
+    /// `Engine<N>.SoloOption.<Name>`: its value in the rounds where it plays alone.
+    Solo,
+}
+
+impl OptionTable {
+    /// The key for member `n`'s option `name` in this table.
+    pub(super) fn key(self, n: u32, index: usize) -> Key {
+        match self {
+            OptionTable::Normal => Key::EngineOption(n, index),
+            OptionTable::Solo => Key::EngineSoloOption(n, index),
+        }
+    }
+}
+
+/// `Engine<N>.Option.<Name>` / `Engine<N>.SoloOption.<Name>` → `(N, table, Name)`. USI option
+/// names hold no spaces, so neither may `<Name>` (a key like `Engine2.Option.Skill Level` is no
+/// key of ours).
+pub(super) fn engine_option_key(key: &str) -> Option<(u32, OptionTable, &str)> {
     let rest = key.strip_prefix("Engine")?;
     let (num, field) = rest.split_once('.')?;
     if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let name = field.strip_prefix("Option.")?;
+    let (table, name) = if let Some(name) = field.strip_prefix("Option.") {
+        (OptionTable::Normal, name)
+    } else {
+        (OptionTable::Solo, field.strip_prefix("SoloOption.")?)
+    };
     if name.is_empty() || name.contains(char::is_whitespace) {
         return None;
     }
-    Some((num.parse().ok()?, name))
+    Some((num.parse().ok()?, table, name))
+}
+
+/// A suggestion for a misspelt option key (`Engine1.option.Threads`,
+/// `Engine1.SoloOptions.Threads`, `Engine1.Solo.Threads`): the table's spelling with the
+/// member's number and the option's name as written (a USI name is case-sensitive).
+fn option_hint(key: &str) -> Option<String> {
+    let mut parts = key.splitn(3, '.');
+    let (engine, table, name) = (parts.next()?, parts.next()?, parts.next()?);
+    let digits: String = engine.chars().filter(char::is_ascii_digit).collect();
+    let table: String = table
+        .chars()
+        .filter(char::is_ascii_alphabetic)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let engine = engine.to_ascii_lowercase();
+    if digits.is_empty()
+        || name.is_empty()
+        || !(engine.starts_with("eng") || engine.starts_with("egn"))
+    {
+        return None;
+    }
+    let field = if table.starts_with("solo") {
+        "SoloOption"
+    } else if table.starts_with("opt") {
+        "Option"
+    } else {
+        return None;
+    };
+    Some(format!("Engine{digits}.{field}.{name}"))
 }
 
 /// True if the text before `=` looks like a dotted key (`Word.Word…`), so a typo there is an error
@@ -185,7 +243,8 @@ pub(super) struct ReadKeys {
     /// key → (line, raw value), first occurrence.
     pub values: BTreeMap<Key, (usize, String)>,
     pub key_names: BTreeMap<Key, String>,
-    /// The option names of `Engine<N>.Option.<Name>` keys ([`Key::EngineOption`]'s index).
+    /// The option names of `Engine<N>.Option.<Name>` and `Engine<N>.SoloOption.<Name>` keys
+    /// ([`Key::EngineOption`]'s and [`Key::EngineSoloOption`]'s index).
     pub option_names: Vec<String>,
     pub warnings: Vec<ConfigWarning>,
 }
@@ -271,8 +330,8 @@ impl Parser {
             let key_text = key_text.trim();
             let value = value.trim();
             let parsed = match engine_option_key(key_text) {
-                Some((0, _)) => Err(Problem::EngineZero),
-                Some((n, name)) => {
+                Some((0, _, _)) => Err(Problem::EngineZero),
+                Some((n, table, name)) => {
                     let idx = match self.keys.option_names.iter().position(|o| o == name) {
                         Some(idx) => idx,
                         None => {
@@ -280,7 +339,7 @@ impl Parser {
                             self.keys.option_names.len() - 1
                         }
                     };
-                    Ok(Some(Key::EngineOption(n, idx)))
+                    Ok(Some(table.key(n, idx)))
                 }
                 None => Key::parse(key_text),
             };
@@ -347,5 +406,32 @@ mod tests {
         assert_eq!(Key::hint("Engin1.Path").as_deref(), Some("Engine1.Path"));
         assert_eq!(Key::hint("engine2.name").as_deref(), Some("Engine2.Name"));
         assert_eq!(Key::hint("Foo.Bar"), None);
+        assert_eq!(
+            Key::hint("Engine1.SoloOptions.EvalNoise").as_deref(),
+            Some("Engine1.SoloOption.EvalNoise")
+        );
+        assert_eq!(
+            Key::hint("engine2.solo_option.Threads").as_deref(),
+            Some("Engine2.SoloOption.Threads")
+        );
+        assert_eq!(
+            Key::hint("Engine3.Options.USI_Hash").as_deref(),
+            Some("Engine3.Option.USI_Hash")
+        );
+    }
+
+    #[test]
+    fn option_keys() {
+        assert_eq!(
+            engine_option_key("Engine2.SoloOption.EvalNoise"),
+            Some((2, OptionTable::Solo, "EvalNoise"))
+        );
+        assert_eq!(
+            engine_option_key("Engine2.Option.EvalNoise"),
+            Some((2, OptionTable::Normal, "EvalNoise"))
+        );
+        assert_eq!(engine_option_key("Engine2.SoloOption."), None);
+        assert_eq!(engine_option_key("Engine2.Solooption.X"), None);
+        assert_eq!(engine_option_key("Engine2.SoloOption.Skill Level"), None);
     }
 }

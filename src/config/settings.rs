@@ -14,6 +14,7 @@
 //! | `Engine<N>.MinCores` | a CPU count ≥ 1: under a clock (any `go` but `nodes`, `depth` and `mate`) member N is asked only when this machine has at least that many logical CPUs, so a config written for a bigger machine does not make its members share cores; under `go nodes`/`depth` it always plays | absent: always asked |
 //! | `Engine<N>.ShowOptions`, `Engine<N>.HideOptions` | regular expressions over the member's option names: the GUI's dialog lists (as `E<N>_…`) those matching ShowOptions and not HideOptions ([`OptionFilter`]) | all shown |
 //! | `Engine<N>.Option.<Name>` | a value for member N's USI option `<Name>` ([`MemberOption`]): it becomes that option's default (the GUI's `E<N>_<Name>` shows it) and is sent as `setoption` before the member's first `isready` unless the GUI sets `E<N>_<Name>`; a name the member does not declare is a warning naming this line | the member's own default |
+//! | `Engine<N>.SoloOption.<Name>` | member N's value for its USI option `<Name>` in the rounds where it is the only normal member asked (the others sit out by `MinCores`, or it is the only one): sent as `setoption` before that round's `go`, and the usual value (the GUI's or `Engine<N>.Option.<Name>`, else the member's default) is sent back before the first round it shares; checked like `Engine<N>.Option` (a name the member does not declare, or a value it refuses, is a warning naming this line, and the option is never sent). For noise that only pays in company (`EvalNoise=0` alone) or cores the others leave (`Threads=2`) | no change when alone |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
 //! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
 //! | `MateEngine.Guard` | `true` or `false`: with `true` and a type that is not a mate type, the mate engine runs beside the members and its verified mate overrides the type's decision | `false` |
@@ -23,7 +24,8 @@
 //!
 //! Every key but `Log.*` can also be set by an environment variable, which beats the file:
 //! `GOUGI_` and the key in capitals with `_` for `.` (`GOUGI_ENGINE1_PATH`,
-//! `GOUGI_ENGINE2_OPTION_USI_Hash`; see `layers` and [`super::env_key`]).
+//! `GOUGI_ENGINE2_OPTION_USI_Hash`, `GOUGI_ENGINE1_SOLOOPTION_EvalNoise`; see `layers` and
+//! [`super::env_key`]).
 //!
 //! # Numbering
 //! Member N has option prefix `E<N>_`; the mate engine is 0. PV mate engines take the numbers after
@@ -69,6 +71,8 @@ pub struct EngineEntry {
     pub option_filter: OptionFilter,
     /// `Engine<N>.Option.<Name>=<value>`, in the file's order.
     pub options: Vec<MemberOption>,
+    /// `Engine<N>.SoloOption.<Name>=<value>`, in the file's order.
+    pub solo_options: Vec<MemberOption>,
     /// The line of `Engine<N>.Path`, for later messages.
     pub line: usize,
 }
@@ -137,6 +141,7 @@ impl Config {
                 min_cores: e.min_cores,
                 option_filter: e.option_filter.clone(),
                 options: e.options.clone(),
+                solo_options: e.solo_options.clone(),
                 ..MemberSpec::from_command(e.number, Role::Normal, &e.command)
             })
             .collect();

@@ -97,7 +97,7 @@ impl Validator {
             .collect();
         // Path is the anchor: another key of a member without one is an error, reported in
         // the keys' order (all `Name`s first, then all `Weight`s, …, then the options).
-        for field in 0..8 {
+        for field in 0..EngineKeys::default().fields().len() {
             for (&n, keys) in &members {
                 if keys.path.is_none() {
                     if let Some(s) = keys.fields()[field] {
@@ -108,7 +108,8 @@ impl Validator {
         }
         for (&n, keys) in &members {
             if keys.path.is_none() {
-                if let Some(s) = keys.options.values().min_by_key(|s| s.place().line()) {
+                let options = keys.options.values().chain(keys.solo_options.values());
+                if let Some(s) = options.min_by_key(|s| s.place().line()) {
                     return Err(self.at(s, &s.key, Problem::NoPath { number: n }));
                 }
             }
@@ -388,23 +389,27 @@ impl Validator {
             }
         }
         let [show, hide] = patterns;
-        let mut options: Vec<MemberOption> = keys
-            .options
-            .iter()
-            .map(|(name, s)| {
-                let (file, line) = self.origin(&s.place());
-                MemberOption {
-                    name: name.clone(),
-                    value: s.value.clone(),
-                    file,
-                    line,
-                }
-            })
-            .collect();
-        // The file's order; the environment's (line 0) first, in name order.
-        options.sort_by_key(|o| o.line);
+        let member_options = |table: &BTreeMap<String, Setting>, solo: bool| {
+            let mut options: Vec<MemberOption> = table
+                .iter()
+                .map(|(name, s)| {
+                    let (file, line) = self.origin(&s.place());
+                    MemberOption {
+                        name: name.clone(),
+                        value: s.value.clone(),
+                        solo,
+                        file,
+                        line,
+                    }
+                })
+                .collect();
+            // The file's order; the environment's (line 0) first, in name order.
+            options.sort_by_key(|o| o.line);
+            options
+        };
         Ok(EngineEntry {
-            options,
+            options: member_options(&keys.options, false),
+            solo_options: member_options(&keys.solo_options, true),
             number: n,
             option_filter: OptionFilter { show, hide },
             command,

@@ -67,6 +67,8 @@ pub struct Script {
     pub gos: Vec<Go>,
     /// The `score cp` of its `info` lines.
     pub score: i32,
+    /// `option name …` lines it declares at `usi`, in order.
+    pub options: Vec<String>,
 }
 
 impl Default for Script {
@@ -77,6 +79,7 @@ impl Default for Script {
             readyok: Some(Duration::ZERO),
             gos: Vec::new(),
             score: 0,
+            options: Vec::new(),
         }
     }
 }
@@ -104,6 +107,13 @@ impl Script {
 
     pub fn with_score(self, score: i32) -> Script {
         Script { score, ..self }
+    }
+
+    /// Declares an option at `usi`: `declaration` is the line after `option ` (`name EvalNoise
+    /// type spin default 0 min 0 max 100`).
+    pub fn with_option(mut self, declaration: &str) -> Script {
+        self.options.push(format!("option {declaration}"));
+        self
     }
 
     /// `usiok` after `delay` (`None`: never).
@@ -275,11 +285,12 @@ impl Member {
         let mut words = line.split_whitespace();
         match words.next().unwrap_or("") {
             "usi" => {
-                let lines = [
+                let mut lines = vec![
                     format!("id name {}", self.script.name),
                     "id author gougi tests".to_owned(),
-                    "usiok".to_owned(),
                 ];
+                lines.extend(self.script.options.iter().cloned());
+                lines.push("usiok".to_owned());
                 if let Some(delay) = self.script.usiok {
                     self.emit_after(delay, now, lines);
                 }

@@ -53,13 +53,16 @@ impl OptionFilter {
     }
 }
 
-/// `Engine<N>.Option.<Name>=<value>`: a config default for one of a member's USI options.
+/// `Engine<N>.Option.<Name>=<value>`: a config default for one of a member's USI options, or
+/// (`solo`) `Engine<N>.SoloOption.<Name>=<value>`, its value in the rounds where it plays alone.
 /// Whether the member declares it is known only at its `usiok`, so that check is the
 /// coordinator's (a warning, not an error: the member may be another build or version).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemberOption {
     pub name: String,
     pub value: String,
+    /// From `Engine<N>.SoloOption.*` rather than `Engine<N>.Option.*`.
+    pub solo: bool,
     /// The config file and line, for the warning about a name the member does not declare.
     pub file: PathBuf,
     pub line: usize,
@@ -76,9 +79,10 @@ impl MemberOption {
         }
     }
 
-    /// `Engine<N>.Option.<Name>`, the key as written.
+    /// `Engine<N>.Option.<Name>` (or `Engine<N>.SoloOption.<Name>`), the key as written.
     pub fn key(&self, number: u32) -> String {
-        format!("Engine{number}.Option.{}", self.name)
+        let table = if self.solo { "SoloOption" } else { "Option" };
+        format!("Engine{number}.{table}.{}", self.name)
     }
 }
 
@@ -123,6 +127,9 @@ pub struct MemberSpec {
     pub option_filter: OptionFilter,
     /// `Engine<N>.Option.<Name>=<value>`: the config's defaults for the member's options.
     pub options: Vec<MemberOption>,
+    /// `Engine<N>.SoloOption.<Name>=<value>`: its options' values in the rounds where it is the
+    /// only normal member asked (the coordinator switches them). Mate members have none.
+    pub solo_options: Vec<MemberOption>,
 }
 
 impl MemberSpec {
@@ -143,6 +150,7 @@ impl MemberSpec {
             min_cores: 0,
             option_filter: Default::default(),
             options: Vec::new(),
+            solo_options: Vec::new(),
         }
     }
 

@@ -45,6 +45,7 @@ impl<W: std::io::Write> Coordinator<W> {
         // ready by gougi itself before it joins a round.
         let get_ready = self.slots[i].restarts > 0 || self.isready_seen;
         self.apply_config_options(i, !get_ready);
+        self.check_solo_options(i);
         let slot = &mut self.slots[i];
         for o in slot.settings.clone() {
             if slot.config_unsent.contains(&o.name) {
@@ -258,6 +259,8 @@ pub(super) fn launch(
 ) -> Result<(), crate::member::MemberError> {
     slot.pending.clear();
     slot.stopped_at = None;
+    // A new process holds its usual values (its settings are replayed at `usiok`).
+    slot.solo.held.clear();
     match launcher(&slot.spec, events.clone()) {
         Ok(h) => {
             let _ = h.send(&GuiCommand::Usi);
@@ -299,7 +302,8 @@ pub(super) fn send_line(slot: &mut Slot, line: &str) {
     }
 }
 
-/// Send `position` + `go`, stopping first if the member still owes an earlier answer.
+/// Send `position` + `go`, stopping first if the member still owes an earlier answer; between
+/// the two, the `setoption`s its `Engine<N>.SoloOption`s need this round ([`solo::sync`]).
 pub(super) fn start_search(
     slot: &mut Slot,
     position: &PositionCommand,
@@ -314,6 +318,7 @@ pub(super) fn start_search(
         send(slot, &GuiCommand::Stop);
         slot.stopped_at = Some(Instant::now());
     }
+    solo::sync(slot);
     send(slot, &GuiCommand::Position(position.clone()));
     send(slot, &GuiCommand::Go(limits.clone()));
     slot.pending.push_back(request);

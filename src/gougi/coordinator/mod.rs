@@ -9,6 +9,7 @@
 //! one `impl Coordinator` per concern, in child modules (which see the private state):
 //! `state` (limits, slots, rounds, per-game memory), `session` (`usi`, `setoption`,
 //! `isready`, `gameover`), `members` (requests, stop, hangs, restarts, each member's `go`),
+//! `solo` (`Engine<N>.SoloOption`: a member's values for the rounds it plays alone),
 //! `rounds` (planning a `go`, `stop`, `ponderhit`, timers, when to decide), `intake`
 //! (`info`, `bestmove`, mate claims, the relay), `decide` (policies, `G_Resign`, the vote),
 //! `exchanges` (the exchange rule's phases, the `leader` type's re-searches), `mates` (mate members, `go mate`, the
@@ -76,11 +77,13 @@ mod members;
 mod output;
 mod rounds;
 mod session;
+mod solo;
 mod state;
 
 use limits::*;
 use members::*;
 use output::*;
+use solo::Solo;
 pub use state::MAX_FAILURES;
 use state::*;
 
@@ -173,6 +176,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 explicit: HashSet::new(),
                 cp932: HashSet::new(),
                 config_unsent: Vec::new(),
+                solo: Solo::default(),
                 pending: VecDeque::new(),
                 stopped_at: None,
                 awaiting_ready: false,

@@ -166,6 +166,11 @@ impl<W: std::io::Write> Coordinator<W> {
         };
         let policy = self.config.policy;
         let normals = self.asked_normals(&limits);
+        // `Engine<N>.SoloOption`: a member asked alone gets its solo values before its `go`
+        // (in this round's every search of it: ponderhit, re-searches).
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            slot.solo.wanted = normals == [i];
+        }
         let mut request = member_limits.clone();
         if kind == RoundKind::Play && policy.shape() == Shape::All && normals.len() >= 2 {
             if let Some(banked) = bank(&limits, black, &request, self.options.time_bank_pct) {

@@ -165,6 +165,8 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
                 slot.settings.retain(|s| s.name != o.name);
                 slot.settings.push(o.clone());
+                // The member holds the GUI's value now, not a solo one.
+                slot.solo.held.remove(&o.name);
                 if self.gui_line_cp932 {
                     slot.cp932.insert(o.name.clone());
                 } else {
@@ -193,6 +195,7 @@ impl<W: std::io::Write> Coordinator<W> {
                     slot.settings.retain(|s| s.name != o.name);
                     slot.settings.push(o.clone());
                     if slot.state == SlotState::Ready {
+                        slot.solo.held.remove(&o.name);
                         send(slot, &GuiCommand::SetOption(o.clone()));
                     }
                 }

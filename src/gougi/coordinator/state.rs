@@ -103,6 +103,8 @@ pub(super) struct Slot {
     /// `Engine<N>.Option.*` settings not sent yet: at the first start they wait for the GUI's
     /// `isready`, so one the GUI sets as `E<N>_<Name>` meanwhile is never sent.
     pub(super) config_unsent: Vec<String>,
+    /// `Engine<N>.SoloOption.*`: the values for rounds it plays alone, and which it holds.
+    pub(super) solo: Solo,
     pub(super) pending: VecDeque<Request>,
     /// When `stop` was sent while answers were still owed.
     pub(super) stopped_at: Option<Instant>,

@@ -635,20 +635,22 @@ async fn the_guis_setoption_and_a_restart_reset_the_solo_state() {
     gui.quit().await;
 }
 
-/// A solo option the member does not declare, or a value its declaration refuses, is a warning
-/// naming the config's line and key, shown to the GUI at start-up, and is never sent.
+/// A solo option the member does not declare, a value its declaration refuses, or one with no
+/// usual value to go back to (no default declared, none set) is a warning naming the config's
+/// line and key, shown to the GUI at start-up, and is never sent.
 #[tokio::test(start_paused = true)]
 async fn solo_options_the_member_refuses_are_warnings_and_never_sent() {
-    let (scripts, _) = solo_pair();
+    let (mut scripts, _) = solo_pair();
+    scripts[0] = scripts[0].clone().with_option("name Note type string");
     let config = "Engine1.SoloOption.Foo=1\nEngine1.SoloOption.EvalNoise=5000\n\
-                  Engine2.MinCores=100000\n";
+                  Engine1.SoloOption.Note=alone\nEngine2.MinCores=100000\n";
     let mut gui = start_with("optimistic", scripts, config, &[]).await;
     let from = gui.members.received(1).len();
     gui.play(BYOYOMI, 2000 * MS).await;
     assert_eq!(received_from(&gui, 1, from), ["position", "go"]);
     let output = gui.all_output();
     let warnings: Vec<&String> = output.iter().filter(|l| l.contains("[Warning]")).collect();
-    assert_eq!(warnings.len(), 2, "{output:#?}");
+    assert_eq!(warnings.len(), 3, "{output:#?}");
     assert_eq!(
         warnings[0],
         "info string [Warning] /tmp/SimpleGougi.config:4: Engine1.SoloOption.Foo: \
@@ -660,8 +662,14 @@ async fn solo_options_the_member_refuses_are_warnings_and_never_sent() {
         ) && warnings[1].ends_with("; not sent"),
         "{warnings:#?}"
     );
-    // Both before gougi's `usiok`.
+    assert_eq!(
+        warnings[2],
+        "info string [Warning] /tmp/SimpleGougi.config:6: Engine1.SoloOption.Note: E1 (noisy) \
+         declares no default for Note and none is set, so its usual value could not be \
+         restored; not sent"
+    );
+    // All before gougi's `usiok`.
     let usiok = output.iter().position(|l| l == "usiok").unwrap();
-    assert!(output.iter().position(|l| l == warnings[1]).unwrap() < usiok);
+    assert!(output.iter().position(|l| l == warnings[2]).unwrap() < usiok);
     gui.quit().await;
 }

@@ -86,9 +86,10 @@ pub fn give_back(limits: &crate::usi::GoLimits, black: bool, own: u64) -> crate:
 }
 
 /// The soft deadline is at most `main / SOFT_CAP_DIVISOR + byoyomi + inc` (see the module notes):
-/// the built-in search's own cap, so gougi does not stop it (by more than the margin) before it
-/// would stop by itself.
-pub const SOFT_CAP_DIVISOR: u64 = crate::search::timeman::MAX_CLOCK_DIVISOR;
+/// the built-in search's own cap (`search::timeman::MAX_CLOCK_DIVISOR`; a test checks they are
+/// equal, since `gougi` does not import `search`), so gougi does not stop it (by more than the
+/// margin) before it would stop by itself.
+pub const SOFT_CAP_DIVISOR: u64 = 4;
 
 /// Every input (clock fields, margin, movetime) is capped at this before any arithmetic.
 pub const MAX_CLOCK_MS: u64 = crate::usi::MAX_TIME_MS;
@@ -364,6 +365,7 @@ mod tests {
     #[test]
     fn the_soft_cap_lets_the_builtin_member_think_as_long_as_alone() {
         use crate::search::timeman;
+        assert_eq!(SOFT_CAP_DIVISOR, timeman::MAX_CLOCK_DIVISOR);
         let opt = timeman::TimeOptions::default();
         for (main, byoyomi, inc) in [
             (2_000, 0, 100),

@@ -79,27 +79,14 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         let mut warnings = Vec::new();
         for o in &slot.spec.options {
-            let Some(decl) = slot.options.iter_mut().find(|d| d.name == o.name) else {
-                warnings.push(format!(
-                    "{}: {}: {} declares no option {}; not sent",
-                    o.origin(),
-                    o.key(slot.spec.number),
-                    slot.label(),
-                    o.name
-                ));
-                continue;
-            };
-            let value = match decl.check_value(Some(&o.value)) {
-                Ok(v) => v,
-                Err(e) => {
-                    warnings.push(format!(
-                        "{}: {}: {e}; not sent",
-                        o.origin(),
-                        o.key(slot.spec.number)
-                    ));
+            let (k, value) = match checked_config_value(slot, o) {
+                Ok(found) => found,
+                Err(w) => {
+                    warnings.push(w);
                     continue;
                 }
             };
+            let decl = &mut slot.options[k];
             decl.set_default(&value);
             slot.explicit.insert(o.name.clone());
             if !slot.settings.iter().any(|s| s.name == o.name) {
@@ -280,6 +267,27 @@ pub(super) fn kill(slot: &mut Slot) {
         h.kill();
     }
     slot.state = SlotState::Dead;
+}
+
+/// A config value for the member's option `o` (`Engine<N>.Option.*` or `.SoloOption.*`), checked
+/// against what the member declares: the declaration's index and the value, or the warning —
+/// naming the config line and key — when it declares no such option or refuses the value.
+pub(super) fn checked_config_value(
+    slot: &Slot,
+    o: &crate::member::MemberOption,
+) -> Result<(usize, crate::usi::OptionValue), String> {
+    let where_ = format!("{}: {}", o.origin(), o.key(slot.spec.number));
+    let Some(k) = slot.options.iter().position(|d| d.name == o.name) else {
+        return Err(format!(
+            "{where_}: {} declares no option {}; not sent",
+            slot.label(),
+            o.name
+        ));
+    };
+    match slot.options[k].check_value(Some(&o.value)) {
+        Ok(v) => Ok((k, v)),
+        Err(e) => Err(format!("{where_}: {e}; not sent")),
+    }
 }
 
 pub(super) fn send(slot: &mut Slot, cmd: &GuiCommand) {

@@ -49,26 +49,19 @@ impl<W: std::io::Write> Coordinator<W> {
         slot.solo.values.clear();
         let mut warnings = Vec::new();
         for o in &slot.spec.solo_options {
-            let where_ = format!("{}: {}", o.origin(), o.key(slot.spec.number));
-            let Some(decl) = slot.options.iter().find(|d| d.name == o.name) else {
-                warnings.push(format!(
-                    "{where_}: {} declares no option {}; not sent",
-                    slot.label(),
-                    o.name
-                ));
-                continue;
-            };
-            let value = match decl.check_value(Some(&o.value)) {
-                Ok(v) => v,
-                Err(e) => {
-                    warnings.push(format!("{where_}: {e}; not sent"));
+            let value = match members::checked_config_value(slot, o) {
+                Ok((_, v)) => v,
+                Err(w) => {
+                    warnings.push(w);
                     continue;
                 }
             };
             if usual(slot, &o.name).is_none() {
                 warnings.push(format!(
-                    "{where_}: {} declares no default for {} and none is set, so its usual \
+                    "{}: {}: {} declares no default for {} and none is set, so its usual \
                      value could not be restored; not sent",
+                    o.origin(),
+                    o.key(slot.spec.number),
                     slot.label(),
                     o.name
                 ));

@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """CPU time a USI engine spends per move, its own and that of every process it started
 (a consultation's members): user + system time of the process tree and of the processes it
-reaped, read from /proc (Linux)
-after `readyok` and after the last `bestmove`, so start-up is not counted.
+reaped, read from /proc (Linux) after `readyok` and after the last `bestmove`, so start-up is not counted.
 
 Positions: plies 20, 40, 60 and 80 of the first GAMES lines of a `games.sfen` file (one
 `startpos moves …` line per game, as `gougi match` writes it).
@@ -18,6 +17,8 @@ import os
 import subprocess
 import sys
 import time
+
+from usi_engine import Engine, split_options
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -53,48 +54,24 @@ def cpu_seconds(pid):
 
 def main():
     sfen, games, go = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    cmd = sys.argv[4:]
-    opts = []
-    while cmd and cmd[0].startswith("opt:"):
-        opts.append(cmd.pop(0)[4:])
+    opts, cmd = split_options(sys.argv[4:])
     positions = []
     for line in open(sfen).read().splitlines()[:games]:
         moves = line.split()[2:]
         for ply in (20, 40, 60, 80):
             if ply <= len(moves):
                 positions.append("position startpos moves " + " ".join(moves[:ply]))
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
-
-    def send(s):
-        p.stdin.write(s + "\n")
-        p.stdin.flush()
-
-    def until(prefix):
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                raise SystemExit("engine died")
-            if line.startswith(prefix):
-                return line
-
-    send("usi")
-    until("usiok")
-    for o in opts:
-        name, value = o.split("=", 1)
-        send(f"setoption name {name} value {value}")
-    send("isready")
-    until("readyok")
+    engine = Engine(cmd, opts, stderr=subprocess.DEVNULL)
+    send, until = engine.send, engine.until
     send("usinewgame")
     time.sleep(0.5)  # members finish their own start-up (a consultation starts them in parallel)
-    c0, t0 = cpu_seconds(p.pid), time.time()
+    c0, t0 = cpu_seconds(engine.pid), time.time()
     for pos in positions:
         send(pos)
         send(go)
         until("bestmove")
-    c1, t1 = cpu_seconds(p.pid), time.time()
-    send("quit")
-    p.wait(timeout=60)
+    c1, t1 = cpu_seconds(engine.pid), time.time()
+    engine.quit()
     n = max(1, len(positions))
     print(f"{len(positions)} positions: CPU {1000 * (c1 - c0) / n:.1f} ms a move, "
           f"wall {1000 * (t1 - t0) / n:.1f} ms a move")

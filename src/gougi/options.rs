@@ -125,9 +125,9 @@ pub const SPECS: &[Spec] = &[
     // gougi's own type `leader`: the nodes of each re-search by the leader (its own move and
     // each other member's move, searched from the position after the move), and by how much
     // (calibrated cp, see `Engine<N>.Scale`) a candidate must beat the leader's own move.
-    // 3,000 is the value of every measured leader run (issue 19 goals 2–4): re-searching from
-    // the positions after the moves reuses the leader's hash, so it costs it ~25 % more nodes
-    // at 10,000 a move; 20,000 (the first default) cost more than the search it checks.
+    // 3,000 is the value of every measured leader run (issue 19 goals 1–4): with two other
+    // members the re-searches cost the built-in leader ~7,500 nodes on top of 10,000 a move
+    // (BENCHMARKS); 20,000, the first default, cost more than the search it checks.
     spin!("G_LeaderNodes", (3_000, 1, 1_000_000_000), false, leader_nodes: u64),
     spin!("G_LeaderMargin", (50, 0, 100_000), false, leader_margin: i64),
     // gougi's own, for every type.

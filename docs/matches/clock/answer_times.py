@@ -3,22 +3,13 @@
 self-playing from tests/data/openings/tune-256.txt (issue 19, BENCHMARKS "Time").
 Usage: answer_times.py MOVES "GO_LINE" [opt:NAME=VALUE ...] CMD... ; prints the distribution
 of answer times in ms, from writing `go` to reading `bestmove`."""
-import os, subprocess, sys, time, statistics, random
-moves_wanted = int(sys.argv[1]); go = sys.argv[2]; cmd = sys.argv[3:]
-opts = []
-while cmd and cmd[0].startswith('opt:'):
-    opts.append(cmd.pop(0)[4:]); 
-p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-def send(s): p.stdin.write(s + "\n"); p.stdin.flush()
-def until(prefix):
-    while True:
-        l = p.stdout.readline()
-        if not l: raise SystemExit("engine died")
-        if l.startswith(prefix): return l
-send("usi"); until("usiok")
-for o in opts:
-    n, v = o.split('=', 1); send(f"setoption name {n} value {v}")
-send("isready"); until("readyok")
+import os, sys, time, statistics, random
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../tools'))
+from usi_engine import Engine, split_options
+moves_wanted = int(sys.argv[1]); go = sys.argv[2]
+opts, cmd = split_options(sys.argv[3:])
+engine = Engine(cmd, opts)
+send, until = engine.send, engine.until
 openings = [l.strip() for l in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../tests/data/openings/tune-256.txt')) if l.strip() and not l.startswith('#')]
 random.seed(1)
 times = []

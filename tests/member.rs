@@ -6,7 +6,6 @@ mod common;
 
 use common::mock_engine_path;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use gougi::member::{
@@ -20,12 +19,7 @@ const PATIENCE: Duration = Duration::from_secs(10);
 
 /// A mock member `number` running `script` (written to a scratch file).
 fn mock(number: u32, script: &str) -> MemberSpec {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let file = std::env::temp_dir().join(format!(
-        "gougi-member-test-{}-{}.txt",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
+    let file = common::scratch_path(&format!("member-{number}.txt"));
     std::fs::write(&file, script).unwrap();
     let mut spec = MemberSpec::new(number, Role::Normal, mock_engine_path(), &[]);
     spec.args = vec![file.display().to_string()];

@@ -13,7 +13,6 @@ use common::mock_engine_path;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -25,9 +24,7 @@ const SILENCE: Duration = Duration::from_millis(300);
 
 /// A unique scratch file path for this test process.
 fn temp_path(tag: &str) -> PathBuf {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!("gougi-mock-{}-{n}-{tag}", std::process::id()))
+    common::scratch_path(tag)
 }
 
 /// A running mock engine with its stdout read on a thread.

@@ -39,14 +39,53 @@ pub fn mock_engine_path() -> PathBuf {
     .clone()
 }
 
-/// A fresh scratch directory for one test.
-pub fn scratch_dir(tag: &str) -> PathBuf {
+/// This test process's directory for scratch files: `<temp>/gougi-tests/<binary>-<pid>`.
+///
+/// A test process has no exit hook and a test's members may still write after it ends, so
+/// nothing is removed at the end of a test; instead the first call removes the directories
+/// that earlier runs of this test binary left whose process is gone. /tmp then holds at most
+/// the last run's files per binary (kept for looking into a failure), not one directory per
+/// test per run (10,000 after a day of runs). Only Linux can tell a dead process by its
+/// `/proc` entry; elsewhere earlier runs' directories stay.
+pub fn test_root() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let parent = std::env::temp_dir().join("gougi-tests");
+        let exe = std::env::current_exe().expect("test binary path");
+        let stem = exe
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "test".into());
+        if let Ok(entries) = std::fs::read_dir(&parent) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(pid) = name
+                    .strip_prefix(&stem)
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .and_then(|pid| pid.parse::<u32>().ok())
+                else {
+                    continue;
+                };
+                if cfg!(target_os = "linux") && !Path::new(&format!("/proc/{pid}")).exists() {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let root = parent.join(format!("{stem}-{}", std::process::id()));
+        std::fs::create_dir_all(&root).expect("test root");
+        root
+    })
+}
+
+/// A fresh path under [`test_root`]: `<n>-<tag>`, unique within this process.
+pub fn scratch_path(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "gougi-test-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
+    test_root().join(format!("{}-{tag}", N.fetch_add(1, Ordering::SeqCst)))
+}
+
+/// A fresh scratch directory for one test (under [`test_root`]).
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let dir = scratch_path(tag);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir

@@ -550,6 +550,35 @@ impl<E: Evaluator> Worker<E> {
         }
     }
 
+    /// The value of a node that ends the line whatever its moves (the main search's step 3
+    /// and quiescence's step Q2): the maximum ply, a repetition (千日手, its perpetual-check
+    /// and superior/inferior forms), or an entering-king declaration (入玉宣言) the side to
+    /// move can make. `None`: search on.
+    #[inline(always)]
+    fn ends_here(&mut self, ply: i32, in_check: bool) -> Option<Value> {
+        if ply >= MAX_PLY - 1 {
+            return Some(if in_check {
+                Value::DRAW
+            } else {
+                self.evaluate()
+            });
+        }
+        match self
+            .pos
+            .repetition_in_search(MAX_REPETITION_PLY, ply as usize)
+        {
+            Repetition::None => {}
+            Repetition::Draw => return Some(Value::DRAW),
+            // The opponent's perpetual check (連続王手の千日手) loses for them.
+            Repetition::Win => return Some(Value::mate_in(ply)),
+            Repetition::Loss => return Some(Value::mated_in(ply)),
+            Repetition::Superior => return Some(Value(SUPERIOR_VALUE)),
+            Repetition::Inferior => return Some(Value(-SUPERIOR_VALUE)),
+        }
+        // The side to move wins by declaring.
+        self.pos.declaration_win().then(|| Value::mate_in(ply + 1))
+    }
+
     // ------------------------------------------------------------------------------------
     // The node searches.
     // ------------------------------------------------------------------------------------
@@ -586,28 +615,8 @@ impl<E: Evaluator> Worker<E> {
             if self.ctl.is_stopped() {
                 return Value::ZERO;
             }
-            if ply >= MAX_PLY - 1 {
-                return if in_check {
-                    Value::DRAW
-                } else {
-                    self.evaluate()
-                };
-            }
-            match self
-                .pos
-                .repetition_in_search(MAX_REPETITION_PLY, ply as usize)
-            {
-                Repetition::None => {}
-                Repetition::Draw => return Value::DRAW,
-                // The opponent's perpetual check (連続王手の千日手) loses for them.
-                Repetition::Win => return Value::mate_in(ply),
-                Repetition::Loss => return Value::mated_in(ply),
-                Repetition::Superior => return Value(SUPERIOR_VALUE),
-                Repetition::Inferior => return Value(-SUPERIOR_VALUE),
-            }
-            // Entering-king declaration (入玉宣言): the side to move wins by declaring.
-            if self.pos.declaration_win() {
-                return Value::mate_in(ply + 1);
+            if let Some(v) = self.ends_here(ply, in_check) {
+                return v;
             }
 
             // Step 4. Mate distance pruning: no line from here beats a shorter mate already
@@ -1054,28 +1063,10 @@ impl<E: Evaluator> Worker<E> {
             self.sel_depth = self.sel_depth.max(ply + 1);
         }
         let in_check = self.pos.in_check();
-        if ply >= MAX_PLY - 1 {
-            return if in_check {
-                Value::DRAW
-            } else {
-                self.evaluate()
-            };
-        }
 
-        // Step Q2. Repetition and declaration, as in the main search.
-        match self
-            .pos
-            .repetition_in_search(MAX_REPETITION_PLY, ply as usize)
-        {
-            Repetition::None => {}
-            Repetition::Draw => return Value::DRAW,
-            Repetition::Win => return Value::mate_in(ply),
-            Repetition::Loss => return Value::mated_in(ply),
-            Repetition::Superior => return Value(SUPERIOR_VALUE),
-            Repetition::Inferior => return Value(-SUPERIOR_VALUE),
-        }
-        if self.pos.declaration_win() {
-            return Value::mate_in(ply + 1);
+        // Step Q2. Maximum ply, repetition and declaration, as in the main search.
+        if let Some(v) = self.ends_here(ply, in_check) {
+            return v;
         }
 
         // Step Q3. Transposition table lookup. Quiescence entries with checks count as depth

@@ -14,7 +14,12 @@
 //!   (attack);
 //! - `hand[kind][i]`: the worth of the (i+1)-th piece of a kind in hand, plus
 //!   `own_hand[king square][kind][i]` and `opp_hand[enemy king square][kind][i]`: the same
-//!   given where the holder's own king and the enemy king stand (drops near an exposed king).
+//!   given where the holder's own king and the enemy king stand (drops near an exposed king);
+//! - `safety[near][guards][drops][pawn]` per king, from its owner's side: enemy pieces within
+//!   two squares of it, its own pieces next to it, the enemy's non-pawn pieces in hand and
+//!   whether the enemy holds a pawn (each count capped at 8) — the one term that is not a sum
+//!   over single pieces, so three attackers can weigh more than three times one;
+//! - `tempo`, for the side to move.
 //!
 //! Squares are taken in the owner's frame (White's board rotated by 180°), so one table serves
 //! both colours. The weights are learned (`gougi learn`, see [`crate::search::learn`]) and
@@ -25,7 +30,9 @@
 //!
 //! Incremental invariant: after `push(pos, m)` and `pos.do_move(m)`, the top of the stack
 //! equals what `reset` would compute on the new position, except when a king moved: then that
-//! king's terms are recomputed lazily on the next `evaluate` (kings move rarely).
+//! king's terms are recomputed lazily on the next `evaluate` (kings move rarely). The safety
+//! and tempo terms are not carried: a few bitboard counts at every `evaluate` are cheaper than
+//! tracking them through every move.
 
 use std::sync::OnceLock;
 
@@ -95,11 +102,24 @@ const OPP_BASE: usize = OWN_BASE + KP_SIZE;
 /// Hand tables by king square: king square × hand slot.
 const OWN_HAND_BASE: usize = OPP_BASE + KP_SIZE;
 const OPP_HAND_BASE: usize = OWN_HAND_BASE + 81 * HAND_SLOTS;
+/// The king-safety table: per king, the enemy pieces within two squares × its own pieces
+/// next to it × the enemy's hand pieces other than pawns × whether the enemy holds a pawn
+/// (see [`safety_index`]).
+const SAFETY_BASE: usize = OPP_HAND_BASE + 81 * HAND_SLOTS;
+/// Buckets of each count in the king-safety table (0..=8, more counts as 8).
+const SAFETY_COUNTS: usize = 9;
+const SAFETY_SIZE: usize = SAFETY_COUNTS * SAFETY_COUNTS * SAFETY_COUNTS * 2;
+/// The side to move's bonus (tempo).
+const TEMPO: usize = SAFETY_BASE + SAFETY_SIZE;
 /// Number of weights.
-pub const NUM_WEIGHTS: usize = OPP_HAND_BASE + 81 * HAND_SLOTS;
+pub const NUM_WEIGHTS: usize = TEMPO + 1;
 /// Number of the learner's factor weights ([`features`] numbers them from [`NUM_WEIGHTS`]):
 /// `own` then `opp`, each kind × offset from the king.
 pub const NUM_FACTORS: usize = 2 * KINDS * OFFSETS;
+
+/// The weight count of the second file layout (rounds 5–8: no safety table, no tempo), which
+/// [`Weights::from_bytes`] still reads (those weights are zero then).
+const V2_WEIGHTS: usize = SAFETY_BASE;
 
 /// The weight count of the first file layout (king-relative tables by offset only), which
 /// [`Weights::from_bytes`] still reads.
@@ -181,7 +201,51 @@ pub fn opp_hand_index(kc: Color, king: Square, slot: usize) -> usize {
 
 /// The indices of the weights that depend on a king's square (king-piece and king-hand).
 pub fn king_range() -> std::ops::Range<usize> {
-    OWN_BASE..NUM_WEIGHTS
+    OWN_BASE..SAFETY_BASE
+}
+
+/// Squares within Chebyshev distance `r` of each square, the square itself excluded.
+const fn neighbourhoods(r: usize) -> [u128; 81] {
+    let mut t = [0u128; 81];
+    let mut k = 0usize;
+    while k < 81 {
+        let mut s = 0usize;
+        while s < 81 {
+            let df = (k / 9).abs_diff(s / 9);
+            let dr = (k % 9).abs_diff(s % 9);
+            let d = if df > dr { df } else { dr };
+            if d >= 1 && d <= r {
+                t[k] |= 1u128 << s;
+            }
+            s += 1;
+        }
+        k += 1;
+    }
+    t
+}
+/// The king's zone: the 24 squares within two of it.
+static ZONE2: [u128; 81] = neighbourhoods(2);
+/// The eight squares next to it.
+static ZONE1: [u128; 81] = neighbourhoods(1);
+
+/// Index of the king-safety weight of `c`'s king on `king`, from `c`'s point of view: the
+/// enemy pieces within two squares of it (the attack a linear king-piece table cannot see
+/// grow: two attackers are worse than twice one), its own pieces next to it, and what the
+/// enemy can drop. Bitboard counts, recomputed at every evaluation (no incremental state).
+#[inline]
+pub fn safety_index(pos: &Position, c: Color, king: Square) -> usize {
+    let not_kings = !pos.pieces_of_kind(PieceKind::King).bits();
+    let enemy = pos.pieces_of(!c).bits() & not_kings;
+    let own = pos.pieces_of(c).bits() & not_kings;
+    let near = ((enemy & ZONE2[king.index()]).count_ones() as usize).min(SAFETY_COUNTS - 1);
+    let guards = ((own & ZONE1[king.index()]).count_ones() as usize).min(SAFETY_COUNTS - 1);
+    let hand = pos.hand(!c);
+    let pawns = hand.count(PieceKind::Pawn);
+    let drops = (PieceKind::HAND.iter().map(|&k| hand.count(k)).sum::<u32>() - pawns) as usize;
+    let drops = drops.min(SAFETY_COUNTS - 1);
+    SAFETY_BASE
+        + ((near * SAFETY_COUNTS + guards) * SAFETY_COUNTS + drops) * 2
+        + (pawns > 0) as usize
 }
 
 /// The learner's factor of king-piece weight `i` (a number below [`NUM_FACTORS`]): the same
@@ -242,7 +306,7 @@ pub enum WeightsError {
     NoHeader,
     #[error(
         "evaluation file has {weights} weights in {bytes} bytes; this gougi reads {NUM_WEIGHTS} \
-         (or {V1_WEIGHTS}, the first layout)"
+         (or {V2_WEIGHTS} or {V1_WEIGHTS}, the earlier layouts)"
     )]
     Size { weights: usize, bytes: usize },
 }
@@ -340,7 +404,7 @@ impl Weights {
             return Err(WeightsError::NoHeader);
         }
         let n = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
-        if ![NUM_WEIGHTS, V1_WEIGHTS].contains(&n) || bytes.len() != 12 + 2 * n {
+        if ![NUM_WEIGHTS, V2_WEIGHTS, V1_WEIGHTS].contains(&n) || bytes.len() != 12 + 2 * n {
             return Err(WeightsError::Size {
                 weights: n,
                 bytes: bytes.len(),
@@ -353,6 +417,9 @@ impl Weights {
         if n == V1_WEIGHTS {
             return Ok(Weights::from_v1(&w));
         }
+        let mut w = w;
+        // The second layout lacks the safety table and the tempo: zero, the scores it gave.
+        w.resize(NUM_WEIGHTS, 0);
         Ok(Weights { w })
     }
 
@@ -409,6 +476,8 @@ impl Weights {
 enum Part {
     Base,
     King(Color),
+    /// The king-safety and tempo terms, recomputed at every evaluation.
+    Fresh,
 }
 
 /// Calls `f(part, weight index, +1 for Black / −1 for White)` for every term of `pos`: the
@@ -444,6 +513,12 @@ fn for_each_term(pos: &Position, mut f: impl FnMut(Part, usize, i32)) {
             }
         }
     }
+    for c in Color::ALL {
+        if let Some(k) = kings[c.index()] {
+            f(Part::Fresh, safety_index(pos, c, k), sign(c));
+        }
+    }
+    f(Part::Fresh, TEMPO, sign(pos.side_to_move()));
 }
 
 /// Appends the features of `pos` as `(index, +1 for Black / −1 for White)` (the
@@ -598,14 +673,27 @@ impl TableEval {
         for_each_term(pos, |part, i, sg| match part {
             Part::Base => s.base += sg * self.w(i),
             Part::King(c) => s.king[c.index()] += sg * self.w(i),
+            Part::Fresh => {}
         });
         s
+    }
+
+    /// The king-safety and tempo terms of `pos` from Black's point of view.
+    #[inline]
+    fn fresh_terms(&self, pos: &Position) -> i32 {
+        let mut v = 0;
+        for c in Color::ALL {
+            if let Some(k) = pos.king_square(c) {
+                v += sign(c) * self.w(safety_index(pos, c, k));
+            }
+        }
+        v + sign(pos.side_to_move()) * self.w(TEMPO)
     }
 
     /// The full score of `pos` from Black's point of view (the incremental path must agree).
     pub fn black_score(&self, pos: &Position) -> i32 {
         let s = self.compute(pos);
-        s.base + s.king[0] + s.king[1]
+        s.base + s.king[0] + s.king[1] + self.fresh_terms(pos)
     }
 }
 
@@ -680,7 +768,7 @@ impl Evaluator for TableEval {
             }
             *self.stack.last_mut().expect("not empty") = s;
         }
-        let mut v = s.base + s.king[0] + s.king[1];
+        let mut v = s.base + s.king[0] + s.king[1] + self.fresh_terms(pos);
         if self.noise_sd != 0 {
             // From Black's view like the tables: the key includes the side to move, so a
             // position always gets the same shift and negamax stays consistent.
@@ -802,12 +890,74 @@ mod tests {
     fn first_layout_files_read_as_factors() {
         let mut p = scrambled_params(3);
         p[king_range()].iter_mut().for_each(|v| *v = 0.0);
+        p[SAFETY_BASE..NUM_WEIGHTS]
+            .iter_mut()
+            .for_each(|v| *v = 0.0);
         let folded = to_weights(&fold_factors(&p));
         let mut v1: Vec<i16> = p[..OWN_BASE].iter().map(|&v| v as i16).collect();
         v1.extend(p[NUM_WEIGHTS..].iter().map(|&v| v as i16));
         assert_eq!(v1.len(), V1_WEIGHTS);
         let bytes = Weights { w: v1 }.to_bytes();
         assert_eq!(&Weights::from_bytes(&bytes).unwrap(), folded);
+    }
+
+    /// A file of the second layout (no king-safety table) reads with that table zero, so it
+    /// scores as it did.
+    #[test]
+    fn second_layout_files_read_with_no_safety_terms() {
+        let w = scrambled();
+        let bytes = Weights {
+            w: w.w[..V2_WEIGHTS].to_vec(),
+        }
+        .to_bytes();
+        let read = Weights::from_bytes(&bytes).unwrap();
+        assert_eq!(read.w[..V2_WEIGHTS], w.w[..V2_WEIGHTS]);
+        assert!(read.w[V2_WEIGHTS..].iter().all(|&v| v == 0));
+        assert_eq!(read.w.len(), NUM_WEIGHTS);
+    }
+
+    /// The tempo weight counts for the side to move, whichever colour that is.
+    #[test]
+    fn tempo_counts_for_the_side_to_move() {
+        let mut w = Weights {
+            w: vec![0; NUM_WEIGHTS],
+        };
+        w.w[TEMPO] = 30;
+        let ev = TableEval::new(w.leak());
+        let black = Position::from_sfen("startpos").unwrap();
+        let white = Position::from_sfen(
+            "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+        )
+        .unwrap();
+        assert_eq!(ev.black_score(&black), 30);
+        assert_eq!(ev.black_score(&white), -30);
+        let mut ev = ev;
+        ev.reset(&white);
+        assert_eq!(ev.evaluate(&white), Value(30));
+    }
+
+    /// The king-safety index counts what it says: at the start each king has two
+    /// neighbours of its own (the golds) and no enemy within two squares; a
+    /// position with the enemy close and pieces in hand moves every count.
+    #[test]
+    fn safety_index_counts_zone_guards_and_hand() {
+        let idx = |near: usize, guards: usize, drops: usize, pawn: usize| {
+            SAFETY_BASE + ((near * SAFETY_COUNTS + guards) * SAFETY_COUNTS + drops) * 2 + pawn
+        };
+        let pos = Position::from_sfen("startpos").unwrap();
+        for c in Color::ALL {
+            let k = pos.king_square(c).unwrap();
+            assert_eq!(safety_index(&pos, c, k), idx(0, 2, 0, 0), "{c:?}");
+        }
+        // White king on 1b with a gold on 2b (next to it) and lance/knight on 1a/2a; Black's
+        // promoted pawn on 2c (giving check: White to move) and silver on 3d are within two;
+        // Black holds R G and no pawn,
+        // White holds g s n and five pawns.
+        let pos = Position::from_sfen("sfen 7nl/7gk/7+P1/6S2/9/9/9/9/K8 w RGgsn5p 1").unwrap();
+        let wk = pos.king_square(Color::White).unwrap();
+        assert_eq!(safety_index(&pos, Color::White, wk), idx(2, 3, 2, 0));
+        let bk = pos.king_square(Color::Black).unwrap();
+        assert_eq!(safety_index(&pos, Color::Black, bk), idx(0, 0, 3, 1));
     }
 
     /// Plays pseudo-random games and checks the incremental score against a full recompute

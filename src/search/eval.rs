@@ -1005,11 +1005,12 @@ mod tests {
         }
     }
 
+    /// The start position is symmetric: every term but the tempo (Black's, to move) cancels.
     #[test]
     fn start_position_is_balanced() {
         let pos = Position::startpos();
         for w in [Weights::hand_set().leak(), Weights::embedded()] {
-            assert_eq!(TableEval::new(w).black_score(&pos), 0);
+            assert_eq!(TableEval::new(w).black_score(&pos), i32::from(w.w[TEMPO]));
         }
     }
 

@@ -22,11 +22,6 @@ const PATIENCE: Duration = Duration::from_secs(10);
 /// How long "no answer" is watched for.
 const SILENCE: Duration = Duration::from_millis(300);
 
-/// A unique scratch file path for this test process.
-fn temp_path(tag: &str) -> PathBuf {
-    common::scratch_path(tag)
-}
-
 /// A running mock engine with its stdout read on a thread.
 struct Mock {
     child: Child,
@@ -383,7 +378,7 @@ fn commands_received_during_a_search_are_handled_after_it() {
 
 #[test]
 fn transcript_records_every_received_line() {
-    let log = temp_path("transcript.log");
+    let log = common::scratch_path("transcript.log");
     let mut m = Mock::start(&format!(
         "transcript: {}\ngo: bestmove 7g7f\n",
         log.display()
@@ -415,7 +410,7 @@ fn transcript_records_every_received_line() {
 
 #[test]
 fn script_from_a_file_argument() {
-    let script = temp_path("script.txt");
+    let script = common::scratch_path("script.txt");
     std::fs::write(
         &script,
         "# a comment\n\nid name FromFile\ngo: bestmove 1g1f\n",
@@ -449,7 +444,7 @@ fn stdin_eof_exits_cleanly_and_a_bad_script_exits_with_2() {
 
 /// A moves file with one line for `position startpos` (two legal moves and an illegal one).
 fn moves_file(tag: &str) -> PathBuf {
-    let path = temp_path(tag);
+    let path = common::scratch_path(tag);
     std::fs::write(
         &path,
         "position startpos moves 7g7f\t3c3d 8c8d\t5a4a\nposition   startpos\t7g7f 2g2f\t5a4b\n",
@@ -487,7 +482,7 @@ fn play_answers_a_move_of_the_current_position_from_the_moves_file() {
 /// A mock whose every `go` is the fault `kind`, with its faults log.
 fn faulty(kind: &str) -> (Mock, PathBuf, PathBuf) {
     let file = moves_file(&format!("moves-{kind}.tsv"));
-    let log = temp_path(&format!("faults-{kind}.log"));
+    let log = common::scratch_path(&format!("faults-{kind}.log"));
     let mut m = Mock::start(&format!(
         "moves_file: {}\nfaults: 100 seed 7 kinds {kind}\nfaults_log: {}\ngo: bestmove 9g9f\n",
         file.display(),
@@ -580,7 +575,7 @@ fn fault_rate_zero_keeps_the_script_and_a_bad_directive_exits_with_2() {
 #[test]
 fn fault_rate_is_roughly_the_percentage() {
     // 400 draws at 25 %: a binomial with σ ≈ 8.7; 50…150 is more than 5σ either side.
-    let log = temp_path("faults-rate.log");
+    let log = common::scratch_path("faults-rate.log");
     let mut m = Mock::start(&format!(
         "faults: 25 seed 3 kinds unparsable\nfaults_log: {}\ngo: bestmove 1g1f\n",
         log.display()

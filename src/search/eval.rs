@@ -36,6 +36,7 @@
 
 use std::sync::OnceLock;
 
+use crate::shogi::attacks::king_attacks;
 use crate::shogi::{Color, Move, PieceKind, Position, Square};
 
 use super::value::Value;
@@ -204,17 +205,16 @@ pub fn king_range() -> std::ops::Range<usize> {
     OWN_BASE..SAFETY_BASE
 }
 
-/// Squares within Chebyshev distance `r` of each square, the square itself excluded.
-const fn neighbourhoods(r: usize) -> [u128; 81] {
+/// The king's zone: for each square, the 24 squares within Chebyshev distance two of it (the
+/// eight next to it are [`king_attacks`]).
+static ZONE2: [u128; 81] = {
     let mut t = [0u128; 81];
     let mut k = 0usize;
     while k < 81 {
         let mut s = 0usize;
         while s < 81 {
-            let df = (k / 9).abs_diff(s / 9);
-            let dr = (k % 9).abs_diff(s % 9);
-            let d = if df > dr { df } else { dr };
-            if d >= 1 && d <= r {
+            let (df, dr) = ((k / 9).abs_diff(s / 9), (k % 9).abs_diff(s % 9));
+            if (df | dr) != 0 && df <= 2 && dr <= 2 {
                 t[k] |= 1u128 << s;
             }
             s += 1;
@@ -222,11 +222,7 @@ const fn neighbourhoods(r: usize) -> [u128; 81] {
         k += 1;
     }
     t
-}
-/// The king's zone: the 24 squares within two of it.
-static ZONE2: [u128; 81] = neighbourhoods(2);
-/// The eight squares next to it.
-static ZONE1: [u128; 81] = neighbourhoods(1);
+};
 
 /// Index of the king-safety weight of `c`'s king on `king`, from `c`'s point of view: the
 /// enemy pieces within two squares of it (the attack a linear king-piece table cannot see
@@ -238,7 +234,7 @@ pub fn safety_index(pos: &Position, c: Color, king: Square) -> usize {
     let enemy = pos.pieces_of(!c).bits() & not_kings;
     let own = pos.pieces_of(c).bits() & not_kings;
     let near = ((enemy & ZONE2[king.index()]).count_ones() as usize).min(SAFETY_COUNTS - 1);
-    let guards = ((own & ZONE1[king.index()]).count_ones() as usize).min(SAFETY_COUNTS - 1);
+    let guards = ((own & king_attacks(king).bits()).count_ones() as usize).min(SAFETY_COUNTS - 1);
     let hand = pos.hand(!c);
     let pawns = hand.count(PieceKind::Pawn);
     let drops = (PieceKind::HAND.iter().map(|&k| hand.count(k)).sum::<u32>() - pawns) as usize;
@@ -951,8 +947,7 @@ mod tests {
         }
         // White king on 1b with a gold on 2b (next to it) and lance/knight on 1a/2a; Black's
         // promoted pawn on 2c (giving check: White to move) and silver on 3d are within two;
-        // Black holds R G and no pawn,
-        // White holds g s n and five pawns.
+        // Black holds R G and no pawn, White holds g s n and five pawns.
         let pos = Position::from_sfen("sfen 7nl/7gk/7+P1/6S2/9/9/9/9/K8 w RGgsn5p 1").unwrap();
         let wk = pos.king_square(Color::White).unwrap();
         assert_eq!(safety_index(&pos, Color::White, wk), idx(2, 3, 2, 0));

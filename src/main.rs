@@ -180,7 +180,29 @@ enum BenchTarget {
     },
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        // The reader went away (`gougi tally … | head -1`, a GUI that closed the pipe): what
+        // was asked for was read, so stop quietly as Unix tools do, not with an error.
+        Err(e) if is_broken_pipe(&e) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // The form `fn main() -> anyhow::Result<()>` printed.
+            eprintln!("Error: {e:?}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Whether `e` is, or was caused by, a write to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run() -> anyhow::Result<()> {
     use gougi::cli;
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Proxy) {

@@ -702,6 +702,20 @@ fn tally_pools_the_records_of_several_runs() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("A vs B: +1 =0 -1 (2 games)"), "{out}");
     assert!(out.contains("skipped by end line: 2"), "{out}");
+    // A reader that has gone (`gougi tally … | head -1`) ends the run quietly: exit 0 and
+    // nothing on stderr, not an error with a backtrace.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["tally", "--player", "A"])
+        .args(&files)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.is_empty(), "{err}");
 }
 
 /// Record files of `out/games` with this extension, sorted.

@@ -257,7 +257,8 @@ pub fn safety_index(pos: &Position, c: Color, king: Square) -> usize {
         + (pawns > 0) as usize
 }
 
-/// The squares next to the king on `king` that `pieces` (of colour `c`) attack. Only a slider
+/// The squares next to the king on `king` that `pieces` (of colour `c`) attack; every slider of
+/// `c` counts whatever `pieces` says (callers leave out at most the king, not a slider). Only a slider
 /// or a knight can attack them from more than two squares away, so only those are looked at
 /// outside the king's zone ([`ZONE2`]): a handful of lookups rather than one attack test per
 /// square.

@@ -153,6 +153,7 @@ impl Hand {
     }
 
     /// Total number of pieces held.
+    #[inline]
     pub fn total(self) -> u32 {
         PieceKind::HAND.iter().map(|&k| self.count(k)).sum()
     }

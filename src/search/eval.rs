@@ -36,8 +36,8 @@
 
 use std::sync::OnceLock;
 
-use crate::shogi::attacks::{attacks, king_attacks, knight_attacks};
-use crate::shogi::{Bitboard, Color, Move, PieceKind, Position, Square};
+use crate::shogi::attacks::king_attacks;
+use crate::shogi::{Color, Move, PieceKind, Position, Square};
 
 use super::value::Value;
 
@@ -112,24 +112,11 @@ const SAFETY_COUNTS: usize = 9;
 const SAFETY_SIZE: usize = SAFETY_COUNTS * SAFETY_COUNTS * SAFETY_COUNTS * 2;
 /// The side to move's bonus (tempo).
 const TEMPO: usize = SAFETY_BASE + SAFETY_SIZE;
-/// The king-ring table: per king, the squares next to it the enemy attacks × those of them
-/// no other piece of its own defends × its escape squares × the enemy's hand pieces (see
-/// [`ring_index`]).
-const RING_BASE: usize = TEMPO + 1;
-/// Buckets of the escape squares (0..=3, more counts as 3) and of the enemy's hand pieces
-/// (0..=4) in the king-ring table.
-const RING_ESCAPES: usize = 4;
-const RING_HAND: usize = 5;
-const RING_SIZE: usize = 9 * 9 * RING_ESCAPES * RING_HAND;
 /// Number of weights.
-pub const NUM_WEIGHTS: usize = RING_BASE + RING_SIZE;
+pub const NUM_WEIGHTS: usize = TEMPO + 1;
 /// Number of the learner's factor weights ([`features`] numbers them from [`NUM_WEIGHTS`]):
 /// `own` then `opp`, each kind × offset from the king.
 pub const NUM_FACTORS: usize = 2 * KINDS * OFFSETS;
-
-/// The weight count of the third file layout (round 9: no king-ring table), which
-/// [`Weights::from_bytes`] still reads (the ring weights are zero then).
-const V3_WEIGHTS: usize = RING_BASE;
 
 /// The weight count of the second file layout (rounds 5–8: no safety table, no tempo), which
 /// [`Weights::from_bytes`] still reads (those weights are zero then).
@@ -257,59 +244,6 @@ pub fn safety_index(pos: &Position, c: Color, king: Square) -> usize {
         + (pawns > 0) as usize
 }
 
-/// The squares next to the king on `king` that `pieces` (of colour `c`) attack; every slider of
-/// `c` counts whatever `pieces` says (callers leave out at most the king, not a slider). Only a slider
-/// or a knight can attack them from more than two squares away, so only those are looked at
-/// outside the king's zone ([`ZONE2`]): a handful of lookups rather than one attack test per
-/// square.
-#[inline]
-fn attacks_on(pos: &Position, c: Color, pieces: Bitboard, king: Square, occ: Bitboard) -> Bitboard {
-    let ring = king_attacks(king);
-    let sliders = pos.pieces_of_kind(PieceKind::Rook)
-        | pos.pieces_of_kind(PieceKind::Bishop)
-        | pos.pieces_of_kind(PieceKind::Lance);
-    let knights = pos.pieces_of_kind(PieceKind::Knight) & pieces;
-    let mut hit = pos.slider_attacks_within(c, ring, occ);
-    let zone = Bitboard::from_bits(ZONE2[king.index()]);
-    for s in pieces & zone & !sliders & !knights {
-        if let Some(p) = pos.piece_on(s) {
-            hit |= attacks(c, p.kind, s, occ);
-        }
-    }
-    for s in knights {
-        hit |= knight_attacks(c, s);
-    }
-    hit & ring
-}
-
-/// Index of the king-ring weight of `c`'s king on `king`: of the squares next to it, how many
-/// the enemy attacks, how many of those only the king defends, and how many it could step to
-/// (empty or enemy-held, not attacked), with the enemy's hand pieces of any kind. What a
-/// table of pieces cannot see: the attacks themselves, from wherever they come (a rook
-/// across the board, a bishop's diagonal), and the holes in the king's cover.
-#[inline]
-pub fn ring_index(pos: &Position, c: Color, king: Square) -> usize {
-    let occ = pos.occupied();
-    let ring = king_attacks(king);
-    let own = pos.pieces_of(c);
-    let defenders = own & !pos.pieces_of_kind(PieceKind::King);
-    let attacked = attacks_on(pos, !c, pos.pieces_of(!c), king, occ);
-    let escapes = (ring & !own & !attacked).bits().count_ones() as usize;
-    // Most kings are not attacked at all: their defence is not looked at.
-    let weak = if attacked.any() {
-        (attacked & !attacks_on(pos, c, defenders, king, occ))
-            .bits()
-            .count_ones() as usize
-    } else {
-        0
-    };
-    let attacked = attacked.bits().count_ones() as usize;
-    let drops = (pos.hand(!c).total() as usize).min(RING_HAND - 1);
-    RING_BASE
-        + ((attacked * 9 + weak) * RING_ESCAPES + escapes.min(RING_ESCAPES - 1)) * RING_HAND
-        + drops
-}
-
 /// The learner's factor of king-piece weight `i` (a number below [`NUM_FACTORS`]): the same
 /// kind at the same offset from the king, whatever the king's square. King-hand weights have
 /// none: the plain hand weight is what they share.
@@ -368,7 +302,7 @@ pub enum WeightsError {
     NoHeader,
     #[error(
         "evaluation file has {weights} weights in {bytes} bytes; this gougi reads {NUM_WEIGHTS} \
-         (or {V3_WEIGHTS}, {V2_WEIGHTS} or {V1_WEIGHTS}, the earlier layouts)"
+         (or {V2_WEIGHTS} or {V1_WEIGHTS}, the earlier layouts)"
     )]
     Size { weights: usize, bytes: usize },
 }
@@ -466,9 +400,7 @@ impl Weights {
             return Err(WeightsError::NoHeader);
         }
         let n = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
-        if ![NUM_WEIGHTS, V3_WEIGHTS, V2_WEIGHTS, V1_WEIGHTS].contains(&n)
-            || bytes.len() != 12 + 2 * n
-        {
+        if ![NUM_WEIGHTS, V2_WEIGHTS, V1_WEIGHTS].contains(&n) || bytes.len() != 12 + 2 * n {
             return Err(WeightsError::Size {
                 weights: n,
                 bytes: bytes.len(),
@@ -482,8 +414,7 @@ impl Weights {
             return Ok(Weights::from_v1(&w));
         }
         let mut w = w;
-        // The second layout lacks the safety table, the tempo and the ring table, the third
-        // the ring table: zero, the scores they gave.
+        // The second layout lacks the safety table and the tempo: zero, the scores it gave.
         w.resize(NUM_WEIGHTS, 0);
         Ok(Weights { w })
     }
@@ -541,7 +472,7 @@ impl Weights {
 enum Part {
     Base,
     King(Color),
-    /// The king-safety, king-ring and tempo terms, recomputed at every evaluation.
+    /// The king-safety and tempo terms, recomputed at every evaluation.
     Fresh,
 }
 
@@ -581,7 +512,6 @@ fn for_each_term(pos: &Position, mut f: impl FnMut(Part, usize, i32)) {
     for c in Color::ALL {
         if let Some(k) = kings[c.index()] {
             f(Part::Fresh, safety_index(pos, c, k), sign(c));
-            f(Part::Fresh, ring_index(pos, c, k), sign(c));
         }
     }
     f(Part::Fresh, TEMPO, sign(pos.side_to_move()));
@@ -627,9 +557,6 @@ pub struct TableEval {
     /// `EvalNoise`'s standard deviation in cp (0: none) and `Seed`, see [`noise_cp`].
     noise_sd: i32,
     noise_seed: u64,
-    /// Whether any king-ring weight is non-zero: files without the table (rounds before 10)
-    /// skip its attack lookups, which cost about a tenth of the search's speed.
-    ring: bool,
 }
 
 impl Default for TableEval {
@@ -645,9 +572,6 @@ impl TableEval {
             weights,
             noise_sd: 0,
             noise_seed: 0,
-            ring: weights.w[RING_BASE..RING_BASE + RING_SIZE]
-                .iter()
-                .any(|&w| w != 0),
         }
     }
 
@@ -750,16 +674,13 @@ impl TableEval {
         s
     }
 
-    /// The king-safety, king-ring and tempo terms of `pos` from Black's point of view.
+    /// The king-safety and tempo terms of `pos` from Black's point of view.
     #[inline]
     fn fresh_terms(&self, pos: &Position) -> i32 {
         let mut v = 0;
         for c in Color::ALL {
             if let Some(k) = pos.king_square(c) {
                 v += sign(c) * self.w(safety_index(pos, c, k));
-                if self.ring {
-                    v += sign(c) * self.w(ring_index(pos, c, k));
-                }
             }
         }
         v + sign(pos.side_to_move()) * self.w(TEMPO)
@@ -976,39 +897,19 @@ mod tests {
         assert_eq!(&Weights::from_bytes(&bytes).unwrap(), folded);
     }
 
-    /// A file without the king-ring table (all its weights zero) skips the ring's lookups; one
-    /// non-zero ring weight turns them on and the score follows it.
+    /// A file of the second layout (no king-safety table) reads with that table zero, so it
+    /// scores as it did.
     #[test]
-    fn the_ring_is_looked_at_only_when_a_ring_weight_is_set() {
-        let pos = Position::from_sfen("sfen 7nl/7gk/7+P1/6S2/9/9/9/9/K8 w RGgsn5p 1").unwrap();
-        let k = pos.king_square(Color::White).unwrap();
-        let mut w = Weights {
-            w: vec![0; NUM_WEIGHTS],
-        };
-        let off = TableEval::new(w.clone().leak());
-        assert!(!off.ring);
-        assert_eq!(off.black_score(&pos), 0);
-        w.w[ring_index(&pos, Color::White, k)] = 77;
-        let on = TableEval::new(w.leak());
-        assert!(on.ring);
-        assert_eq!(on.black_score(&pos), -77);
-    }
-
-    /// Files of the second layout (rounds 5–8: no safety table, tempo or ring table) and of the
-    /// third (round 9: no ring table) read with what they lack zero, so they score as they did.
-    #[test]
-    fn older_layout_files_read_with_the_newer_terms_zero() {
+    fn second_layout_files_read_with_no_safety_terms() {
         let w = scrambled();
-        for n in [V2_WEIGHTS, V3_WEIGHTS] {
-            let bytes = Weights {
-                w: w.w[..n].to_vec(),
-            }
-            .to_bytes();
-            let read = Weights::from_bytes(&bytes).unwrap();
-            assert_eq!(read.w[..n], w.w[..n], "{n}");
-            assert!(read.w[n..].iter().all(|&v| v == 0), "{n}");
-            assert_eq!(read.w.len(), NUM_WEIGHTS);
+        let bytes = Weights {
+            w: w.w[..V2_WEIGHTS].to_vec(),
         }
+        .to_bytes();
+        let read = Weights::from_bytes(&bytes).unwrap();
+        assert_eq!(read.w[..V2_WEIGHTS], w.w[..V2_WEIGHTS]);
+        assert!(read.w[V2_WEIGHTS..].iter().all(|&v| v == 0));
+        assert_eq!(read.w.len(), NUM_WEIGHTS);
     }
 
     /// The tempo weight counts for the side to move, whichever colour that is.
@@ -1031,42 +932,27 @@ mod tests {
         assert_eq!(ev.evaluate(&white), Value(30));
     }
 
-    /// The two king indices count what they say.
-    ///
-    /// Start position: each king has two neighbours of its own (the golds), three empty
-    /// squares in front (escapes), no enemy within two squares, nothing attacked.
-    ///
-    /// Second position: White's king on 1b with a gold on 2b and lance/knight on 1a/2a;
-    /// Black's promoted pawn on 2c (giving check: White to move) and silver on 3d are within
-    /// two. The pawn attacks 2b and 1c, the silver 2c; White's gold defends 2c and 1c, so 2b
-    /// is the weak square, and nothing is left to step to. Black holds R G (two pieces, no
-    /// pawn); White holds g s n and five pawns (eight pieces: four and more count as four in
-    /// the ring index). Black's king on 9i is untouched with three empty neighbours.
+    /// The king-safety index counts what it says: at the start each king has two
+    /// neighbours of its own (the golds) and no enemy within two squares; a
+    /// position with the enemy close and pieces in hand moves every count.
     #[test]
-    fn king_indices_count_zone_guards_attacks_holes_escapes_and_hand() {
-        let safety = |near: usize, guards: usize, drops: usize, pawn: usize| {
+    fn safety_index_counts_zone_guards_and_hand() {
+        let idx = |near: usize, guards: usize, drops: usize, pawn: usize| {
             SAFETY_BASE + ((near * SAFETY_COUNTS + guards) * SAFETY_COUNTS + drops) * 2 + pawn
         };
-        let ring = |attacked: usize, weak: usize, escapes: usize, drops: usize| {
-            RING_BASE + ((attacked * 9 + weak) * RING_ESCAPES + escapes) * RING_HAND + drops
-        };
-        let check = |sfen: &str, c: Color, want: (usize, usize)| {
-            let pos = Position::from_sfen(sfen).unwrap();
-            let k = pos.king_square(c).unwrap();
-            let got = (safety_index(&pos, c, k), ring_index(&pos, c, k));
-            assert_eq!(got, want, "{sfen} {c:?}");
-        };
+        let pos = Position::from_sfen("startpos").unwrap();
         for c in Color::ALL {
-            check("startpos", c, (safety(0, 2, 0, 0), ring(0, 0, 3, 0)));
+            let k = pos.king_square(c).unwrap();
+            assert_eq!(safety_index(&pos, c, k), idx(0, 2, 0, 0), "{c:?}");
         }
-        let near = "sfen 7nl/7gk/7+P1/6S2/9/9/9/9/K8 w RGgsn5p 1";
-        check(near, Color::White, (safety(2, 3, 2, 0), ring(3, 1, 0, 2)));
-        check(near, Color::Black, (safety(0, 0, 3, 1), ring(0, 0, 3, 4)));
-        // A slider counts from across the board: White's rook on 5a attacks 5h, next to
-        // Black's king on 5i, from seven squares away; the other four neighbours are escapes
-        // (more than three count as three).
-        let far = "sfen 4r4/9/9/9/9/9/9/9/4K4 b - 1";
-        check(far, Color::Black, (safety(0, 0, 0, 0), ring(1, 1, 3, 0)));
+        // White king on 1b with a gold on 2b (next to it) and lance/knight on 1a/2a; Black's
+        // promoted pawn on 2c (giving check: White to move) and silver on 3d are within two;
+        // Black holds R G and no pawn, White holds g s n and five pawns.
+        let pos = Position::from_sfen("sfen 7nl/7gk/7+P1/6S2/9/9/9/9/K8 w RGgsn5p 1").unwrap();
+        let wk = pos.king_square(Color::White).unwrap();
+        assert_eq!(safety_index(&pos, Color::White, wk), idx(2, 3, 2, 0));
+        let bk = pos.king_square(Color::Black).unwrap();
+        assert_eq!(safety_index(&pos, Color::Black, bk), idx(0, 0, 3, 1));
     }
 
     /// Plays pseudo-random games and checks the incremental score against a full recompute

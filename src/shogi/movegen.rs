@@ -319,19 +319,22 @@ fn push_split<const ALL: bool>(
 }
 
 /// Board moves of non-king pieces to `target`, and drops to `drop_target`, legal given the pin
-/// set; the caller has already restricted the targets for check.
+/// set; the caller has already restricted the targets for check. With `FILTER`, only the
+/// pieces of `movers` are tried.
 #[inline(always)]
-fn gen_pieces<const ALL: bool>(
+fn gen_pieces<const ALL: bool, const FILTER: bool>(
     pos: &Position,
     list: &mut impl MoveSink,
     target: Bitboard,
     drop_target: Bitboard,
     pinned: Bitboard,
+    movers: Bitboard,
 ) {
     let us = pos.side_to_move();
     let occ = pos.occupied();
     let ksq = pos.king_square(us);
-    let ours = pos.pieces_of(us);
+    let only = |b: Bitboard| if FILTER { b & movers } else { b };
+    let ours = only(pos.pieces_of(us));
     let restrict = |from: Square, t: Bitboard| -> Bitboard {
         match ksq {
             Some(k) if pinned.contains(from) => t & line(k, from),
@@ -341,7 +344,7 @@ fn gen_pieces<const ALL: bool>(
     // Unpinned pawns all at once: their targets are the pawn set shifted one rank forward
     // (square index − 1 for Black, + 1 for White; a pawn is never on its far rank, so the shift
     // never crosses a file). Pinned pawns, rare, go one by one.
-    let pawns = pos.pieces(us, PieceKind::Pawn);
+    let pawns = only(pos.pieces(us, PieceKind::Pawn));
     let free = pawns - pinned;
     let (ahead, back): (Bitboard, fn(Square) -> Square) = match us {
         Color::Black => (Bitboard::from_bits(free.bits() >> 1), |to| {
@@ -365,15 +368,15 @@ fn gen_pieces<const ALL: bool>(
         let t = restrict(from, pawn_attacks(us, from) & target);
         push_targets::<ALL>(list, us, PieceKind::Pawn, from, t);
     }
-    for from in pos.pieces(us, PieceKind::Lance) {
+    for from in only(pos.pieces(us, PieceKind::Lance)) {
         let t = restrict(from, lance_attacks(us, from, occ) & target);
         push_targets::<ALL>(list, us, PieceKind::Lance, from, t);
     }
-    for from in pos.pieces(us, PieceKind::Knight) {
+    for from in only(pos.pieces(us, PieceKind::Knight)) {
         let t = restrict(from, knight_attacks(us, from) & target);
         push_targets::<ALL>(list, us, PieceKind::Knight, from, t);
     }
-    for from in pos.pieces(us, PieceKind::Silver) {
+    for from in only(pos.pieces(us, PieceKind::Silver)) {
         let t = restrict(from, silver_attacks(us, from) & target);
         push_targets::<ALL>(list, us, PieceKind::Silver, from, t);
     }
@@ -381,22 +384,22 @@ fn gen_pieces<const ALL: bool>(
         let t = restrict(from, gold_attacks(us, from) & target);
         push_targets::<ALL>(list, us, PieceKind::Gold, from, t);
     }
-    for from in pos.pieces(us, PieceKind::Bishop) {
+    for from in only(pos.pieces(us, PieceKind::Bishop)) {
         let t = restrict(from, bishop_attacks(from, occ) & target);
         push_targets::<ALL>(list, us, PieceKind::Bishop, from, t);
     }
-    for from in pos.pieces(us, PieceKind::Rook) {
+    for from in only(pos.pieces(us, PieceKind::Rook)) {
         let t = restrict(from, rook_attacks(from, occ) & target);
         push_targets::<ALL>(list, us, PieceKind::Rook, from, t);
     }
-    for from in pos.pieces(us, PieceKind::Horse) {
+    for from in only(pos.pieces(us, PieceKind::Horse)) {
         let t = restrict(
             from,
             (bishop_attacks(from, occ) | king_attacks(from)) & target,
         );
         push_targets::<ALL>(list, us, PieceKind::Horse, from, t);
     }
-    for from in pos.pieces(us, PieceKind::Dragon) {
+    for from in only(pos.pieces(us, PieceKind::Dragon)) {
         let t = restrict(
             from,
             (rook_attacks(from, occ) | king_attacks(from)) & target,
@@ -463,31 +466,38 @@ fn gen_drops(pos: &Position, list: &mut impl MoveSink, target: Bitboard) {
     list.push_drops(target - rank1 - rank2, &kinds[..n]);
 }
 
+/// The king's legal moves to squares of `mask` (which excludes our own pieces).
+#[inline(always)]
+fn gen_king_moves(pos: &Position, list: &mut impl MoveSink, mask: Bitboard) {
+    let them = !pos.side_to_move();
+    let Some(k) = pos.king_square(pos.side_to_move()) else {
+        return;
+    };
+    let targets = king_attacks(k) & mask;
+    if targets.any() {
+        // Sliders once for all targets (each slider's rays, with the king lifted), then
+        // the cheap step test per remaining square.
+        let safe = targets - pos.slider_attacks_within(them, targets, pos.occupied().without(k));
+        for to in safe {
+            if !pos.is_step_attacked(them, to) {
+                list.push(Move::new_normal(k, to, false));
+            }
+        }
+    }
+}
+
 /// Legal moves whose destination is in `mask` (drops only on empty squares of it). Inlined
 /// into each public generator so that [`count_legal`] can compile its copy with `popcnt`.
 #[inline(always)]
 fn gen_legal_masked<const ALL: bool>(pos: &Position, list: &mut impl MoveSink, mask: Bitboard) {
     let us = pos.side_to_move();
-    let them = !us;
     let occ = pos.occupied();
     let ours = pos.pieces_of(us);
     let mask = mask - ours;
     let empty = !occ;
     let checkers = pos.checkers();
     let ksq = pos.king_square(us);
-    if let Some(k) = ksq {
-        let targets = king_attacks(k) & mask;
-        if targets.any() {
-            // Sliders once for all targets (each slider's rays, with the king lifted), then
-            // the cheap step test per remaining square.
-            let safe = targets - pos.slider_attacks_within(them, targets, occ.without(k));
-            for to in safe {
-                if !pos.is_step_attacked(them, to) {
-                    list.push(Move::new_normal(k, to, false));
-                }
-            }
-        }
-    }
+    gen_king_moves(pos, list, mask);
     let (target, drop_target) = if checkers.any() {
         if checkers.more_than_one() {
             return;
@@ -499,7 +509,19 @@ fn gen_legal_masked<const ALL: bool>(pos: &Position, list: &mut impl MoveSink, m
         (mask, mask & empty)
     };
     let pinned = pos.pinned(us);
-    gen_pieces::<ALL>(pos, list, target, drop_target, pinned);
+    // Out of a contact check, or one with a single square between, few pieces can answer:
+    // those found from the square(s) instead of trying every piece (the mate solver's AND
+    // nodes are mostly such). Longer lines are cheaper piece by piece.
+    if checkers.any() && target.count() <= 2 {
+        let mut movers = Bitboard::EMPTY;
+        for to in target {
+            movers |= pos.attackers_to(us, to, occ);
+        }
+        gen_pieces::<ALL, true>(pos, list, target, drop_target, pinned, movers);
+    } else {
+        // Unfiltered: its own copy, so that perft and the search pay nothing for the filter.
+        gen_pieces::<ALL, false>(pos, list, target, drop_target, pinned, ours);
+    }
 }
 
 /// All legal moves.

@@ -116,6 +116,17 @@ struct Child<M> {
 
 const NO_PRED: u32 = u32::MAX;
 
+/// A node's numbers from its children: its (pn, dn), the part of its δ that is a sum (the
+/// children flagged `sum`; the others add only their maximum), the most-proving child and the
+/// second-best φ among the others.
+struct Scan {
+    pn: PnDn,
+    dn: PnDn,
+    delta_sum: PnDn,
+    best: usize,
+    second: PnDn,
+}
+
 /// The key of a node on the path. Board and attacker hand identify a position inside one
 /// problem: the pieces are conserved, so the defender's hand follows from them.
 #[inline]
@@ -611,9 +622,8 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         if self.double_count {
             // Like KomoringHeights, look only at the child about to be searched first: the
             // walk up the table costs probes, and most transpositions are harmless.
-            let (pn, dn, _) = Self::numbers(or_node, children);
+            let Scan { pn, dn, best, .. } = Self::scan(or_node, children);
             if pn != 0 && dn != 0 {
-                let (best, _) = Self::select(or_node, children);
                 let c = &children[best];
                 if let Some(parent) = c.tt_parent {
                     let (id, pndn) = (c.id, (c.pn, c.dn));
@@ -625,7 +635,13 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
 
         // Step 4. The df-pn loop.
         loop {
-            let (pn, dn, delta_sum) = Self::numbers(or_node, children);
+            let Scan {
+                pn,
+                dn,
+                delta_sum,
+                best,
+                second,
+            } = Self::scan(or_node, children);
             if pn == 0 || dn == 0 || self.aborted {
                 break;
             }
@@ -639,7 +655,6 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             if pn >= thpn || dn >= thdn {
                 break;
             }
-            let (best, second) = Self::select(or_node, children);
             let c = &children[best];
             // The child's δ threshold: the value at which this node's δ reaches its own.
             let (th_delta, delta, c_delta) = if or_node {
@@ -678,7 +693,7 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
 
         // Step 5. Summarise and store.
         let amount = (self.nodes - nodes_at_entry + 1).min(u64::from(u32::MAX)) as u32;
-        let (pn, dn, _) = Self::numbers(or_node, children);
+        let Scan { pn, dn, .. } = Self::scan(or_node, children);
         if pn == 0 {
             let (upper, proof_hand) = if or_node {
                 let c = children
@@ -864,10 +879,13 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
         }
     }
 
-    /// The node's (pn, dn) from its children, and the part of its δ that is a sum (the
-    /// children flagged `sum`; the others add only their maximum).
-    fn numbers(or_node: bool, children: &[Child<B::Move>]) -> (PnDn, PnDn, PnDn) {
-        let mut min = PN_INFINITE;
+    /// The node's numbers from its children in one pass (the df-pn loop needs both the
+    /// numbers and the child to search after every child search).
+    fn scan(or_node: bool, children: &[Child<B::Move>]) -> Scan {
+        let mut best = 0;
+        let mut best_phi = PN_INFINITE;
+        let mut best_delta = PN_INFINITE;
+        let mut second = PN_INFINITE;
         let mut sum: PnDn = 0;
         let mut max: PnDn = 0;
         let mut resolved = false;
@@ -876,7 +894,14 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                 continue;
             }
             let (p, d) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
-            min = min.min(p);
+            if p < best_phi || (p == best_phi && d < best_delta) {
+                second = second.min(best_phi);
+                best = i;
+                best_phi = p;
+                best_delta = d;
+            } else {
+                second = second.min(p);
+            }
             if c.sum {
                 sum = pn_add(sum, d);
             } else {
@@ -892,10 +917,17 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             delta = delta.min(PN_INFINITE - 1);
             sum = sum.min(PN_INFINITE - 1);
         }
-        if or_node {
-            (min, delta, sum)
+        let (pn, dn) = if or_node {
+            (best_phi, delta)
         } else {
-            (delta, min, sum)
+            (delta, best_phi)
+        };
+        Scan {
+            pn,
+            dn,
+            delta_sum: sum,
+            best,
+            second,
         }
     }
 
@@ -967,29 +999,6 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             }
         }
     }
-
-    /// The index of the most-proving child and the second-best φ among the others.
-    fn select(or_node: bool, children: &[Child<B::Move>]) -> (usize, PnDn) {
-        let mut best = 0;
-        let mut best_phi = PN_INFINITE;
-        let mut best_delta = PN_INFINITE;
-        let mut second = PN_INFINITE;
-        for (i, c) in children.iter().enumerate() {
-            if !active(children, i) {
-                continue;
-            }
-            let (p, d) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
-            if p < best_phi || (p == best_phi && d < best_delta) {
-                second = second.min(best_phi);
-                best = i;
-                best_phi = p;
-                best_delta = d;
-            } else {
-                second = second.min(p);
-            }
-        }
-        (best, second)
-    }
 }
 
 #[cfg(test)]
@@ -1059,7 +1068,8 @@ mod tests {
         let mut dfpn = Dfpn::new(&mut g, &mut tt, None, &stop, None);
         let mut children = vec![child(Y1, 3, 1), child(Y2, 3, 1), child(500, 2, 1)];
         type D<'a> = Dfpn<'a, Graph>;
-        assert_eq!(D::numbers(false, &children), (8, 1, 8));
+        let s = D::scan(false, &children);
+        assert_eq!((s.pn, s.dn, s.delta_sum), (8, 1, 8));
         dfpn.dc_marks.push(DcMark {
             depth: 2,
             tt_child: (Y1, Hand::EMPTY),
@@ -1074,6 +1084,7 @@ mod tests {
             [false, false, true]
         );
         // pn = 2 (summed) + max(3, 3); the summed part alone is 2.
-        assert_eq!(D::numbers(false, &children), (5, 1, 2));
+        let s = D::scan(false, &children);
+        assert_eq!((s.pn, s.dn, s.delta_sum), (5, 1, 2));
     }
 }

@@ -610,6 +610,55 @@ pub fn generate_evasions(pos: &Position, list: &mut MoveList) {
     gen_legal_masked::<true>(pos, list, Bitboard::FULL);
 }
 
+/// For each side, kind and enemy king square, the squares from which a piece of that kind
+/// could give a direct check by one move (promoting or not) on an empty board: a superset, so
+/// [`generate_checks`] skips a piece outside it without computing its moves. Sliders (which
+/// reach from anywhere along a line) get every square; the king gets none (its checks are only
+/// discovered ones, generated apart).
+fn check_candidates(us: Color, kind: PieceKind, ek: Square) -> Bitboard {
+    static TABLE: std::sync::OnceLock<Box<[[[Bitboard; 81]; PieceKind::NUM]; 2]>> =
+        std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        let mut t = Box::new([[[Bitboard::EMPTY; 81]; PieceKind::NUM]; 2]);
+        for c in [Color::Black, Color::White] {
+            for k in PieceKind::ALL {
+                for e in Square::ALL {
+                    let cand = &mut t[c.index()][k.index()][e.index()];
+                    *cand = match k {
+                        PieceKind::King => Bitboard::EMPTY,
+                        PieceKind::Lance
+                        | PieceKind::Bishop
+                        | PieceKind::Rook
+                        | PieceKind::Horse
+                        | PieceKind::Dragon => Bitboard::FULL,
+                        _ => {
+                            let mut b = Bitboard::EMPTY;
+                            for from in Square::ALL {
+                                let reach = attacks(c, k, from, Bitboard::EMPTY);
+                                let checks = |to: Square| {
+                                    attacks(c, k, to, Bitboard::EMPTY).contains(e)
+                                        || k.promote().is_some_and(|pk| {
+                                            attacks(c, pk, to, Bitboard::EMPTY).contains(e)
+                                        })
+                                };
+                                for to in reach {
+                                    if checks(to) {
+                                        b = b.with(from);
+                                        break;
+                                    }
+                                }
+                            }
+                            b
+                        }
+                    };
+                }
+            }
+        }
+        t
+    });
+    t[us.index()][kind.index()][ek.index()]
+}
+
 /// Every legal move that gives check (the mate solver's OR-node generator). Without an enemy
 /// king there are none.
 ///
@@ -653,6 +702,9 @@ pub fn generate_checks<T: MoveEntry>(pos: &Position, list: &mut MoveList<T>) {
     let kings = pos.pieces_of_kind(PieceKind::King);
     for from in ours - kings {
         let kind = pos.piece_on(from).expect("own piece").kind;
+        if !discover.contains(from) && !check_candidates(us, kind, ek).contains(from) {
+            continue;
+        }
         let mut t = attacks(us, kind, from, occ) & target;
         if let Some(k) = ksq {
             if pinned.contains(from) {

@@ -47,6 +47,14 @@ pub trait MateBoard {
         self.generate_and_moves(&mut moves);
         moves.len().min(limit)
     }
+    /// [`MateBoard::count_and_moves`] in the position after `m` (a legal move here), the board
+    /// left as it was. Implementations may play the move more cheaply than `do_move`.
+    fn count_and_moves_after(&mut self, m: Self::Move, limit: usize) -> usize {
+        self.do_move(m);
+        let n = self.count_and_moves(limit);
+        self.undo_move(m);
+        n
+    }
     /// Moves that share a delay group (at the same node) are searched one after another
     /// (KomoringHeights' delayed expansion): the later one only counts once the earlier one is
     /// resolved. Used for drops on the same interposition square (futile interpositions

@@ -67,6 +67,10 @@ impl MateBoard for CoreBoard {
         count_legal(&self.pos).min(limit)
     }
 
+    fn count_and_moves_after(&mut self, m: Move, limit: usize) -> usize {
+        self.pos.peek_move(m, count_legal).min(limit)
+    }
+
     fn delay_group(&self, m: Move) -> Option<u16> {
         let us = self.pos.side_to_move();
         match m.from() {

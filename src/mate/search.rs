@@ -850,15 +850,14 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
             // df-pn+: the defender's reply count is the initial pn; zero replies is mate.
             // Under a bound that leaves no room for another check, only "any reply?" matters.
             let limit = if child_bound < 2 { 1 } else { usize::MAX };
-            self.board.do_move(c.mv);
-            debug_assert_eq!(
-                (self.board.board_key(), self.board.attacker_hand()),
-                c.id,
-                "child id computed without the move"
-            );
-            let replies = self.board.count_and_moves(limit);
-            let mated = (replies == 0).then(|| self.mated_result(hand));
-            self.board.undo_move(c.mv);
+            let replies = self.board.count_and_moves_after(c.mv, limit);
+            // Mate: the proof pieces need the position itself (can a drop block the check?).
+            let mated = (replies == 0).then(|| {
+                self.board.do_move(c.mv);
+                let r = self.mated_result(hand);
+                self.board.undo_move(c.mv);
+                r
+            });
             if let Some(r) = mated {
                 self.tt.store_proof(board_key, r.proof_hand, 0, 1);
                 c.pn = 0;

@@ -225,3 +225,39 @@ fn evasions_match_the_filtered_pseudo_legal_moves() {
     }
     assert!(seen > 10_000, "{seen}");
 }
+
+/// `peek_move` shows the generators the position `do_move` makes (same board, hands, side and
+/// checkers, so the same legal moves) and leaves everything as it was, keys included: every
+/// legal move of every tsume problem of one file, drops, captures and promotions among them.
+#[test]
+fn peek_move_matches_do_move() {
+    let text = include_str!("../../../tests/data/tsume/tsumepara_kanna.txt");
+    let mut seen = 0;
+    for line in text.lines().filter(|l| l.starts_with("sfen ")) {
+        let sfen: Vec<&str> = line.split_whitespace().skip(1).take(4).collect();
+        let mut p = pos(&sfen.join(" "));
+        let before = (p.to_sfen(), p.key(), p.board_key());
+        for &m in p.legal_moves().iter() {
+            let peeked = p.peek_move(m, |q| {
+                (
+                    q.to_sfen().split(' ').take(3).collect::<Vec<_>>().join(" "),
+                    q.checkers(),
+                    usi(&q.legal_moves()),
+                    count_legal(q),
+                )
+            });
+            assert_eq!((p.to_sfen(), p.key(), p.board_key()), before, "{m}");
+            p.do_move(m);
+            let played = (
+                p.to_sfen().split(' ').take(3).collect::<Vec<_>>().join(" "),
+                p.checkers(),
+                usi(&p.legal_moves()),
+                count_legal(&p),
+            );
+            p.undo_move(m);
+            assert_eq!(peeked, played, "{} {m}", before.0);
+            seen += 1;
+        }
+    }
+    assert!(seen > 1000, "{seen}");
+}

@@ -489,8 +489,10 @@ fn start_match(
                 env!("CARGO_MANIFEST_DIR"),
                 "/tests/data/openings/balanced-16.txt"
             ),
+            // Far more games than the tests wait for: the match must still be running when
+            // the page is read and when it is interrupted.
             "--games",
-            "200",
+            "100000",
             "--max-plies",
             max_plies,
             "--nodes-jitter",
@@ -592,7 +594,10 @@ fn interrupt(child: &mut std::process::Child) -> Option<i32> {
 fn the_match_page_shows_standings_curves_and_games_in_progress() {
     let Some(chromium) = chromium() else { return };
     let dir = scratch_dir("match-page");
-    let (mut child, url) = start_match(&dir, "24", "200", ["-20", "20"]);
+    // Equal players: the SPRT's LLR wanders round zero instead of crossing a bound within a
+    // few dozen games (with Beta at 200 nodes an idle machine finished the match before the
+    // page was read).
+    let (mut child, url) = start_match(&dir, "24", "1500", ["-20", "20"]);
     let addr = url
         .trim_start_matches("http://")
         .trim_end_matches('/')

@@ -259,3 +259,33 @@ fn a_re_search_that_runs_out_of_time_keeps_the_leaders_move_in_time() {
     let ms: u64 = ms.parse().unwrap();
     assert!((50..400).contains(&ms), "{ms}");
 }
+
+#[test]
+fn a_leader_asked_alone_gets_the_whole_clock() {
+    // Engine2 sits out under a clock (`MinCores` above any machine's), as the shipped config's
+    // second and third copies do on 2 cores: there is nothing to re-search, so no quarter of the
+    // clock is kept back for it; the leader is told byoyomi 1000 − G_Margin 60, as `gougi
+    // search` alone keeps its own 60 ms.
+    let dir = scratch_dir("leader-alone");
+    let transcript = dir.join("e1.log");
+    let first = leader_script(&transcript, &[]);
+    let config = mock_config(
+        &dir,
+        "leader",
+        &[first.as_str(), E2],
+        None,
+        "Engine2.MinCores=1024\n",
+    );
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    let lines = play(
+        &mut g,
+        "position startpos",
+        "go btime 0 wtime 0 byoyomi 1000",
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f ponder 3c3d");
+    assert_eq!(
+        searches(&transcript),
+        ["position startpos", "go btime 0 wtime 0 byoyomi 940"]
+    );
+}

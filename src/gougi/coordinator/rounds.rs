@@ -235,7 +235,7 @@ impl<W: std::io::Write> Coordinator<W> {
                     // out by `MinCores` on a small machine) has no other move to re-search:
                     // it gets the whole clock, as the engine alone would (with the quarter kept
                     // back it thought 158 ms a move where `gougi search` thought 209 at
-                    // byoyomi 300, and scored 30 % against it over 27 games).
+                    // byoyomi 300, and scored 32 % against it over 28 games).
                     if (kind == RoundKind::Play || kind == RoundKind::Ponder) && normals.len() > 1 {
                         request = scale_limits(&member_limits, black, deadline::LEADER_FIRST_SHARE);
                         if let Some(s) = soft {

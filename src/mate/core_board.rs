@@ -61,13 +61,11 @@ impl MateBoard for CoreBoard {
         out.extend(list.iter().copied());
     }
 
-    fn count_and_moves(&mut self, limit: usize) -> usize {
-        // Counted by the generator (a popcount per target set, as perft's last ply), without
-        // writing a list: this runs once per probed check, the solver's commonest step.
-        count_legal(&self.pos).min(limit)
-    }
-
     fn count_and_moves_after(&mut self, m: Move, limit: usize) -> usize {
+        // Counted by the generator (a popcount per target set, as perft's last ply), without
+        // writing a list and in a peeked position: this runs once per probed check, the
+        // solver's commonest step. (`count_and_moves` keeps the trait's default: the search
+        // only counts after a move.)
         self.pos.peek_move(m, count_legal).min(limit)
     }
 

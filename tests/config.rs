@@ -1117,6 +1117,57 @@ fn min_cores_per_engine() {
     assert_eq!(p, Problem::NoPath { number: 3 });
 }
 
+/// `MateEngine.MinCores` reaches the guard's mate member; a bad count names the key and line;
+/// without the guard (a mate type's mate engine always plays) it is a warning and ignored.
+#[test]
+fn min_cores_for_the_mate_guard() {
+    let dir = TempDir::new();
+    let head = "Gougi.Type=leader\nEngine1.Path=builtin:search\nEngine2.Path=builtin:search\n\
+                MateEngine.Path=builtin:mate\n";
+    let c = parse_in(
+        &dir,
+        &format!("{head}MateEngine.Guard=true\nMateEngine.MinCores=3\n"),
+    )
+    .unwrap();
+    assert_eq!(c.mate_min_cores, 3);
+    let specs = c.member_specs();
+    assert_eq!(
+        specs
+            .iter()
+            .map(|s| (s.number, s.min_cores))
+            .collect::<Vec<_>>(),
+        [(1, 0), (2, 0), (0, 3)]
+    );
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    for bad in ["0", "x"] {
+        let (p, shown) = invalid(
+            &dir,
+            &format!("{head}MateEngine.Guard=true\nMateEngine.MinCores={bad}\n"),
+            6,
+            "MateEngine.MinCores",
+        );
+        assert_eq!(p, Problem::BadMinCores { value: bad.into() });
+        assert!(shown.contains("a CPU count of 1 or more"), "{shown}");
+    }
+    let c = parse_in(
+        &dir,
+        "Gougi.Type=mate\nEngine1.Path=builtin:search\nMateEngine.Path=builtin:mate\n\
+         MateEngine.MinCores=3\n",
+    )
+    .unwrap();
+    assert_eq!(c.mate_min_cores, 0);
+    assert!(c.member_specs().iter().all(|s| s.min_cores == 0));
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert_eq!(c.warnings[0].line, 4);
+    assert!(
+        c.warnings[0]
+            .to_string()
+            .contains("MateEngine.MinCores: applies to MateEngine.Guard=true only: ignored"),
+        "{}",
+        c.warnings[0]
+    );
+}
+
 #[test]
 fn binary_accepts_ponder_and_nodes_switches() {
     let dir = common::scratch_dir("switches");

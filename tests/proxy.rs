@@ -687,6 +687,58 @@ fn without_the_guard_a_non_mate_type_ignores_the_mate_engine() {
     assert_eq!(lines.last().unwrap(), "bestmove 5c5b+", "{lines:#?}");
 }
 
+/// `MateEngine.MinCores`: under a clock on a machine with fewer CPUs the guard sits out (no
+/// `go` reaches it, its mate does not decide; the GUI is told once, with the members that sit
+/// out); bounded by nodes it plays and its mate decides. No machine has 100,000 CPUs.
+#[test]
+fn mate_guard_with_min_cores_sits_out_timed_rounds_only() {
+    let dir = scratch_dir("guard-mincores");
+    let log = dir.join("tsume.log");
+    let pair = guarded_pair();
+    let refs: Vec<&str> = pair.iter().map(String::as_str).collect();
+    let mate = format!(
+        "id name tsume\ntranscript: {}\nmate: checkmate G*5b\n",
+        log.display()
+    );
+    let config = mock_config(
+        &dir,
+        "optimistic",
+        &refs,
+        Some(&mate),
+        "MateEngine.Guard=true\nMateEngine.MinCores=100000\n",
+    );
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    let gos = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("go"))
+            .count()
+    };
+
+    // A clock: the optimistic choice stands, the guard is told out once and never asked.
+    let lines = play(&mut g, MATE1, BYO);
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    let s = if cpus == 1 { "" } else { "s" };
+    let info = format!(
+        "info string [Info] E0 (tsume, MinCores 100000) sits out timed rounds: this machine has {cpus} CPU{s}"
+    );
+    assert!(lines.contains(&info), "{lines:#?}");
+    assert!(!lines.iter().any(|l| l.contains("checkmate")), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "bestmove 5c5b+", "{lines:#?}");
+    let lines = play(&mut g, MATE1, BYO);
+    assert!(!lines.iter().any(|l| l.contains("[Info]")), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "bestmove 5c5b+", "{lines:#?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(gos(), 0);
+
+    // Nodes: the guard plays and its verified mate decides.
+    let lines = play(&mut g, MATE1, "go nodes 4000");
+    assert_eq!(lines.last().unwrap(), "bestmove G*5b", "{lines:#?}");
+    assert_eq!(gos(), 1);
+}
+
 #[test]
 fn mate_guard_waits_for_the_mate_member_in_a_node_limited_round() {
     let mut g = start(

@@ -179,6 +179,8 @@ pub(super) struct MateKeys {
     pub for_pv: PvKeys,
     #[serde(rename = "Guard")]
     pub guard: Option<Setting>,
+    #[serde(rename = "MinCores")]
+    pub min_cores: Option<Setting>,
 }
 
 /// `MateEngine.forPV.*`.
@@ -238,6 +240,7 @@ impl Tree {
             Key::MatePath => vec!["MateEngine".into(), "Path".into()],
             Key::MatePvCount => vec!["MateEngine".into(), "forPV".into(), "Count".into()],
             Key::MateGuard => vec!["MateEngine".into(), "Guard".into()],
+            Key::MateMinCores => vec!["MateEngine".into(), "MinCores".into()],
             Key::LogFile => vec!["Log".into(), "File".into()],
             Key::LogLevel => vec!["Log".into(), "Level".into()],
         };
@@ -410,6 +413,7 @@ pub fn env_key(var: &str) -> Option<Result<String, Problem>> {
         "MATEENGINE_PATH" => "MateEngine.Path".to_owned(),
         "MATEENGINE_FORPV_COUNT" => "MateEngine.forPV.Count".to_owned(),
         "MATEENGINE_GUARD" => "MateEngine.Guard".to_owned(),
+        "MATEENGINE_MINCORES" => "MateEngine.MinCores".to_owned(),
         _ => {
             let Some(after) = upper.strip_prefix("ENGINE") else {
                 return unknown();

@@ -69,17 +69,19 @@ pub(super) enum Key {
     MatePath,
     MatePvCount,
     MateGuard,
+    MateMinCores,
     LogFile,
     LogLevel,
 }
 
 /// The fixed keys, for hints.
-const FIXED_KEYS: [&str; 7] = [
+const FIXED_KEYS: [&str; 8] = [
     "Gougi.Type",
     "Gougi.Name",
     "MateEngine.Path",
     "MateEngine.forPV.Count",
     "MateEngine.Guard",
+    "MateEngine.MinCores",
     "Log.File",
     "Log.Level",
 ];
@@ -93,6 +95,7 @@ impl Key {
             "MateEngine.Path" => Key::MatePath,
             "MateEngine.forPV.Count" => Key::MatePvCount,
             "MateEngine.Guard" => Key::MateGuard,
+            "MateEngine.MinCores" => Key::MateMinCores,
             "Log.File" => Key::LogFile,
             "Log.Level" => Key::LogLevel,
             _ => {

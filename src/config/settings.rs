@@ -18,6 +18,7 @@
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
 //! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
 //! | `MateEngine.Guard` | `true` or `false`: with `true` and a type that is not a mate type, the mate engine runs beside the members and its verified mate overrides the type's decision | `false` |
+//! | `MateEngine.MinCores` | a CPU count ≥ 1, with `MateEngine.Guard=true` only: under a clock the guard runs only on a machine with at least that many logical CPUs, like `Engine<N>.MinCores` (with a mate type it is a warning and ignored: the type is built on its mate engine) | absent: always runs |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
 //! | `Log.File` | log file (relative to the config's folder; opened for appending at start-up, a failure is a config error naming the line) | stderr |
 //! | `Log.Level` | `error`, `warn`, `info`, `debug` or `trace` (the environment's `GOUGI_LOG` / `GOUGI_LOG_FILE` override `Log.Level` / `Log.File`) | `warn` |
@@ -92,6 +93,9 @@ pub struct Config {
     /// `MateEngine.Guard=true` with a type that is not a mate type: the mate engine runs beside
     /// the type's members and its verified mate overrides the decision.
     pub mate_guard: bool,
+    /// `MateEngine.MinCores` with `MateEngine.Guard=true` (0 when absent or without the guard):
+    /// under a clock the guard runs only on a machine with at least this many logical CPUs.
+    pub mate_min_cores: u32,
     /// `Gougi.Name`.
     pub name: Option<String>,
     /// `Log.File`, resolved against the config's folder.
@@ -147,7 +151,10 @@ impl Config {
             .collect();
         if self.runs_mate_engine() {
             if let Some(mate) = &self.mate_engine {
-                specs.push(MemberSpec::from_command(0, Role::Mate, mate));
+                specs.push(MemberSpec {
+                    min_cores: self.mate_min_cores,
+                    ..MemberSpec::from_command(0, Role::Mate, mate)
+                });
                 for n in self.pv_mate_numbers() {
                     specs.push(MemberSpec::from_command(n, Role::PvMate, mate));
                 }

@@ -66,6 +66,21 @@ impl Validator {
         }
     }
 
+    /// `Engine<N>.MinCores` or `MateEngine.MinCores`: a CPU count ≥ 1 (0 when absent: always).
+    fn min_cores(&self, setting: Option<&Setting>, key: &str) -> Result<u32, ConfigError> {
+        let Some(s) = setting else { return Ok(0) };
+        match s.value.parse::<u32>() {
+            Ok(count) if count >= 1 => Ok(count),
+            _ => Err(self.at(
+                s,
+                key,
+                Problem::BadMinCores {
+                    value: s.value.clone(),
+                },
+            )),
+        }
+    }
+
     fn at(&self, setting: &Setting, key: &str, problem: Problem) -> ConfigError {
         self.err(&setting.place(), key, problem)
     }
@@ -194,6 +209,17 @@ impl Validator {
                 self.warn(s, "MateEngine.Path", format!("ignored by type {policy}"));
             }
         }
+        // gougi's own: under a clock the guard sits out on a machine with fewer CPUs, where it
+        // would take a core from the members (a mate type's mate engine always plays: the
+        // type is built on it).
+        let mate_min_cores = self.min_cores(raw.mate.min_cores.as_ref(), "MateEngine.MinCores")?;
+        if let Some(s) = raw.mate.min_cores.as_ref().filter(|_| !mate_guard) {
+            self.warn(
+                s,
+                "MateEngine.MinCores",
+                "applies to MateEngine.Guard=true only: ignored".into(),
+            );
+        }
         if mate_guard && mate_engine.is_none() {
             if let Some(s) = &raw.mate.guard {
                 self.warn(
@@ -261,6 +287,7 @@ impl Validator {
             mate_engine,
             pv_mate_count,
             mate_guard,
+            mate_min_cores: if mate_guard { mate_min_cores } else { 0 },
             name,
             log_file,
             log_file_line,
@@ -352,21 +379,7 @@ impl Validator {
                 }
             },
         };
-        let min_cores = match &keys.min_cores {
-            None => 0,
-            Some(s) => match s.value.parse::<u32>() {
-                Ok(count) if count >= 1 => count,
-                _ => {
-                    return Err(self.at(
-                        s,
-                        &format!("Engine{n}.MinCores"),
-                        Problem::BadMinCores {
-                            value: s.value.clone(),
-                        },
-                    ))
-                }
-            },
-        };
+        let min_cores = self.min_cores(keys.min_cores.as_ref(), &format!("Engine{n}.MinCores"))?;
         let mut patterns = [None, None];
         for (k, (setting, field)) in [
             (&keys.show_options, "ShowOptions"),

@@ -121,7 +121,8 @@ pub struct MemberSpec {
     /// `Engine<N>.Nodes` (default [`NodesRule::Gui`]). Mate members keep the default.
     pub nodes: NodesRule,
     /// `Engine<N>.MinCores`: under a clock the member is asked only on a machine with at least
-    /// this many logical CPUs (0, the default: always). Mate members keep the default.
+    /// this many logical CPUs (0, the default: always). The guard's mate member has
+    /// `MateEngine.MinCores`; other mate members keep the default.
     pub min_cores: u32,
     /// `Engine<N>.ShowOptions`/`HideOptions`: which options the GUI sees (all by default).
     pub option_filter: OptionFilter,

@@ -121,6 +121,7 @@ impl<W: std::io::Write> Coordinator<W> {
         for i in 0..self.slots.len() {
             if self.slots[i].spec.role != Role::Mate
                 || !self.slots[i].usable()
+                || self.mate_sits_out(i)
                 || self.mates.busy.contains_key(&i)
             {
                 continue;

@@ -144,6 +144,8 @@ pub struct Coordinator<W> {
     cores: u32,
     /// The GUI has been told which members sit out timed rounds (once per process).
     sitting_out_told: bool,
+    /// The last `go` was under a clock (not `nodes`, `depth` or `mate`): `MinCores` applies.
+    timed_go: bool,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
@@ -218,6 +220,7 @@ impl<W: std::io::Write> Coordinator<W> {
             next_round: 1,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
             sitting_out_told: false,
+            timed_go: false,
             usi_pending: false,
             ready_pending: None,
             deferred: VecDeque::new(),

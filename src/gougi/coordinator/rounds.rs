@@ -165,7 +165,8 @@ impl<W: std::io::Write> Coordinator<W> {
             extended: false,
         };
         let policy = self.config.policy;
-        let normals = self.asked_normals(&limits);
+        self.timed_go = clocked(&limits);
+        let normals = self.asked_normals();
         // `Engine<N>.SoloOption`: a member asked alone gets its solo values before its `go`
         // (in this round's every search of it: ponderhit, re-searches).
         for (i, slot) in self.slots.iter_mut().enumerate() {
@@ -293,19 +294,20 @@ impl<W: std::io::Write> Coordinator<W> {
     /// three copies at a third of a core lose to one at a whole core (BENCHMARKS, "equal total
     /// CPU"). Bounded by nodes or depth, time is not what they share, so everyone plays. The
     /// first usable member always plays, whatever its `MinCores`. The GUI is told once.
-    fn asked_normals(&mut self, limits: &GoLimits) -> Vec<usize> {
+    fn asked_normals(&mut self) -> Vec<usize> {
         let usable: Vec<usize> = (0..self.slots.len())
             .filter(|&i| self.slots[i].spec.role == Role::Normal && self.slots[i].usable())
             .collect();
-        let clocked = limits.nodes.is_none() && limits.depth.is_none() && limits.mate.is_none();
-        if !clocked {
+        if !self.timed_go {
             return usable;
         }
         let cores = self.cores;
         let first = usable.first().copied();
-        let (asked, out): (Vec<usize>, Vec<usize>) = usable
+        let (asked, mut out): (Vec<usize>, Vec<usize>) = usable
             .into_iter()
             .partition(|&i| Some(i) == first || self.slots[i].spec.min_cores <= cores);
+        // The guard's mate member (`MateEngine.MinCores`) is told with them.
+        out.extend((0..self.slots.len()).filter(|&i| self.mate_sits_out(i)));
         if !out.is_empty() && !self.sitting_out_told {
             self.sitting_out_told = true;
             let names: Vec<String> = out
@@ -328,6 +330,16 @@ impl<W: std::io::Write> Coordinator<W> {
             ));
         }
         asked
+    }
+
+    /// Whether mate member `i` sits out: the guard's `MateEngine.MinCores` exceeds this machine's
+    /// CPUs and the last `go` was under a clock (so a stale answer between rounds does not
+    /// restart it either). On 2 cores the guard took the second core from a leader
+    /// that could think with it (`Engine1.SoloOption.Threads=2`), and at these clocks a second
+    /// search thread is worth far more than the mates the solver finds (BENCHMARKS, goal 6).
+    pub(super) fn mate_sits_out(&self, i: usize) -> bool {
+        let spec = &self.slots[i].spec;
+        spec.role == Role::Mate && spec.min_cores > self.cores && self.timed_go
     }
 
     pub(super) fn next_timer(&self) -> Option<Instant> {
@@ -560,4 +572,9 @@ impl<W: std::io::Write> Coordinator<W> {
         let share = self.options.early_agreement_pct as f64 / 100.0;
         share > 0.0 && top + 1e-9 >= share * total
     }
+}
+
+/// Under a clock: any `go` but `nodes`, `depth` and `mate`, where members share time and cores.
+fn clocked(limits: &GoLimits) -> bool {
+    limits.nodes.is_none() && limits.depth.is_none() && limits.mate.is_none()
 }

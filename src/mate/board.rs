@@ -55,6 +55,12 @@ pub trait MateBoard {
         self.undo_move(m);
         n
     }
+    /// Whether the attacker may have a check after the defender's legal move `m` (here, an AND
+    /// node): `false` proves the child has none (it is disproven for any length), `true` says
+    /// nothing. A cheap test by piece sets, asked before the child is searched.
+    fn may_check_after(&mut self, _m: Self::Move) -> bool {
+        true
+    }
     /// Moves that share a delay group (at the same node) are searched one after another
     /// (KomoringHeights' delayed expansion): the later one only counts once the earlier one is
     /// resolved. Used for drops on the same interposition square (futile interpositions

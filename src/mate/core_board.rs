@@ -6,7 +6,8 @@
 use crate::shogi::attacks::between;
 use crate::shogi::types::{Color, Move, PieceKind};
 use crate::shogi::{
-    count_legal, generate_checks, generate_evasions, generate_legal, Hand, MoveList, Position,
+    count_legal, generate_checks, generate_evasions, generate_legal, may_give_check_after, Hand,
+    MoveList, Position,
 };
 
 use super::board::MateBoard;
@@ -67,6 +68,10 @@ impl MateBoard for CoreBoard {
         // solver's commonest step. (`count_and_moves` keeps the trait's default: the search
         // only counts after a move.)
         self.pos.peek_move(m, count_legal).min(limit)
+    }
+
+    fn may_check_after(&mut self, m: Move) -> bool {
+        may_give_check_after(&self.pos, m)
     }
 
     fn delay_group(&self, m: Move) -> Option<u16> {

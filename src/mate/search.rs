@@ -873,6 +873,15 @@ impl<'a, B: MateBoard> Dfpn<'a, B> {
                 return;
             }
             c.pn = replies as PnDn;
+        } else if !self.board.may_check_after(c.mv) {
+            // The attacker has no check there: disproven for any length, as the child's own
+            // visit would find (Step 2), but without expanding the siblings ahead of it first.
+            let d = Self::no_check_disproof_hand(hand);
+            self.tt.store_lower(board_key, d, LEN_INFINITE, 1);
+            c.pn = PN_INFINITE;
+            c.dn = 0;
+            c.lower = LEN_INFINITE;
+            c.proof_hand = d;
         } else {
             c.lower = c.lower.max(1);
         }

@@ -48,7 +48,8 @@ pub use hand::Hand;
 pub use legality::IllegalMoveKind;
 pub use movegen::{
     count_legal, generate_captures, generate_checks, generate_evasions, generate_for_search,
-    generate_legal, generate_pseudo_legal, generate_quiets, CheckInfo, MoveList, SearchMoves,
+    generate_legal, generate_pseudo_legal, generate_quiets, may_give_check_after, CheckInfo,
+    MoveList, SearchMoves,
 };
 pub use notation::{ki2_move, kif_move};
 pub use perft::{perft, perft_divide};

@@ -659,6 +659,42 @@ fn check_candidates(us: Color, kind: PieceKind, ek: Square) -> Bitboard {
     t[us.index()][kind.index()][ek.index()]
 }
 
+/// Whether, after the side to move (the defender, at a mate search's AND node) plays its legal
+/// move `m`, the other side may have a checking move: `false` proves it has none, `true` says
+/// nothing. The mate solver asks it of every new OR child before searching it: a child without
+/// a check disproves its AND node at once, where a search would first expand the siblings
+/// ahead of it, counting the replies to every check of each. Tested on piece sets as `m` leaves
+/// them, without playing it: a piece of the attacker's (less one `m` captures) on a square from
+/// which its kind could check the king in one move ([`check_candidates`]: every square for a
+/// slider, so a discovered check, which needs one, is covered too), or a drop with an empty
+/// square that attacks the king.
+pub fn may_give_check_after(pos: &Position, m: Move) -> bool {
+    let defender = pos.side_to_move();
+    let us = !defender;
+    let Some(mut ek) = pos.king_square(defender) else {
+        return false;
+    };
+    let to = m.to();
+    let mut occ = pos.occupied().with(to);
+    if let Some(from) = m.from() {
+        occ = occ.without(from);
+        if from == ek {
+            ek = to;
+        }
+    }
+    let board = PieceKind::ALL
+        .into_iter()
+        .filter(|&k| k != PieceKind::King)
+        .any(|k| (pos.pieces(us, k).without(to) & check_candidates(us, k, ek)).any());
+    if board {
+        return true;
+    }
+    let hand = pos.hand(us);
+    PieceKind::HAND
+        .into_iter()
+        .any(|k| hand.has(k) && (attacks(defender, k, ek, occ) - occ).any())
+}
+
 /// Every legal move that gives check (the mate solver's OR-node generator). Without an enemy
 /// king there are none.
 ///

@@ -572,6 +572,68 @@ fn eval_file_option_loads_weights_and_refuses_bad_files() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `EvalFile builtin:r9` (and the other built-in rounds) plays with that round's weights, with
+/// no file beside the binary; `builtin:r11` is the embedded round; a name that is no built-in
+/// round is refused with the names there are, and the engine keeps what it had.
+#[test]
+fn eval_file_names_built_in_rounds() {
+    use gougi::search::eval::{builtin_names, TableEval, Weights};
+    let position = "startpos moves 7g7f 3c3d 2g2f 4c4d";
+    let pos = parse_position(position).unwrap();
+    let limits = SearchLimits {
+        depth: Some(5),
+        nodes: None,
+        multipv: 1,
+    };
+    let lib_score = |w: &'static Weights| {
+        let mut s = Searcher::with_eval(16, 1, TableEval::new(w));
+        let best = s.search(&pos, limits, None, None).best.unwrap();
+        format!("cp {}", best.score.0)
+    };
+    assert_eq!(
+        builtin_names(),
+        ["builtin:r11", "builtin:r9", "builtin:r8", "builtin:r7"]
+    );
+    assert!(std::ptr::eq(
+        Weights::named("builtin:r11").unwrap(),
+        Weights::embedded()
+    ));
+    let mut e = Engine::start();
+    let mut seen = Vec::new();
+    for name in builtin_names() {
+        let expected = lib_score(Weights::named(&name).unwrap());
+        e.send(&format!("setoption name EvalFile value {name}"));
+        e.send("isready");
+        e.until("readyok");
+        e.send(&format!("position {position}"));
+        e.send("go depth 5");
+        let lines = e.until("bestmove");
+        assert_eq!(last_score(&lines), expected, "{name}: {lines:?}");
+        seen.push(expected);
+    }
+    let mut distinct = seen.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        4,
+        "each round scores the position its own way: {seen:?}"
+    );
+
+    e.send("setoption name EvalFile value builtin:r99");
+    let err = e.until("info string error");
+    assert_eq!(
+        err.last().unwrap(),
+        "info string error: EvalFile builtin:r99: no such built-in round \
+         (built in: builtin:r11, builtin:r9, builtin:r8, builtin:r7)"
+    );
+    e.send("usinewgame"); // cleared tables and history, as for each round above
+    e.send(&format!("position {position}"));
+    e.send("go depth 5");
+    let lines = e.until("bestmove");
+    assert_eq!(last_score(&lines), seen[3], "still round 7: {lines:?}");
+}
+
 /// Every PV the search prints — exact, lowerbound and upperbound lines alike — is a line of
 /// legal moves. A zero-window fail-high at a PV node once left an earlier move's line under the
 /// failing move, and it reached a fail-low (`upperbound`) line at the root as an illegal move

@@ -19,7 +19,7 @@ pub enum LearnStep {
         threads: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Weights the players use (default: the embedded ones).
+        /// Weights the players use (default: the embedded ones; `builtin:r9` a built-in round).
         #[arg(long, value_name = "FILE")]
         eval: Option<std::path::PathBuf>,
     },
@@ -28,7 +28,7 @@ pub enum LearnStep {
         /// Output weight file.
         #[arg(long)]
         out: std::path::PathBuf,
-        /// Start from these weights (default: the embedded ones).
+        /// Start from these weights (default: the embedded ones; `builtin:r9` a built-in round).
         #[arg(long, value_name = "FILE")]
         init: Option<std::path::PathBuf>,
         #[arg(long, default_value_t = 2)]
@@ -67,7 +67,12 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
     use crate::search::learn;
     let load = |f: Option<std::path::PathBuf>| -> anyhow::Result<&'static Weights> {
         Ok(match f {
-            Some(f) => Weights::load(&f).map_err(anyhow::Error::msg)?.leak(),
+            // `builtin:r9` and the like name a built-in round, as `EvalFile` does.
+            Some(f) => match f.to_str() {
+                Some(name) => Weights::named(name),
+                None => Weights::load(&f).map(Weights::leak),
+            }
+            .map_err(anyhow::Error::msg)?,
             None => Weights::embedded(),
         })
     };

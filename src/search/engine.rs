@@ -49,7 +49,8 @@ pub struct Options {
     pub threads: usize,
     pub multipv: usize,
     pub time: TimeOptions,
-    /// `EvalFile`: evaluation weights from `gougi learn` (empty: the embedded ones).
+    /// `EvalFile`: evaluation weights from `gougi learn` (empty: the embedded ones;
+    /// `builtin:r9` and the like: a built-in earlier round, see `eval::builtin_names`).
     pub eval_file: String,
     /// The search's tunable constants (hidden `T_…` options, see `params.rs`).
     pub params: SearchParams,
@@ -557,12 +558,7 @@ impl Engine {
             return;
         }
         if self.options.eval_file != old_eval {
-            let loaded = if self.options.eval_file.is_empty() {
-                Ok(Weights::embedded())
-            } else {
-                Weights::load(std::path::Path::new(&self.options.eval_file)).map(Weights::leak)
-            };
-            match loaded {
+            match Weights::named(&self.options.eval_file) {
                 Ok(w) => {
                     self.stop();
                     self.weights = w;

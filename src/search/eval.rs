@@ -295,6 +295,23 @@ const MAGIC: &[u8; 8] = b"GOUGIEV1";
 /// The embedded, learned weights (see ARCHITECTURE.md "Evaluation" for how they were made).
 static EMBEDDED: &[u8] = include_bytes!("eval.bin");
 
+/// The round [`EMBEDDED`] is, by the name `EvalFile` gives it (`builtin:r11`).
+const EMBEDDED_ROUND: &str = "r11";
+
+/// Earlier rounds of the learned weights, built in so that a consultation of rounds needs no
+/// files beside the binary (issue 19 goal 1: rounds disagree where their errors differ, and a
+/// vote over four of them beat one search at equal nodes by more than noisy copies did). Each
+/// is the `eval.bin` of the commit that embedded it: round 9 d32c4e9, 8 36a48c9, 7 f5cba7f.
+/// Round 10 is left out: its king-ring table is no longer read.
+const ROUNDS: [(&str, &[u8]); 3] = [
+    ("r9", include_bytes!("rounds/r9.bin")),
+    ("r8", include_bytes!("rounds/r8.bin")),
+    ("r7", include_bytes!("rounds/r7.bin")),
+];
+
+/// The prefix of an `EvalFile` value that names a built-in round instead of a file.
+pub const BUILTIN_PREFIX: &str = "builtin:";
+
 /// Why bytes are not a weight file of this gougi.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WeightsError {
@@ -320,6 +337,16 @@ pub enum WeightsFileError {
         path: std::path::PathBuf,
         source: WeightsError,
     },
+    #[error("{name}: no such built-in round (built in: {})", builtin_names().join(", "))]
+    UnknownRound { name: String },
+}
+
+/// Every `EvalFile` value that names a built-in round, newest first.
+pub fn builtin_names() -> Vec<String> {
+    std::iter::once(EMBEDDED_ROUND)
+        .chain(ROUNDS.iter().map(|(n, _)| *n))
+        .map(|n| format!("{BUILTIN_PREFIX}{n}"))
+        .collect()
 }
 
 impl Weights {
@@ -458,6 +485,31 @@ impl Weights {
     pub fn embedded() -> &'static Weights {
         static W: OnceLock<Weights> = OnceLock::new();
         W.get_or_init(|| Weights::from_bytes(EMBEDDED).expect("embedded eval.bin is valid"))
+    }
+
+    /// The weights an `EvalFile` value names: empty for the embedded ones, `builtin:r9` (any
+    /// of [`builtin_names`]) for a built-in round, anything else a file (read each time: a
+    /// user may have rewritten it). A built-in round is parsed once per process.
+    pub fn named(name: &str) -> Result<&'static Weights, WeightsFileError> {
+        let Some(round) = name.strip_prefix(BUILTIN_PREFIX) else {
+            return if name.is_empty() {
+                Ok(Weights::embedded())
+            } else {
+                Weights::load(std::path::Path::new(name)).map(Weights::leak)
+            };
+        };
+        if round == EMBEDDED_ROUND {
+            return Ok(Weights::embedded());
+        }
+        static PARSED: [OnceLock<Weights>; ROUNDS.len()] = [const { OnceLock::new() }; 3];
+        let i = ROUNDS
+            .iter()
+            .position(|(n, _)| *n == round)
+            .ok_or_else(|| WeightsFileError::UnknownRound {
+                name: name.to_owned(),
+            })?;
+        Ok(PARSED[i]
+            .get_or_init(|| Weights::from_bytes(ROUNDS[i].1).expect("built-in rounds are valid")))
     }
 
     /// Weights that live as long as the program (an `EvalFile` is loaded a few times at most).

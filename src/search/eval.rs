@@ -301,7 +301,7 @@ const EMBEDDED_ROUND: &str = "r11";
 /// Earlier rounds of the learned weights, built in so that a consultation of rounds needs no
 /// files beside the binary (issue 19 goal 1: rounds disagree where their errors differ, and a
 /// vote over four of them beat one search at equal nodes by more than noisy copies did). Each
-/// is the `eval.bin` of the commit that embedded it: round 9 d32c4e9, 8 36a48c9, 7 f5cba7f.
+/// is the `eval.bin` of the commit that embedded it (round 9 d32c4e9, 8 36a48c9, 7 f5cba7f).
 /// Round 10 is left out: its king-ring table is no longer read.
 const ROUNDS: [(&str, &[u8]); 3] = [
     ("r9", include_bytes!("rounds/r9.bin")),

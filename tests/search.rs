@@ -505,9 +505,27 @@ fn last_score(lines: &[String]) -> String {
         .expect("an info line with a score")
 }
 
+/// The score text (`cp N`) the library's search gives `position` at `depth` with `weights`:
+/// what the binary must print with the same weights.
+fn library_score(
+    weights: &'static gougi::search::eval::Weights,
+    position: &str,
+    depth: i32,
+) -> String {
+    let pos = parse_position(position).unwrap();
+    let limits = SearchLimits {
+        depth: Some(depth),
+        nodes: None,
+        multipv: 1,
+    };
+    let mut s = Searcher::with_eval(16, 1, gougi::search::eval::TableEval::new(weights));
+    let best = s.search(&pos, limits, None, None).best.unwrap();
+    format!("cp {}", best.score.0)
+}
+
 #[test]
 fn eval_file_option_loads_weights_and_refuses_bad_files() {
-    use gougi::search::eval::{TableEval, Weights};
+    use gougi::search::eval::Weights;
     let dir = std::env::temp_dir().join(format!("gougi-evalfile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // Weights that score differently from the embedded ones: a pawn on its owner's 7f (as
@@ -522,21 +540,10 @@ fn eval_file_option_loads_weights_and_refuses_bad_files() {
     let file = dir.join("pawny.bin");
     std::fs::write(&file, w.to_bytes()).unwrap();
     let position = "startpos moves 7g7f 8c8d";
-    let pos = parse_position(position).unwrap();
-    let limits = SearchLimits {
-        depth: Some(4),
-        nodes: None,
-        multipv: 1,
-    };
-    let lib_score = |w: &'static Weights| {
-        let mut s = Searcher::with_eval(16, 1, TableEval::new(w));
-        let best = s.search(&pos, limits, None, None).best.unwrap();
-        format!("cp {}", best.score.0)
-    };
-    let expected = lib_score(w.clone().leak());
+    let expected = library_score(w.clone().leak(), position, 4);
     assert_ne!(
         expected,
-        lib_score(Weights::embedded()),
+        library_score(Weights::embedded(), position, 4),
         "the test needs distinct scores"
     );
 
@@ -577,19 +584,8 @@ fn eval_file_option_loads_weights_and_refuses_bad_files() {
 /// round is refused with the names there are, and the engine keeps what it had.
 #[test]
 fn eval_file_names_built_in_rounds() {
-    use gougi::search::eval::{builtin_names, TableEval, Weights};
+    use gougi::search::eval::{builtin_names, Weights};
     let position = "startpos moves 7g7f 3c3d 2g2f 4c4d";
-    let pos = parse_position(position).unwrap();
-    let limits = SearchLimits {
-        depth: Some(5),
-        nodes: None,
-        multipv: 1,
-    };
-    let lib_score = |w: &'static Weights| {
-        let mut s = Searcher::with_eval(16, 1, TableEval::new(w));
-        let best = s.search(&pos, limits, None, None).best.unwrap();
-        format!("cp {}", best.score.0)
-    };
     assert_eq!(
         builtin_names(),
         ["builtin:r11", "builtin:r9", "builtin:r8", "builtin:r7"]
@@ -601,7 +597,7 @@ fn eval_file_names_built_in_rounds() {
     let mut e = Engine::start();
     let mut seen = Vec::new();
     for name in builtin_names() {
-        let expected = lib_score(Weights::named(&name).unwrap());
+        let expected = library_score(Weights::named(&name).unwrap(), position, 5);
         e.send(&format!("setoption name EvalFile value {name}"));
         e.send("isready");
         e.until("readyok");

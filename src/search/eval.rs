@@ -501,7 +501,8 @@ impl Weights {
         if round == EMBEDDED_ROUND {
             return Ok(Weights::embedded());
         }
-        static PARSED: [OnceLock<Weights>; ROUNDS.len()] = [const { OnceLock::new() }; 3];
+        static PARSED: [OnceLock<Weights>; ROUNDS.len()] =
+            [const { OnceLock::new() }; ROUNDS.len()];
         let i = ROUNDS
             .iter()
             .position(|(n, _)| *n == round)

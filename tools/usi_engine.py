@@ -36,12 +36,18 @@ class Engine:
 
     def until(self, prefix):
         """The first line starting with prefix; exits if the engine dies first."""
+        return self.lines_until(prefix)[-1]
+
+    def lines_until(self, prefix):
+        """Every line read up to and including the first one starting with prefix."""
+        lines = []
         while True:
             line = self.proc.stdout.readline()
             if not line:
                 raise SystemExit("engine died")
+            lines.append(line.rstrip("\n"))
             if line.startswith(prefix):
-                return line
+                return lines
 
     def quit(self, timeout=60):
         self.send("quit")

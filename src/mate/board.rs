@@ -55,6 +55,16 @@ pub trait MateBoard {
         self.undo_move(m);
         n
     }
+    /// How many checks (OR moves) the attacker has after the defender's legal move `m` (here,
+    /// an AND node), the board left as it was. Implementations may play the move more cheaply
+    /// than `do_move`.
+    fn count_or_moves_after(&mut self, m: Self::Move) -> usize {
+        let mut moves = Vec::new();
+        self.do_move(m);
+        self.generate_or_moves(&mut moves);
+        self.undo_move(m);
+        moves.len()
+    }
     /// Whether the attacker may have a check after the defender's legal move `m` (here, an AND
     /// node): `false` proves the child has none (it is disproven for any length), `true` says
     /// nothing. A cheap test by piece sets, asked before the child is searched.

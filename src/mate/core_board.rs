@@ -70,6 +70,15 @@ impl MateBoard for CoreBoard {
         self.pos.peek_move(m, count_legal).min(limit)
     }
 
+    fn count_or_moves_after(&mut self, m: Move) -> usize {
+        // In a peeked position, as the replies above: this runs once per probed reply.
+        self.pos.peek_move(m, |p| {
+            let mut list: MoveList = MoveList::new();
+            generate_checks(p, &mut list);
+            list.len()
+        })
+    }
+
     fn may_check_after(&mut self, m: Move) -> bool {
         may_give_check_after(&self.pos, m)
     }

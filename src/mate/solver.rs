@@ -669,7 +669,7 @@ mod tests {
         // to later searches: the walk must then prove its moves again (tens of thousands of
         // nodes), and `stop` must cut it short. The line read off the table after the proof
         // (before the loss) is the answer.
-        let sfen = problem("tsumepara_kanna.txt", 90);
+        let sfen = problem("tsumepara_kanna.txt", 94);
         let full = observe(&sfen, MateMode::Shortest, None, Some("walk"));
         let walk = phase_start(&full, "walk");
         assert!(

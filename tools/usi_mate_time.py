@@ -13,7 +13,9 @@ problem on every engine, the engines' order rotating by round, so neither always
 cache the other has just cooled. Printed: per problem, each engine's median over the rounds
 and its answer (`nomate`, `timeout`, or the mate's length); then per engine the median, worst
 (and which problem) and total of those medians. Pin the engines (`taskset -c 1 …`) on a
-machine with other work: an engine with a helper thread otherwise gets a second core.
+machine with other work: an engine with a helper thread otherwise gets a second core. All
+engines are started (and their tables allocated) at once: for 8 GB tables run one engine per
+invocation.
 """
 import statistics
 import subprocess

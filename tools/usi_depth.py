@@ -14,7 +14,6 @@ POSITIONS_FILE: one `startpos …` or `sfen …` line each. Per position the eng
 """
 import subprocess
 import sys
-import time
 
 from usi_engine import Engine, split_options
 
@@ -28,14 +27,7 @@ def main():
     opts, cmd = split_options(sys.argv[3:])
     engine = Engine(cmd, opts, stderr=subprocess.DEVNULL)
     for position in positions:
-        engine.send("usinewgame")
-        engine.send("isready")
-        engine.until("readyok")
-        engine.send(f"position {position}")
-        start = time.monotonic()
-        engine.send(f"go nodes {nodes}")
-        lines = engine.lines_until("bestmove")
-        elapsed = time.monotonic() - start
+        lines, elapsed = engine.go_fresh(position, f"nodes {nodes}", "bestmove")
         infos = [l.split() for l in lines if l.startswith("info") and " depth " in l and " pv " in l]
         last = infos[-1] if infos else []
 

@@ -2,6 +2,7 @@
 docs/matches/clock/answer_times.py): start it, send lines, read up to a line with a prefix,
 and the handshake with `opt:NAME=VALUE` options taken off the front of a command line."""
 import subprocess
+import time
 
 
 def split_options(args):
@@ -48,6 +49,18 @@ class Engine:
             lines.append(line.rstrip("\n"))
             if line.startswith(prefix):
                 return lines
+
+    def go_fresh(self, position, go, until):
+        """`usinewgame`, `isready` (waited for), `position …`, `go …`; returns the lines read up
+        to the one starting with `until`, and the seconds from `go` to it."""
+        self.send("usinewgame")
+        self.send("isready")
+        self.until("readyok")
+        self.send(f"position {position}")
+        start = time.monotonic()
+        self.send(f"go {go}")
+        lines = self.lines_until(until)
+        return lines, time.monotonic() - start
 
     def quit(self, timeout=60):
         self.send("quit")

@@ -20,7 +20,6 @@ invocation.
 import statistics
 import subprocess
 import sys
-import time
 
 from usi_engine import Engine, split_options
 
@@ -58,16 +57,9 @@ def main():
         order = [(r + k) % len(engines) for k in range(len(engines))]
         for p, sfen in enumerate(problems):
             for e in order:
-                engine = engines[e][1]
-                engine.send("usinewgame")
-                engine.send("isready")
-                engine.until("readyok")
-                engine.send(f"position {sfen}")
-                start = time.monotonic()
-                engine.send(f"go mate {limit}")
-                line = engine.until("checkmate")
-                times[e][p].append((time.monotonic() - start) * 1000.0)
-                answers[e][p] = answer(line)
+                lines, seconds = engines[e][1].go_fresh(sfen, f"mate {limit}", "checkmate")
+                times[e][p].append(seconds * 1000.0)
+                answers[e][p] = answer(lines[-1])
     medians = [[statistics.median(t) for t in per_engine] for per_engine in times]
     for p in range(len(problems)):
         cells = "  ".join(f"{medians[e][p]:9.1f} ms {answers[e][p]:<8}" for e in range(len(engines)))

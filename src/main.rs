@@ -211,9 +211,15 @@ fn run() -> anyhow::Result<()> {
         Command::Search {
             tune_options,
             member,
-        } => cli::search(tune_options, member),
+        } => {
+            gougi::gougi::init_standalone_logging();
+            cli::search(tune_options, member)
+        }
         Command::Init { path, force } => cli::init::run(path.or(cli.config), force),
-        Command::Mate => gougi::mate::usi::run_stdio(),
+        Command::Mate => {
+            gougi::gougi::init_standalone_logging();
+            gougi::mate::usi::run_stdio()
+        }
         Command::Match(args) => cli::matches::run(args),
         Command::Tune(args) => cli::tune::run(args),
         Command::Calibrate { player, files } => {

@@ -212,6 +212,25 @@ fn config_failure(e: &config::ConfigError) -> ! {
     std::process::exit(1);
 }
 
+/// Logging for the engines run alone (`gougi search`, `gougi mate`): no config file, so only
+/// `GOUGI_LOG` / `GOUGI_LOG_FILE` decide (warnings to stderr without them), as in the proxy.
+/// A `GOUGI_LOG` that is not a level is said on stderr, not on stdout: the GUI did not ask.
+pub fn init_standalone_logging() {
+    let env_level = std::env::var(LOG_LEVEL_ENV).ok();
+    let env_file = std::env::var_os(LOG_FILE_ENV);
+    let level = match env_level.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+        None => DEFAULT_LOG_LEVEL,
+        Some(v) => parse_level(v).unwrap_or_else(|| {
+            eprintln!("gougi: {LOG_LEVEL_ENV}={v}: not a level (error, warn, info, debug, trace); using warn");
+            DEFAULT_LOG_LEVEL
+        }),
+    };
+    let file = env_file
+        .filter(|f| !f.is_empty())
+        .map(|f| open_env_log_file(Path::new(&f)));
+    init_logging(level, file);
+}
+
 /// Logs go to the chosen file (already opened) or to stderr — never to stdout, the USI
 /// channel.
 fn init_logging(level: tracing::Level, log_file: Option<std::fs::File>) {

@@ -7,7 +7,10 @@
 //! line of length `L` is searched bottom-up, each attacker node of it for a mate two plies
 //! shorter than its own proven length (`disprove_shorter_along`), which only warms the table:
 //! the root's search needs all those disproofs and, top-down, paid for them several times
-//! (寿: 17.6 M → 13.9 M nodes, BENCHMARKS.md). The PV is then read off without
+//! (寿: 17.6 M → 13.9 M nodes, BENCHMARKS.md). Each node of the line is searched as a root
+//! of its own, without the line above it on the path, so that its disproof never depends on
+//! a repetition with an ancestor and is always stored (ミクロコスモス: no shortest proof in
+//! 600 s before, 125 s after). The PV is then read off without
 //! recursion, one ply at a time: the attacker plays a check whose child has a mate within the
 //! remaining length; the defender plays a reply whose child has no mate two plies shorter
 //! (found in the table, or by a bounded search of each reply). So the PV has exactly the
@@ -275,13 +278,20 @@ fn run_phases<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutco
 /// and path are restored either way).
 fn disprove_shorter_along<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, line: &[B::Move]) {
     let mut stopped = false;
-    for (i, &m) in line.iter().enumerate() {
+    let before = dfpn.nodes;
+    // Each node is searched as a root of its own: the line above it is not on the path. With
+    // the ancestors there, a check that leads back up the line (the attacker undoing his last
+    // check, the king walking back) failed as a repetition, which made the node's disproof
+    // depend on the path, so it was not stored, and the node above searched it all again
+    // (ミクロコスモス: the same 42 k–5 M nodes at every node of the line, BENCHMARKS.md).
+    // Searched alone, a repetition can only close at the node or below it, so every disproof
+    // here is stored; the way back up is searched like any other check, under its bound.
+    dfpn.pop_path(1);
+    for &m in line {
         dfpn.board.do_move(m);
-        dfpn.push_path(i as u32 + 2);
         dfpn.push_line(m);
     }
     for (i, &m) in line.iter().enumerate().rev() {
-        dfpn.pop_path(i as u32 + 2);
         dfpn.pop_line();
         dfpn.board.undo_move(m);
         // Attacker nodes only (even plies), and not the root: the caller searches it.
@@ -294,14 +304,24 @@ fn disprove_shorter_along<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, line: &[B::Move]
         if probe.upper < 3 || probe.upper == LEN_INFINITE || probe.lower > probe.upper - 2 {
             continue;
         }
-        // The node is on the path already (pushed when its move was played above).
-        let r = resolve(dfpn, true, i as u32 + 1, probe.upper - 2);
+        let depth = i as u32 + 1;
+        dfpn.push_path(depth);
+        let r = resolve(dfpn, true, depth, probe.upper - 2);
+        dfpn.pop_path(depth);
         if r.pn == 0 {
             // A shorter mate here: the line is not minimal, so the root's search will find
             // another line, and warming the table for this one would be wasted.
+            tracing::debug!(
+                ply = i,
+                upper = probe.upper,
+                shorter = r.upper,
+                "warm-up: shorter mate"
+            );
             stopped = true;
         }
     }
+    dfpn.push_path(1);
+    tracing::debug!(nodes = dfpn.nodes - before, "warm-up along the line");
 }
 
 /// Walk from the root (a proven OR node with a mate of length `len`) down to checkmate.
@@ -634,8 +654,10 @@ mod tests {
 
     #[test]
     fn stop_during_the_line_walk_answers_a_verified_line() {
-        // 23 plies, minimality proven quickly; the exact walk then searches a few nodes.
-        let sfen = problem("tsumepara_kanna.txt", 102);
+        // 21 plies, minimality proven in about 340 k nodes; the exact walk then searches ten.
+        // (tsumepara line 102 served until the line warm-up stored every disproof along the
+        // line: its walk now reads everything from the table.)
+        let sfen = problem("nikami_kongo_shtsume.txt", 48);
         let full = observe(&sfen, MateMode::Shortest, None, None);
         let walk = phase_start(&full, "walk");
         assert!(
@@ -650,7 +672,7 @@ mod tests {
         else {
             panic!("{:?}", full.outcome);
         };
-        assert_eq!(moves.len(), 23);
+        assert_eq!(moves.len(), 21);
         let trip = walk + 1;
         let o = observe(&sfen, MateMode::Shortest, Some(trip), None);
         assert!(o.nodes - trip < AFTER_STOP, "{}", o.nodes - trip);

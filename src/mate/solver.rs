@@ -277,8 +277,8 @@ fn run_phases<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, mode: MateMode) -> MateOutco
 /// and the root's own search still decides. Stops at once on `stop` or the deadline (the board
 /// and path are restored either way).
 fn disprove_shorter_along<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, line: &[B::Move]) {
-    let mut stopped = false;
     let before = dfpn.nodes;
+    let mut line = line.to_vec();
     // Each node is searched as a root of its own: the line above it is not on the path. With
     // the ancestors there, a check that leads back up the line (the attacker undoing his last
     // check, the king walking back) failed as a repetition, which made the node's disproof
@@ -287,37 +287,52 @@ fn disprove_shorter_along<B: MateBoard>(dfpn: &mut Dfpn<'_, B>, line: &[B::Move]
     // Searched alone, a repetition can only close at the node or below it, so every disproof
     // here is stored; the way back up is searched like any other check, under its bound.
     dfpn.pop_path(1);
-    for &m in line {
-        dfpn.board.do_move(m);
-        dfpn.push_line(m);
-    }
-    for (i, &m) in line.iter().enumerate().rev() {
-        dfpn.pop_line();
-        dfpn.board.undo_move(m);
-        // Attacker nodes only (even plies), and not the root: the caller searches it.
-        if i % 2 == 1 || i == 0 || dfpn.aborted || stopped {
-            continue;
+    loop {
+        for &m in &line {
+            dfpn.board.do_move(m);
+            dfpn.push_line(m);
         }
-        let probe = dfpn
-            .tt
-            .probe(dfpn.board.board_key(), dfpn.board.attacker_hand());
-        if probe.upper < 3 || probe.upper == LEN_INFINITE || probe.lower > probe.upper - 2 {
-            continue;
+        let mut shorter_at = None;
+        for i in (0..line.len()).rev() {
+            dfpn.pop_line();
+            dfpn.board.undo_move(line[i]);
+            // Attacker nodes only (even plies), and not the root: the caller searches it.
+            if i % 2 == 1 || i == 0 || dfpn.aborted {
+                continue;
+            }
+            let probe = dfpn
+                .tt
+                .probe(dfpn.board.board_key(), dfpn.board.attacker_hand());
+            if probe.upper < 3 || probe.upper == LEN_INFINITE || probe.lower > probe.upper - 2 {
+                continue;
+            }
+            let depth = i as u32 + 1;
+            dfpn.push_path(depth);
+            let r = resolve(dfpn, true, depth, probe.upper - 2);
+            dfpn.pop_path(depth);
+            if r.pn == 0 {
+                shorter_at = Some((i, r.upper));
+                break;
+            }
         }
-        let depth = i as u32 + 1;
-        dfpn.push_path(depth);
-        let r = resolve(dfpn, true, depth, probe.upper - 2);
-        dfpn.pop_path(depth);
-        if r.pn == 0 {
-            // A shorter mate here: the line is not minimal, so the root's search will find
-            // another line, and warming the table for this one would be wasted.
-            tracing::debug!(
-                ply = i,
-                upper = probe.upper,
-                shorter = r.upper,
-                "warm-up: shorter mate"
-            );
-            stopped = true;
+        let Some((i, upper)) = shorter_at else {
+            break;
+        };
+        // A shorter mate at node `i`: the line below it changes. Read the new stretch off the
+        // table and warm it too, from its end; the nodes already settled are skipped at the
+        // cost of a probe, and the root's search then finds the whole line warm.
+        tracing::debug!(ply = i, shorter = upper, "warm-up: shorter mate");
+        let tail = extract_pv(dfpn, upper, false, Walk::TableOnly);
+        for j in (0..i).rev() {
+            dfpn.pop_line();
+            dfpn.board.undo_move(line[j]);
+        }
+        match tail {
+            Some(tail) if !dfpn.aborted => {
+                line.truncate(i);
+                line.extend(tail);
+            }
+            _ => break,
         }
     }
     dfpn.push_path(1);

@@ -332,8 +332,16 @@ struct Engine {
 
 impl Engine {
     fn start() -> Engine {
+        Engine::start_env(&[])
+    }
+
+    /// `gougi mate` with these environment variables.
+    fn start_env(envs: &[(&str, &std::ffi::OsStr)]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
             .arg("mate")
+            .env_remove("GOUGI_LOG")
+            .env_remove("GOUGI_LOG_FILE")
+            .envs(envs.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -416,6 +424,42 @@ fn usi_handshake_and_a_three_ply_mate() {
         Ok(3),
         "{answer}"
     );
+}
+
+#[test]
+fn usi_engine_logs_to_the_gougi_log_file_and_never_to_stdout() {
+    // `gougi mate` run alone has no config: `GOUGI_LOG` / `GOUGI_LOG_FILE` turn its log on,
+    // as they do for the proxy, and stdout stays the USI channel.
+    let dir = std::env::temp_dir().join(format!("gougi-mate-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("mate.log");
+    let _ = std::fs::remove_file(&log);
+    let mut e = Engine::start_env(&[
+        ("GOUGI_LOG", std::ffi::OsStr::new("debug")),
+        ("GOUGI_LOG_FILE", log.as_os_str()),
+    ]);
+    e.send("usi");
+    e.until("usiok", Duration::from_secs(10));
+    e.send("setoption name USI_Hash value 16");
+    e.send("isready");
+    e.until("readyok", Duration::from_secs(10));
+    e.send("position sfen 6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1");
+    e.send("go mate 5000");
+    let lines = e.until("checkmate", Duration::from_secs(10));
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("info") || l.starts_with("checkmate")),
+        "{lines:?}"
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    // The solver's phases, in order: the first proof, the shorter-mate search, the walk.
+    let phases: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("mate solver phase"))
+        .map(|l| l.rsplit("phase=").next().unwrap())
+        .collect();
+    assert_eq!(phases, ["\"proof\"", "\"shorter\"", "\"walk\""], "{text}");
 }
 
 #[test]
@@ -502,9 +546,9 @@ fn usi_root_in_check_option() {
     assert_eq!(lines.last().unwrap(), "checkmate nomate");
 }
 
-#[test]
-#[ignore = "寿 (611 plies) needs an 8 GB table and minutes; run with --ignored --release"]
-fn kotobuki_611() {
+/// Solves the problem of `long_famous.txt` whose expected length is `plies` in shortest mode
+/// with an 8 GB table and `limit`, and checks the answer with the oracle and its minimality.
+fn long_famous_shortest(plies: u16, limit: Duration) {
     let path = format!(
         "{}/tests/data/tsume/long_famous.txt",
         env!("CARGO_MANIFEST_DIR")
@@ -513,14 +557,14 @@ fn kotobuki_611() {
     let problem = parse_problems(&text)
         .unwrap()
         .into_iter()
-        .find(|p| p.expected == Some(611))
+        .find(|p| p.expected == Some(plies))
         .unwrap();
     let mut tt = MateTable::new(8192);
     let pos = gougi::shogi::Position::from_sfen(&problem.sfen).unwrap();
     let mut board = CoreBoard::new(pos);
     let stop = AtomicBool::new(false);
     let limits = SolveLimits {
-        deadline: Some(Instant::now() + Duration::from_secs(600)),
+        deadline: Some(Instant::now() + limit),
         stop: &stop,
         mode: MateMode::Shortest,
         double_count: false,
@@ -531,6 +575,18 @@ fn kotobuki_611() {
         panic!("no mate: {outcome:?}");
     };
     let text: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
-    assert_eq!(oracle_check(&problem.sfen, &text), Ok(611));
+    assert_eq!(oracle_check(&problem.sfen, &text), Ok(usize::from(plies)));
     assert!(minimal);
+}
+
+#[test]
+#[ignore = "寿 (611 plies) needs an 8 GB table and seconds in release; run with --ignored --release"]
+fn kotobuki_611() {
+    long_famous_shortest(611, Duration::from_secs(600));
+}
+
+#[test]
+#[ignore = "ミクロコスモス (1525 plies) needs an 8 GB table and ~75 s in release; run with --ignored --release"]
+fn microcosmos_1525_within_600_s() {
+    long_famous_shortest(1525, Duration::from_secs(600));
 }

@@ -396,6 +396,15 @@ impl Drop for Engine {
     }
 }
 
+/// `isready`, a three-ply problem and `go mate 5000`: the lines up to `checkmate`.
+fn solve_three_ply(e: &mut Engine) -> Vec<String> {
+    e.send("isready");
+    e.until("readyok", Duration::from_secs(10));
+    e.send("position sfen 6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1");
+    e.send("go mate 5000");
+    e.until("checkmate", Duration::from_secs(10))
+}
+
 #[test]
 fn usi_handshake_and_a_three_ply_mate() {
     let mut e = Engine::start();
@@ -408,11 +417,7 @@ fn usi_handshake_and_a_three_ply_mate() {
         .any(|l| l == "option name DoubleCount type check default false"));
     e.send("setoption name USI_Hash value 16");
     e.send("setoption name DoubleCount value true");
-    e.send("isready");
-    e.until("readyok", Duration::from_secs(10));
-    e.send("position sfen 6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1");
-    e.send("go mate 5000");
-    let lines = e.until("checkmate", Duration::from_secs(10));
+    let lines = solve_three_ply(&mut e);
     let answer = lines.last().unwrap();
     let moves: Vec<String> = answer
         .split_whitespace()
@@ -441,11 +446,7 @@ fn usi_engine_logs_to_the_gougi_log_file_and_never_to_stdout() {
     e.send("usi");
     e.until("usiok", Duration::from_secs(10));
     e.send("setoption name USI_Hash value 16");
-    e.send("isready");
-    e.until("readyok", Duration::from_secs(10));
-    e.send("position sfen 6Snl/5+Rg1k/6ppp/9/9/9/9/9/9 b r2b3g3s3n3l15p 1");
-    e.send("go mate 5000");
-    let lines = e.until("checkmate", Duration::from_secs(10));
+    let lines = solve_three_ply(&mut e);
     assert!(
         lines
             .iter()

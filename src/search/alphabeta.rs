@@ -875,7 +875,11 @@ impl<E: Evaluator> Worker<E> {
             // Step 14. Extensions: checks that do not lose material get one more ply, capped
             // so that check sequences cannot run the search away (YaneuraOu keeps a check
             // extension; Stockfish dropped it with singular extensions in place).
-            if gives_check && ply < 2 * self.root_depth && see_ge(&self.pos, m, 0) {
+            if gives_check
+                && ply < 2 * self.root_depth
+                && depth >= self.params.check_ext_min_depth
+                && see_ge(&self.pos, m, 0)
+            {
                 new_depth += 1;
             }
 

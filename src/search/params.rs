@@ -111,6 +111,9 @@ params! {
     /// Quiescence futility margin (118 → 55) and SEE floor of non-quiet moves (90 → 40).
     qs_futility_margin: "T_QsFutilityMargin" = 55, 0, 400;
     qs_see_margin: "T_QsSeeMargin" = 40, 0, 400;
+    /// Check extension only from this remaining depth on (0: every check that does not lose
+    /// material, YaneuraOu's old rule; Stockfish 14 extended checks only beyond depth 6).
+    check_ext_min_depth: "T_CheckExtMinDepth" = 0, 0, 20;
 }
 
 /// A `T_…` option's value that is not an integer.

@@ -1248,7 +1248,10 @@ impl<E: Evaluator> Worker<E> {
     }
 
     fn evaluate(&mut self) -> Value {
-        let v = self.eval.evaluate(&self.pos);
+        let mut v = self.eval.evaluate(&self.pos);
+        if self.params.eval_scale != 100 {
+            v.0 = v.0 * self.params.eval_scale / 100;
+        }
         Value(v.0.clamp(Value::MATED_IN_MAX_PLY.0 + 1, Value::MATE_IN_MAX_PLY.0 - 1))
     }
 

@@ -114,6 +114,10 @@ params! {
     /// Check extension only from this remaining depth on (0: every check that does not lose
     /// material, YaneuraOu's old rule; Stockfish 14 extended checks only beyond depth 6).
     check_ext_min_depth: "T_CheckExtMinDepth" = 0, 0, 20;
+    /// The static evaluation's scale in percent (100 = as learned). The margins above are in
+    /// pawn-90 units taken from Stockfish; this moves the evaluation against all of them at
+    /// once.
+    eval_scale: "T_EvalScale" = 100, 25, 400;
 }
 
 /// A `T_…` option's value that is not an integer.

@@ -150,20 +150,7 @@ pub fn log_settings(
     env_file: Option<&std::ffi::OsStr>,
 ) -> LogSettings {
     let config_level = config.log_level.unwrap_or(DEFAULT_LOG_LEVEL);
-    let (level, warning) = match env_level.map(str::trim).filter(|v| !v.is_empty()) {
-        None => (config_level, None),
-        Some(v) => match parse_level(v) {
-            Some(level) => (level, None),
-            None => (
-                config_level,
-                Some(format!(
-                    "{LOG_LEVEL_ENV}={v}: not a level (error, warn, info, debug, trace); \
-                     using {}",
-                    config_level.as_str().to_ascii_lowercase()
-                )),
-            ),
-        },
-    };
+    let (level, warning) = env_log_level(env_level, config_level);
     let file = match env_file.filter(|f| !f.is_empty()) {
         Some(f) => LogFile::Env(std::path::PathBuf::from(f)),
         None => LogFile::Config,
@@ -172,6 +159,28 @@ pub fn log_settings(
         level,
         file,
         warning,
+    }
+}
+
+/// The level `GOUGI_LOG` (`env_level`) asks for, else `fallback`; with the warning to give when
+/// the variable is set but is not a level.
+fn env_log_level(
+    env_level: Option<&str>,
+    fallback: tracing::Level,
+) -> (tracing::Level, Option<String>) {
+    match env_level.map(str::trim).filter(|v| !v.is_empty()) {
+        None => (fallback, None),
+        Some(v) => match parse_level(v) {
+            Some(level) => (level, None),
+            None => (
+                fallback,
+                Some(format!(
+                    "{LOG_LEVEL_ENV}={v}: not a level (error, warn, info, debug, trace); \
+                     using {}",
+                    fallback.as_str().to_ascii_lowercase()
+                )),
+            ),
+        },
     }
 }
 
@@ -218,13 +227,10 @@ fn config_failure(e: &config::ConfigError) -> ! {
 pub fn init_standalone_logging() {
     let env_level = std::env::var(LOG_LEVEL_ENV).ok();
     let env_file = std::env::var_os(LOG_FILE_ENV);
-    let level = match env_level.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
-        None => DEFAULT_LOG_LEVEL,
-        Some(v) => parse_level(v).unwrap_or_else(|| {
-            eprintln!("gougi: {LOG_LEVEL_ENV}={v}: not a level (error, warn, info, debug, trace); using warn");
-            DEFAULT_LOG_LEVEL
-        }),
-    };
+    let (level, warning) = env_log_level(env_level.as_deref(), DEFAULT_LOG_LEVEL);
+    if let Some(w) = warning {
+        eprintln!("gougi: {w}");
+    }
     let file = env_file
         .filter(|f| !f.is_empty())
         .map(|f| open_env_log_file(Path::new(&f)));

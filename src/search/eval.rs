@@ -19,7 +19,16 @@
 //!   two squares of it, its own pieces next to it, the enemy's non-pawn pieces in hand and
 //!   whether the enemy holds a pawn (each count capped at 8) — the one term that is not a sum
 //!   over single pieces, so three attackers can weigh more than three times one;
-//! - `tempo`, for the side to move.
+//! - `tempo`, for the side to move;
+//! - side-to-move tables (since 2026-11-28, Apery's "T" of KPPT applied to these terms): for
+//!   every piece-square, hand and king-hand weight, and for the safety table, a second weight
+//!   the side to move gets, whoever owns the piece — a piece is worth more to its owner when
+//!   the owner moves next (an attacker near the king, a piece en prise) — and for the
+//!   king-piece weights one such weight per (kind, offset from the king) (their factor's
+//!   shape: one per king square added nothing the learner could see on 480 k positions).
+//!
+//! The side-to-move part is carried as one more sum per part (no owner's sign) and given to
+//! the side to move at `evaluate`; files of the earlier layouts load with it zero.
 //!
 //! Squares are taken in the owner's frame (White's board rotated by 180°), so one table serves
 //! both colours. The weights are learned (`gougi learn`, see [`crate::search::learn`]) and
@@ -112,11 +121,22 @@ const SAFETY_COUNTS: usize = 9;
 const SAFETY_SIZE: usize = SAFETY_COUNTS * SAFETY_COUNTS * SAFETY_COUNTS * 2;
 /// The side to move's bonus (tempo).
 const TEMPO: usize = SAFETY_BASE + SAFETY_SIZE;
+/// The side-to-move tables (see [`turn_index`]): what each piece-square, hand and king-hand
+/// weight is worth more to its owner when the owner is to move (and less when not); for the
+/// king-piece weights one per (kind, offset from the king), as their factors.
+const TURN_BASE: usize = TEMPO + 1;
+const TURN_KP_BASE: usize = TURN_BASE + OWN_BASE;
+const TURN_KING_HAND_BASE: usize = TURN_KP_BASE + NUM_FACTORS;
+const TURN_SAFETY_BASE: usize = TURN_KING_HAND_BASE + 2 * 81 * HAND_SLOTS;
 /// Number of weights.
-pub const NUM_WEIGHTS: usize = TEMPO + 1;
+pub const NUM_WEIGHTS: usize = TURN_SAFETY_BASE + SAFETY_SIZE;
 /// Number of the learner's factor weights ([`features`] numbers them from [`NUM_WEIGHTS`]):
 /// `own` then `opp`, each kind × offset from the king.
 pub const NUM_FACTORS: usize = 2 * KINDS * OFFSETS;
+
+/// The weight count of the third file layout (rounds 9–11: no side-to-move tables), which
+/// [`Weights::from_bytes`] still reads (those weights are zero then).
+const V3_WEIGHTS: usize = TURN_BASE;
 
 /// The weight count of the second file layout (rounds 5–8: no safety table, no tempo), which
 /// [`Weights::from_bytes`] still reads (those weights are zero then).
@@ -244,6 +264,33 @@ pub fn safety_index(pos: &Position, c: Color, king: Square) -> usize {
         + (pawns > 0) as usize
 }
 
+/// The side-to-move weight of weight `i` (a piece-square, hand, king-piece or king-hand
+/// weight; `None` for the others): it is added, whoever owns the piece, to the score of the
+/// side to move. The learner's view; the search computes the same indices with
+/// [`own_turn_index`] and friends.
+#[inline]
+pub fn turn_index(i: usize) -> Option<usize> {
+    match i {
+        _ if i < OWN_BASE => Some(TURN_BASE + i),
+        _ if i < OWN_HAND_BASE => factor_of(i).map(|f| TURN_KP_BASE + f),
+        _ if i < SAFETY_BASE => Some(TURN_KING_HAND_BASE + i - OWN_HAND_BASE),
+        _ if i < TEMPO => Some(TURN_SAFETY_BASE + i - SAFETY_BASE),
+        _ => None,
+    }
+}
+
+/// [`turn_index`] of [`own_index`]`(c, kind, king, sq)`.
+#[inline]
+fn own_turn_index(c: Color, kind: PieceKind, king: Square, sq: Square) -> usize {
+    TURN_KP_BASE + kind.index() * OFFSETS + frame_offset(frame(c, king), frame(c, sq))
+}
+
+/// [`turn_index`] of [`opp_index`]`(kc, kind, king, sq)`.
+#[inline]
+fn opp_turn_index(kc: Color, kind: PieceKind, king: Square, sq: Square) -> usize {
+    TURN_KP_BASE + (KINDS + kind.index()) * OFFSETS + frame_offset(frame(kc, king), frame(kc, sq))
+}
+
 /// The learner's factor of king-piece weight `i` (a number below [`NUM_FACTORS`]): the same
 /// kind at the same offset from the king, whatever the king's square. King-hand weights have
 /// none: the plain hand weight is what they share.
@@ -319,7 +366,7 @@ pub enum WeightsError {
     NoHeader,
     #[error(
         "evaluation file has {weights} weights in {bytes} bytes; this gougi reads {NUM_WEIGHTS} \
-         (or {V2_WEIGHTS} or {V1_WEIGHTS}, the earlier layouts)"
+         (or {V3_WEIGHTS}, {V2_WEIGHTS} or {V1_WEIGHTS}, the earlier layouts)"
     )]
     Size { weights: usize, bytes: usize },
 }
@@ -427,7 +474,9 @@ impl Weights {
             return Err(WeightsError::NoHeader);
         }
         let n = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize;
-        if ![NUM_WEIGHTS, V2_WEIGHTS, V1_WEIGHTS].contains(&n) || bytes.len() != 12 + 2 * n {
+        if ![NUM_WEIGHTS, V3_WEIGHTS, V2_WEIGHTS, V1_WEIGHTS].contains(&n)
+            || bytes.len() != 12 + 2 * n
+        {
             return Err(WeightsError::Size {
                 weights: n,
                 bytes: bytes.len(),
@@ -441,7 +490,8 @@ impl Weights {
             return Ok(Weights::from_v1(&w));
         }
         let mut w = w;
-        // The second layout lacks the safety table and the tempo: zero, the scores it gave.
+        // The second layout lacks the safety table and the tempo, the third the side-to-move
+        // tables: zero, the scores they gave.
         w.resize(NUM_WEIGHTS, 0);
         Ok(Weights { w })
     }
@@ -574,10 +624,14 @@ fn for_each_term(pos: &Position, mut f: impl FnMut(Part, usize, i32)) {
 /// learner's view of [`for_each_term`]), each king-piece weight followed by its factor,
 /// numbered from [`NUM_WEIGHTS`] (see [`fold_factors`]).
 pub fn features(pos: &Position, out: &mut Vec<(u32, i8)>) {
+    let to_move = sign(pos.side_to_move()) as i8;
     for_each_term(pos, |_, i, s| {
         out.push((i as u32, s as i8));
         if let Some(f) = factor_of(i) {
             out.push(((NUM_WEIGHTS + f) as u32, s as i8));
+        }
+        if let Some(t) = turn_index(i) {
+            out.push((t as u32, to_move));
         }
     });
 }
@@ -590,6 +644,10 @@ struct EvalState {
     /// holds the terms of every piece relative to `c`'s king; stale while `king_dirty[c]`
     /// (that king moved).
     king: [i32; 2],
+    /// The side-to-move weights of the terms in `base` and `king`, summed over both sides'
+    /// pieces (no owner's sign: see [`turn_index`]); the side to move gets them.
+    turn_base: i32,
+    turn_king: [i32; 2],
     kings: [Option<Square>; 2],
     king_dirty: [bool; 2],
 }
@@ -659,9 +717,11 @@ impl TableEval {
         let (own, opp) = (color.index(), (!color).index());
         if let (false, Some(k)) = (s.king_dirty[own], s.kings[own]) {
             s.king[own] += sg * self.w(own_index(color, kind, k, sq));
+            s.turn_king[own] += sign * self.w(own_turn_index(color, kind, k, sq));
         }
         if let (false, Some(k)) = (s.king_dirty[opp], s.kings[opp]) {
             s.king[opp] += sg * self.w(opp_index(!color, kind, k, sq));
+            s.turn_king[opp] += sign * self.w(opp_turn_index(!color, kind, k, sq));
         }
     }
 
@@ -672,31 +732,48 @@ impl TableEval {
         let sg = sign * self::sign(color);
         let (own, opp) = (color.index(), (!color).index());
         if let (false, Some(k)) = (s.king_dirty[own], s.kings[own]) {
-            s.king[own] += sg * self.w(own_hand_index(color, k, slot));
+            let i = own_hand_index(color, k, slot);
+            s.king[own] += sg * self.w(i);
+            s.turn_king[own] += sign * self.w(Self::king_hand_turn(i));
         }
         if let (false, Some(k)) = (s.king_dirty[opp], s.kings[opp]) {
-            s.king[opp] += sg * self.w(opp_hand_index(!color, k, slot));
+            let i = opp_hand_index(!color, k, slot);
+            s.king[opp] += sg * self.w(i);
+            s.turn_king[opp] += sign * self.w(Self::king_hand_turn(i));
         }
     }
 
+    /// The side-to-move weight of king-hand weight `i`.
+    #[inline]
+    fn king_hand_turn(i: usize) -> usize {
+        TURN_KING_HAND_BASE + i - OWN_HAND_BASE
+    }
+
     /// The terms relative to `c`'s king (on `king`), from scratch: `Part::King(c)` of
-    /// [`for_each_term`] alone, since it runs after every king move.
-    fn full_king_part(&self, pos: &Position, c: Color, king: Option<Square>) -> i32 {
+    /// [`for_each_term`] alone, since it runs after every king move; with their side-to-move
+    /// weights.
+    fn full_king_part(&self, pos: &Position, c: Color, king: Option<Square>) -> (i32, i32) {
         let Some(k) = king else {
-            return 0;
+            return (0, 0);
         };
         // This king's rows of both tables: one 2.3 KB slice each, read as the board is walked.
         let row = frame(c, k) * KINDS * 81;
         let own = &self.weights.w[OWN_BASE + row..][..KINDS * 81];
         let opp = &self.weights.w[OPP_BASE + row..][..KINDS * 81];
-        let mut v = 0;
+        let (mut v, mut t) = (0, 0);
         for sq in pos.occupied() {
             let Some(p) = pos.piece_on(sq) else { continue };
             if p.kind == PieceKind::King {
                 continue;
             }
             let at = p.kind.index() * 81 + frame(c, sq);
-            v += sign(p.color) * i32::from(if p.color == c { own[at] } else { opp[at] });
+            if p.color == c {
+                v += sign(p.color) * i32::from(own[at]);
+                t += self.w(own_turn_index(c, p.kind, k, sq));
+            } else {
+                v += sign(p.color) * i32::from(opp[at]);
+                t += self.w(opp_turn_index(c, p.kind, k, sq));
+            }
         }
         for holder in Color::ALL {
             for (h, kind) in PieceKind::HAND.into_iter().enumerate() {
@@ -708,10 +785,11 @@ impl TableEval {
                         opp_hand_index(c, k, slot)
                     };
                     v += sign(holder) * self.w(i);
+                    t += self.w(Self::king_hand_turn(i));
                 }
             }
         }
-        v
+        (v, t)
     }
 
     fn compute(&self, pos: &Position) -> EvalState {
@@ -719,10 +797,19 @@ impl TableEval {
             kings: [pos.king_square(Color::Black), pos.king_square(Color::White)],
             ..EvalState::default()
         };
-        for_each_term(pos, |part, i, sg| match part {
-            Part::Base => s.base += sg * self.w(i),
-            Part::King(c) => s.king[c.index()] += sg * self.w(i),
-            Part::Fresh => {}
+        for_each_term(pos, |part, i, sg| {
+            let turn = turn_index(i).map_or(0, |t| self.w(t));
+            match part {
+                Part::Base => {
+                    s.base += sg * self.w(i);
+                    s.turn_base += turn;
+                }
+                Part::King(c) => {
+                    s.king[c.index()] += sg * self.w(i);
+                    s.turn_king[c.index()] += turn;
+                }
+                Part::Fresh => {}
+            }
         });
         s
     }
@@ -731,18 +818,29 @@ impl TableEval {
     #[inline]
     fn fresh_terms(&self, pos: &Position) -> i32 {
         let mut v = 0;
+        let mut turn = self.w(TEMPO);
         for c in Color::ALL {
             if let Some(k) = pos.king_square(c) {
-                v += sign(c) * self.w(safety_index(pos, c, k));
+                let i = safety_index(pos, c, k);
+                v += sign(c) * self.w(i);
+                turn += self.w(TURN_SAFETY_BASE + i - SAFETY_BASE);
             }
         }
-        v + sign(pos.side_to_move()) * self.w(TEMPO)
+        v + sign(pos.side_to_move()) * turn
     }
 
     /// The full score of `pos` from Black's point of view (the incremental path must agree).
     pub fn black_score(&self, pos: &Position) -> i32 {
         let s = self.compute(pos);
-        s.base + s.king[0] + s.king[1] + self.fresh_terms(pos)
+        Self::total(&s, pos) + self.fresh_terms(pos)
+    }
+
+    /// The carried terms of `s` from Black's point of view, the side-to-move part to the side
+    /// to move.
+    #[inline]
+    fn total(s: &EvalState, pos: &Position) -> i32 {
+        let turn = s.turn_base + s.turn_king[0] + s.turn_king[1];
+        s.base + s.king[0] + s.king[1] + sign(pos.side_to_move()) * turn
     }
 }
 
@@ -762,8 +860,9 @@ impl Evaluator for TableEval {
             None => {
                 let k = m.dropped_kind().expect("a drop has a kind");
                 let n = pos.hand(us).count(k) as usize;
-                s.base +=
-                    sg * (self.w(psq_index(us, k, to)) - self.w(hand_index(hand_number(k), n - 1)));
+                let (psq, hand) = (psq_index(us, k, to), hand_index(hand_number(k), n - 1));
+                s.base += sg * (self.w(psq) - self.w(hand));
+                s.turn_base += self.w(TURN_BASE + psq) - self.w(TURN_BASE + hand);
                 self.add_king_terms(&mut s, 1, us, k, to);
                 self.add_hand_king_terms(&mut s, -1, us, HAND_START[hand_number(k)] + n - 1);
             }
@@ -774,12 +873,18 @@ impl Evaluator for TableEval {
                 } else {
                     k
                 };
-                s.base += sg * (self.w(psq_index(us, nk, to)) - self.w(psq_index(us, k, from)));
+                let (psq_to, psq_from) = (psq_index(us, nk, to), psq_index(us, k, from));
+                s.base += sg * (self.w(psq_to) - self.w(psq_from));
+                s.turn_base += self.w(TURN_BASE + psq_to) - self.w(TURN_BASE + psq_from);
                 if let Some(c) = pos.piece_on(to) {
                     let hk = c.kind.unpromote();
                     let n = pos.hand(us).count(hk) as usize;
-                    s.base -= sign(c.color) * self.w(psq_index(c.color, c.kind, to));
-                    s.base += sg * self.w(hand_index(hand_number(hk), n));
+                    let (psq, hand) = (
+                        psq_index(c.color, c.kind, to),
+                        hand_index(hand_number(hk), n),
+                    );
+                    s.base += sg * self.w(hand) - sign(c.color) * self.w(psq);
+                    s.turn_base += self.w(TURN_BASE + hand) - self.w(TURN_BASE + psq);
                     self.add_king_terms(&mut s, -1, c.color, c.kind, to);
                     self.add_hand_king_terms(&mut s, 1, us, HAND_START[hand_number(hk)] + n);
                 }
@@ -811,13 +916,14 @@ impl Evaluator for TableEval {
         if s.king_dirty[0] || s.king_dirty[1] {
             for c in Color::ALL {
                 if s.king_dirty[c.index()] {
-                    s.king[c.index()] = self.full_king_part(pos, c, s.kings[c.index()]);
+                    (s.king[c.index()], s.turn_king[c.index()]) =
+                        self.full_king_part(pos, c, s.kings[c.index()]);
                     s.king_dirty[c.index()] = false;
                 }
             }
             *self.stack.last_mut().expect("not empty") = s;
         }
-        let mut v = s.base + s.king[0] + s.king[1] + self.fresh_terms(pos);
+        let mut v = Self::total(&s, pos) + self.fresh_terms(pos);
         if self.noise_sd != 0 {
             // From Black's view like the tables: the key includes the side to move, so a
             // position always gets the same shift and negamax stays consistent.
@@ -953,6 +1059,26 @@ mod tests {
     /// A file of the second layout (no king-safety table) reads with that table zero, so it
     /// scores as it did.
     #[test]
+    fn third_layout_files_read_with_no_side_to_move_tables() {
+        // Rounds 9–11 (the embedded round among them): their scores, node for node.
+        let w = scrambled();
+        let bytes = Weights {
+            w: w.w[..V3_WEIGHTS].to_vec(),
+        }
+        .to_bytes();
+        let read = Weights::from_bytes(&bytes).unwrap();
+        assert_eq!(read.w[..V3_WEIGHTS], w.w[..V3_WEIGHTS]);
+        assert!(read.w[V3_WEIGHTS..].iter().all(|&v| v == 0));
+        assert_eq!(
+            Weights::embedded().w[V3_WEIGHTS..]
+                .iter()
+                .filter(|&&v| v != 0)
+                .count(),
+            0
+        );
+    }
+
+    #[test]
     fn second_layout_files_read_with_no_safety_terms() {
         let w = scrambled();
         let bytes = Weights {
@@ -966,6 +1092,40 @@ mod tests {
     }
 
     /// The tempo weight counts for the side to move, whichever colour that is.
+    #[test]
+    fn side_to_move_weights_go_to_the_side_to_move_whoever_owns_the_piece() {
+        // One rook on its home square in each camp, kings far apart: only the rook's
+        // piece-square side-to-move weight and the rook's king-piece ones are non-zero.
+        let mut w = Weights {
+            w: vec![0; NUM_WEIGHTS],
+        };
+        let black = Position::from_sfen("sfen 4k4/1r7/9/9/9/9/9/7R1/4K4 b - 1").unwrap();
+        let sq = Square::from_usi("2h").unwrap();
+        let white_rook = psq_index(
+            Color::White,
+            PieceKind::Rook,
+            Square::from_usi("8b").unwrap(),
+        );
+        let black_rook = psq_index(Color::Black, PieceKind::Rook, sq);
+        assert_eq!(black_rook, white_rook, "one weight, both colours");
+        w.w[turn_index(black_rook).unwrap()] = 40;
+        let k = black.king_square(Color::Black).unwrap();
+        let own = own_index(Color::Black, PieceKind::Rook, k, sq);
+        assert_eq!(
+            turn_index(own),
+            Some(own_turn_index(Color::Black, PieceKind::Rook, k, sq))
+        );
+        w.w[own_turn_index(Color::Black, PieceKind::Rook, k, sq)] = 5;
+        let ev = TableEval::new(w.leak());
+        // Black to move: both rooks' 40 and the mirrored king-piece 5 of each, for Black.
+        assert_eq!(ev.black_score(&black), 2 * 40 + 2 * 5);
+        let white = Position::from_sfen("sfen 4k4/1r7/9/9/9/9/9/7R1/4K4 w - 1").unwrap();
+        assert_eq!(ev.black_score(&white), -(2 * 40 + 2 * 5));
+        let mut ev = ev;
+        ev.reset(&white);
+        assert_eq!(ev.evaluate(&white), Value(2 * 40 + 2 * 5));
+    }
+
     #[test]
     fn tempo_counts_for_the_side_to_move() {
         let mut w = Weights {

@@ -27,8 +27,17 @@
 //!   king-piece weights one such weight per (kind, offset from the king) (their factor's
 //!   shape: one per king square added nothing the learner could see on 480 k positions).
 //!
+//! - `pair[camp][kind][kind][direction]` (since 2026-11-28): two pieces on neighbouring
+//!   squares — of one side (a castle's gold beside its silver, a pawn in front of a lance),
+//!   from their owner's side, or of opposing sides (what a piece touches), once from each
+//!   piece's side — by the third of the board the first stands in; with side-to-move weights
+//!   too (a piece touching an enemy piece is worth more when its owner moves next). The first
+//!   term of two pieces: the king-piece tables see each piece alone.
+//!
 //! The side-to-move part is carried as one more sum per part (no owner's sign) and given to
-//! the side to move at `evaluate`; files of the earlier layouts load with it zero.
+//! the side to move at `evaluate`; the pairs a move changes (those of the squares it leaves
+//! and takes, before and after) are updated in `push` from the occupied neighbours. Files of
+//! the earlier layouts load with the new weights zero (and score as they did).
 //!
 //! Squares are taken in the owner's frame (White's board rotated by 180°), so one table serves
 //! both colours. The weights are learned (`gougi learn`, see [`crate::search::learn`]) and
@@ -46,7 +55,8 @@
 use std::sync::OnceLock;
 
 use crate::shogi::attacks::king_attacks;
-use crate::shogi::{Color, Move, PieceKind, Position, Square};
+use crate::shogi::bitboard::Bitboard;
+use crate::shogi::{Color, Move, Piece, PieceKind, Position, Square};
 
 use super::value::Value;
 
@@ -128,8 +138,77 @@ const TURN_BASE: usize = TEMPO + 1;
 const TURN_KP_BASE: usize = TURN_BASE + OWN_BASE;
 const TURN_KING_HAND_BASE: usize = TURN_KP_BASE + NUM_FACTORS;
 const TURN_SAFETY_BASE: usize = TURN_KING_HAND_BASE + 2 * 81 * HAND_SLOTS;
+/// The pair tables: two pieces on neighbouring squares (see [`pair_terms`]), by the camp the
+/// first stands in, both kinds and the direction between them; of one side (four directions,
+/// each pair once) and of opposing sides (eight). Each weight is followed by its side-to-move
+/// weight (one cache line holds both: a move looks up a few pairs at once).
+const PAIR_SAME_BASE: usize = TURN_SAFETY_BASE + SAFETY_SIZE;
+const PAIR_SAME_SIZE: usize = 2 * 3 * KINDS * KINDS * 4;
+const PAIR_MIXED_BASE: usize = PAIR_SAME_BASE + PAIR_SAME_SIZE;
+const PAIR_END: usize = PAIR_MIXED_BASE + 2 * 3 * KINDS * KINDS * 8;
 /// Number of weights.
-pub const NUM_WEIGHTS: usize = TURN_SAFETY_BASE + SAFETY_SIZE;
+pub const NUM_WEIGHTS: usize = PAIR_END;
+
+/// The eight directions between neighbouring squares as (file, rank) index steps on the
+/// board (Black's frame); direction `d + 4` is the opposite of `d`, which is also `d` seen in
+/// White's frame (the board rotated).
+const DIRS: [(isize, isize); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+
+/// The direction ([`DIRS`]) of a step between neighbours by its square-index difference plus
+/// 10 (file steps are ±9, rank steps ±1).
+const DIR_OF_STEP: [u8; 21] = {
+    let mut t = [u8::MAX; 21];
+    let mut d = 0;
+    while d < 8 {
+        let (df, dr) = DIRS[d];
+        t[(df * 9 + dr + 10) as usize] = d as u8;
+        d += 1;
+    }
+    t
+};
+
+/// The third of the board `sq` is in from `c`'s side: 0 the enemy camp, 2 its own.
+#[inline]
+fn camp(c: Color, sq: Square) -> usize {
+    frame(c, sq) % 9 / 3
+}
+
+/// Calls `f(index, +1 for Black / −1 for White)` for the pair-table terms of `p` on `x` next
+/// to `q` on `y`, `d` the direction from `x` to `y` (Black's frame). Two pieces of one side
+/// are one term, in their owner's frame from the piece the step leaves in the first four
+/// directions (so either order gives the same term); a piece next to an enemy one is a term
+/// for each, from its own side (what it touches, and where). Symmetric in the two pieces.
+#[inline]
+fn pair_terms(p: Piece, x: Square, q: Piece, y: Square, d: usize, mut f: impl FnMut(usize, i32)) {
+    let c = p.color;
+    let d = if c == Color::Black { d } else { (d + 4) & 7 };
+    let kinds = |a: PieceKind, b: PieceKind| a.index() * KINDS + b.index();
+    if q.color == c {
+        let (a, b, at, d) = if d < 4 {
+            (p, q, x, d)
+        } else {
+            (q, p, y, d - 4)
+        };
+        let i = (camp(c, at) * KINDS * KINDS + kinds(a.kind, b.kind)) * 4 + d;
+        f(PAIR_SAME_BASE + 2 * i, sign(c));
+    } else {
+        // From `q`'s side the step back to `x` is `d` again: opposite, in the rotated frame.
+        let i = (camp(c, x) * KINDS * KINDS + kinds(p.kind, q.kind)) * 8 + d;
+        let j = (camp(q.color, y) * KINDS * KINDS + kinds(q.kind, p.kind)) * 8 + d;
+        f(PAIR_MIXED_BASE + 2 * i, sign(c));
+        f(PAIR_MIXED_BASE + 2 * j, sign(q.color));
+    }
+}
+
 /// Number of the learner's factor weights ([`features`] numbers them from [`NUM_WEIGHTS`]):
 /// `own` then `opp`, each kind × offset from the king.
 pub const NUM_FACTORS: usize = 2 * KINDS * OFFSETS;
@@ -266,8 +345,8 @@ pub fn safety_index(pos: &Position, c: Color, king: Square) -> usize {
 
 /// The side-to-move weight of weight `i` (a piece-square, hand, king-piece or king-hand
 /// weight; `None` for the others): it is added, whoever owns the piece, to the score of the
-/// side to move. The learner's view; the search computes the same indices with
-/// [`own_turn_index`] and friends.
+/// side to move. (The search reads the king-piece ones from `TableEval::kp`, beside their
+/// weights.)
 #[inline]
 pub fn turn_index(i: usize) -> Option<usize> {
     match i {
@@ -275,20 +354,9 @@ pub fn turn_index(i: usize) -> Option<usize> {
         _ if i < OWN_HAND_BASE => factor_of(i).map(|f| TURN_KP_BASE + f),
         _ if i < SAFETY_BASE => Some(TURN_KING_HAND_BASE + i - OWN_HAND_BASE),
         _ if i < TEMPO => Some(TURN_SAFETY_BASE + i - SAFETY_BASE),
+        _ if i >= PAIR_SAME_BASE && (i - PAIR_SAME_BASE) % 2 == 0 => Some(i + 1),
         _ => None,
     }
-}
-
-/// [`turn_index`] of [`own_index`]`(c, kind, king, sq)`.
-#[inline]
-fn own_turn_index(c: Color, kind: PieceKind, king: Square, sq: Square) -> usize {
-    TURN_KP_BASE + kind.index() * OFFSETS + frame_offset(frame(c, king), frame(c, sq))
-}
-
-/// [`turn_index`] of [`opp_index`]`(kc, kind, king, sq)`.
-#[inline]
-fn opp_turn_index(kc: Color, kind: PieceKind, king: Square, sq: Square) -> usize {
-    TURN_KP_BASE + (KINDS + kind.index()) * OFFSETS + frame_offset(frame(kc, king), frame(kc, sq))
 }
 
 /// The learner's factor of king-piece weight `i` (a number below [`NUM_FACTORS`]): the same
@@ -618,6 +686,16 @@ fn for_each_term(pos: &Position, mut f: impl FnMut(Part, usize, i32)) {
         }
     }
     f(Part::Fresh, TEMPO, sign(pos.side_to_move()));
+    for x in pos.occupied() {
+        let p = pos.piece_on(x).expect("occupied");
+        for y in king_attacks(x) & pos.occupied() {
+            let d = DIR_OF_STEP[y.index() + 10 - x.index()] as usize;
+            if d < 4 {
+                let q = pos.piece_on(y).expect("occupied");
+                pair_terms(p, x, q, y, d, |i, s| f(Part::Base, i, s));
+            }
+        }
+    }
 }
 
 /// Appends the features of `pos` as `(index, +1 for Black / −1 for White)` (the
@@ -665,6 +743,10 @@ fn sign(color: Color) -> i32 {
 pub struct TableEval {
     stack: Vec<EvalState>,
     weights: &'static Weights,
+    /// The king-piece tables (`own` then `opp`, [`kp`] order) with each weight's side-to-move
+    /// weight beside it: the file keeps the latter once per (kind, offset), the search reads
+    /// both from one place (built once per evaluation object, shared by its clones).
+    kp: std::sync::Arc<[[i16; 2]]>,
     /// `EvalNoise`'s standard deviation in cp (0: none) and `Seed`, see [`noise_cp`].
     noise_sd: i32,
     noise_seed: u64,
@@ -678,9 +760,16 @@ impl Default for TableEval {
 
 impl TableEval {
     pub fn new(weights: &'static Weights) -> TableEval {
+        let kp = (OWN_BASE..OWN_HAND_BASE)
+            .map(|i| {
+                let t = turn_index(i).expect("a king-piece weight has one");
+                [weights.w[i], weights.w[t]]
+            })
+            .collect();
         TableEval {
             stack: Vec::with_capacity(super::value::MAX_PLY as usize + 16),
             weights,
+            kp,
             noise_sd: 0,
             noise_seed: 0,
         }
@@ -716,12 +805,14 @@ impl TableEval {
         let sg = sign * self::sign(color);
         let (own, opp) = (color.index(), (!color).index());
         if let (false, Some(k)) = (s.king_dirty[own], s.kings[own]) {
-            s.king[own] += sg * self.w(own_index(color, kind, k, sq));
-            s.turn_king[own] += sign * self.w(own_turn_index(color, kind, k, sq));
+            let [v, t] = self.kp[kp(color, k, kind, sq)];
+            s.king[own] += sg * i32::from(v);
+            s.turn_king[own] += sign * i32::from(t);
         }
         if let (false, Some(k)) = (s.king_dirty[opp], s.kings[opp]) {
-            s.king[opp] += sg * self.w(opp_index(!color, kind, k, sq));
-            s.turn_king[opp] += sign * self.w(opp_turn_index(!color, kind, k, sq));
+            let [v, t] = self.kp[KP_SIZE + kp(!color, k, kind, sq)];
+            s.king[opp] += sg * i32::from(v);
+            s.turn_king[opp] += sign * i32::from(t);
         }
     }
 
@@ -743,6 +834,58 @@ impl TableEval {
         }
     }
 
+    /// Adds `sign ×` the pair terms of `p` on `x` with each piece next to it (`occ` tells the
+    /// board), leaving out the pair with `skip`, to `s` (with their side-to-move weights).
+    #[inline]
+    fn add_pairs_of(
+        &self,
+        s: &mut EvalState,
+        sign: i32,
+        p: Piece,
+        x: Square,
+        pos: &Position,
+        skip: Bitboard,
+    ) {
+        // Only the occupied neighbours: most of the eight are empty.
+        for y in king_attacks(x) & (pos.occupied() & !skip) {
+            let q = pos.piece_on(y).expect("occupied");
+            let d = DIR_OF_STEP[y.index() + 10 - x.index()] as usize;
+            pair_terms(p, x, q, y, d, |i, sg| {
+                let w = &self.weights.w[i..i + 2];
+                s.base += sign * sg * i32::from(w[0]);
+                s.turn_base += sign * i32::from(w[1]);
+            });
+        }
+    }
+
+    /// The change of the pair terms by `m` (on `pos`, before it is made): the pairs of the
+    /// squares it leaves and takes, before and after.
+    #[inline]
+    fn add_pair_delta(&self, s: &mut EvalState, pos: &Position, m: Move) {
+        let to = m.to();
+        let us = pos.side_to_move();
+        let moved = match m.from() {
+            None => Piece::new(us, m.dropped_kind().expect("a drop has a kind")),
+            Some(from) => {
+                let p = pos.piece_on(from).expect("a piece on the from square");
+                self.add_pairs_of(s, -1, p, from, pos, Bitboard::EMPTY);
+                if let Some(c) = pos.piece_on(to) {
+                    // Its pair with the moving piece went with the line above.
+                    self.add_pairs_of(s, -1, c, to, pos, Bitboard::from_square(from));
+                }
+                let kind = if m.is_promotion() {
+                    p.kind.promote().unwrap_or(p.kind)
+                } else {
+                    p.kind
+                };
+                Piece::new(us, kind)
+            }
+        };
+        // After the move the square left is empty (`to` is not its own neighbour).
+        let left = m.from().map_or(Bitboard::EMPTY, Bitboard::from_square);
+        self.add_pairs_of(s, 1, moved, to, pos, left);
+    }
+
     /// The side-to-move weight of king-hand weight `i`.
     #[inline]
     fn king_hand_turn(i: usize) -> usize {
@@ -758,8 +901,8 @@ impl TableEval {
         };
         // This king's rows of both tables: one 2.3 KB slice each, read as the board is walked.
         let row = frame(c, k) * KINDS * 81;
-        let own = &self.weights.w[OWN_BASE + row..][..KINDS * 81];
-        let opp = &self.weights.w[OPP_BASE + row..][..KINDS * 81];
+        let own = &self.kp[row..][..KINDS * 81];
+        let opp = &self.kp[KP_SIZE + row..][..KINDS * 81];
         let (mut v, mut t) = (0, 0);
         for sq in pos.occupied() {
             let Some(p) = pos.piece_on(sq) else { continue };
@@ -767,13 +910,9 @@ impl TableEval {
                 continue;
             }
             let at = p.kind.index() * 81 + frame(c, sq);
-            if p.color == c {
-                v += sign(p.color) * i32::from(own[at]);
-                t += self.w(own_turn_index(c, p.kind, k, sq));
-            } else {
-                v += sign(p.color) * i32::from(opp[at]);
-                t += self.w(opp_turn_index(c, p.kind, k, sq));
-            }
+            let [pv, pt] = if p.color == c { own[at] } else { opp[at] };
+            v += sign(p.color) * i32::from(pv);
+            t += i32::from(pt);
         }
         for holder in Color::ALL {
             for (h, kind) in PieceKind::HAND.into_iter().enumerate() {
@@ -853,6 +992,7 @@ impl Evaluator for TableEval {
 
     fn push(&mut self, pos: &Position, m: Move) {
         let mut s = *self.stack.last().expect("reset before push");
+        self.add_pair_delta(&mut s, pos, m);
         let us = pos.side_to_move();
         let to = m.to();
         let sg = sign(us);
@@ -1111,11 +1251,7 @@ mod tests {
         w.w[turn_index(black_rook).unwrap()] = 40;
         let k = black.king_square(Color::Black).unwrap();
         let own = own_index(Color::Black, PieceKind::Rook, k, sq);
-        assert_eq!(
-            turn_index(own),
-            Some(own_turn_index(Color::Black, PieceKind::Rook, k, sq))
-        );
-        w.w[own_turn_index(Color::Black, PieceKind::Rook, k, sq)] = 5;
+        w.w[turn_index(own).unwrap()] = 5;
         let ev = TableEval::new(w.leak());
         // Black to move: both rooks' 40 and the mirrored king-piece 5 of each, for Black.
         assert_eq!(ev.black_score(&black), 2 * 40 + 2 * 5);

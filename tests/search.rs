@@ -580,7 +580,7 @@ fn eval_file_option_loads_weights_and_refuses_bad_files() {
 }
 
 /// `EvalFile builtin:r9` (and the other built-in rounds) plays with that round's weights, with
-/// no file beside the binary; `builtin:r11` is the embedded round; a name that is no built-in
+/// no file beside the binary; `builtin:r13` is the embedded round; a name that is no built-in
 /// round is refused with the names there are, and the engine keeps what it had.
 #[test]
 fn eval_file_names_built_in_rounds() {
@@ -588,10 +588,16 @@ fn eval_file_names_built_in_rounds() {
     let position = "startpos moves 7g7f 3c3d 2g2f 4c4d";
     assert_eq!(
         builtin_names(),
-        ["builtin:r11", "builtin:r9", "builtin:r8", "builtin:r7"]
+        [
+            "builtin:r13",
+            "builtin:r11",
+            "builtin:r9",
+            "builtin:r8",
+            "builtin:r7"
+        ]
     );
     assert!(std::ptr::eq(
-        Weights::named("builtin:r11").unwrap(),
+        Weights::named("builtin:r13").unwrap(),
         Weights::embedded()
     ));
     let mut e = Engine::start();
@@ -612,7 +618,7 @@ fn eval_file_names_built_in_rounds() {
     distinct.dedup();
     assert_eq!(
         distinct.len(),
-        4,
+        5,
         "each round scores the position its own way: {seen:?}"
     );
 
@@ -621,13 +627,13 @@ fn eval_file_names_built_in_rounds() {
     assert_eq!(
         err.last().unwrap(),
         "info string error: EvalFile builtin:r99: no such built-in round \
-         (built in: builtin:r11, builtin:r9, builtin:r8, builtin:r7)"
+         (built in: builtin:r13, builtin:r11, builtin:r9, builtin:r8, builtin:r7)"
     );
     e.send("usinewgame"); // cleared tables and history, as for each round above
     e.send(&format!("position {position}"));
     e.send("go depth 5");
     let lines = e.until("bestmove");
-    assert_eq!(last_score(&lines), seen[3], "still round 7: {lines:?}");
+    assert_eq!(last_score(&lines), seen[4], "still round 7: {lines:?}");
 }
 
 /// Every PV the search prints — exact, lowerbound and upperbound lines alike — is a line of

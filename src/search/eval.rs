@@ -411,14 +411,16 @@ const MAGIC: &[u8; 8] = b"GOUGIEV1";
 static EMBEDDED: &[u8] = include_bytes!("eval.bin");
 
 /// The round [`EMBEDDED`] is, by the name `EvalFile` gives it (`builtin:r11`).
-const EMBEDDED_ROUND: &str = "r11";
+const EMBEDDED_ROUND: &str = "r13";
 
 /// Earlier rounds of the learned weights, built in so that a consultation of rounds needs no
 /// files beside the binary (issue 19 goal 1: rounds disagree where their errors differ, and a
 /// vote over four of them beat one search at equal nodes by more than noisy copies did). Each
-/// is the `eval.bin` of the commit that embedded it (round 9 d32c4e9, 8 36a48c9, 7 f5cba7f).
+/// is the `eval.bin` of the commit that embedded it (round 11 dc936f6, 9 d32c4e9, 8 36a48c9,
+/// 7 f5cba7f).
 /// Round 10 is left out: its king-ring table is no longer read.
-const ROUNDS: [(&str, &[u8]); 3] = [
+const ROUNDS: [(&str, &[u8]); 4] = [
+    ("r11", include_bytes!("rounds/r11.bin")),
     ("r9", include_bytes!("rounds/r9.bin")),
     ("r8", include_bytes!("rounds/r8.bin")),
     ("r7", include_bytes!("rounds/r7.bin")),
@@ -1200,7 +1202,7 @@ mod tests {
     /// scores as it did.
     #[test]
     fn third_layout_files_read_with_no_side_to_move_tables() {
-        // Rounds 9–11 (the embedded round among them): their scores, node for node.
+        // Rounds 9–11 (round 11 is built in): their scores, node for node.
         let w = scrambled();
         let bytes = Weights {
             w: w.w[..V3_WEIGHTS].to_vec(),
@@ -1209,13 +1211,8 @@ mod tests {
         let read = Weights::from_bytes(&bytes).unwrap();
         assert_eq!(read.w[..V3_WEIGHTS], w.w[..V3_WEIGHTS]);
         assert!(read.w[V3_WEIGHTS..].iter().all(|&v| v == 0));
-        assert_eq!(
-            Weights::embedded().w[V3_WEIGHTS..]
-                .iter()
-                .filter(|&&v| v != 0)
-                .count(),
-            0
-        );
+        let r11 = Weights::named("builtin:r11").unwrap();
+        assert_eq!(r11.w[V3_WEIGHTS..].iter().filter(|&&v| v != 0).count(), 0);
     }
 
     #[test]
@@ -1352,9 +1349,21 @@ mod tests {
     /// The start position is symmetric: every term but the tempo (Black's, to move) cancels.
     #[test]
     fn start_position_is_balanced() {
+        // The sides' terms cancel; what is left is the side to move's (tempo, side-to-move
+        // weights), the same whichever side that is.
         let pos = Position::startpos();
-        for w in [Weights::hand_set().leak(), Weights::embedded()] {
-            assert_eq!(TableEval::new(w).black_score(&pos), i32::from(w.w[TEMPO]));
+        let white = Position::from_sfen(
+            "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+        )
+        .unwrap();
+        let hand_set = Weights::hand_set().leak();
+        assert_eq!(
+            TableEval::new(hand_set).black_score(&pos),
+            i32::from(hand_set.w[TEMPO])
+        );
+        for w in [hand_set, Weights::embedded()] {
+            let ev = TableEval::new(w);
+            assert_eq!(ev.black_score(&pos), -ev.black_score(&white));
         }
     }
 

@@ -1198,34 +1198,32 @@ mod tests {
         assert_eq!(&Weights::from_bytes(&bytes).unwrap(), folded);
     }
 
-    /// A file of the second layout (no king-safety table) reads with that table zero, so it
-    /// scores as it did.
-    #[test]
-    fn third_layout_files_read_with_no_side_to_move_tables() {
-        // Rounds 9–11 (round 11 is built in): their scores, node for node.
+    /// The first `n` weights of a file of an earlier layout read as they are and the rest as
+    /// zero, so the file scores as it did.
+    fn reads_earlier_layout(n: usize) {
         let w = scrambled();
         let bytes = Weights {
-            w: w.w[..V3_WEIGHTS].to_vec(),
+            w: w.w[..n].to_vec(),
         }
         .to_bytes();
         let read = Weights::from_bytes(&bytes).unwrap();
-        assert_eq!(read.w[..V3_WEIGHTS], w.w[..V3_WEIGHTS]);
-        assert!(read.w[V3_WEIGHTS..].iter().all(|&v| v == 0));
-        let r11 = Weights::named("builtin:r11").unwrap();
-        assert_eq!(r11.w[V3_WEIGHTS..].iter().filter(|&&v| v != 0).count(), 0);
+        assert_eq!(read.w[..n], w.w[..n]);
+        assert!(read.w[n..].iter().all(|&v| v == 0));
+        assert_eq!(read.w.len(), NUM_WEIGHTS);
     }
 
+    /// Rounds 9–11 (no side-to-move or pair tables; round 11 is built in).
+    #[test]
+    fn third_layout_files_read_with_no_side_to_move_tables() {
+        reads_earlier_layout(V3_WEIGHTS);
+        let r11 = Weights::named("builtin:r11").unwrap();
+        assert!(r11.w[V3_WEIGHTS..].iter().all(|&v| v == 0));
+    }
+
+    /// Rounds 5–8 (no king-safety table, no tempo).
     #[test]
     fn second_layout_files_read_with_no_safety_terms() {
-        let w = scrambled();
-        let bytes = Weights {
-            w: w.w[..V2_WEIGHTS].to_vec(),
-        }
-        .to_bytes();
-        let read = Weights::from_bytes(&bytes).unwrap();
-        assert_eq!(read.w[..V2_WEIGHTS], w.w[..V2_WEIGHTS]);
-        assert!(read.w[V2_WEIGHTS..].iter().all(|&v| v == 0));
-        assert_eq!(read.w.len(), NUM_WEIGHTS);
+        reads_earlier_layout(V2_WEIGHTS);
     }
 
     /// The tempo weight counts for the side to move, whichever colour that is.

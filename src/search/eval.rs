@@ -25,8 +25,7 @@
 //!   the side to move gets, whoever owns the piece — a piece is worth more to its owner when
 //!   the owner moves next (an attacker near the king, a piece en prise) — and for the
 //!   king-piece weights one such weight per (kind, offset from the king) (their factor's
-//!   shape: one per king square added nothing the learner could see on 480 k positions).
-//!
+//!   shape: one per king square added nothing the learner could see on 480 k positions);
 //! - `pair[camp][kind][kind][direction]` (since 2026-11-28): two pieces on neighbouring
 //!   squares — of one side (a castle's gold beside its silver, a pawn in front of a lance),
 //!   from their owner's side, or of opposing sides (what a piece touches), once from each
@@ -131,9 +130,10 @@ const SAFETY_COUNTS: usize = 9;
 const SAFETY_SIZE: usize = SAFETY_COUNTS * SAFETY_COUNTS * SAFETY_COUNTS * 2;
 /// The side to move's bonus (tempo).
 const TEMPO: usize = SAFETY_BASE + SAFETY_SIZE;
-/// The side-to-move tables (see [`turn_index`]): what each piece-square, hand and king-hand
-/// weight is worth more to its owner when the owner is to move (and less when not); for the
-/// king-piece weights one per (kind, offset from the king), as their factors.
+/// The side-to-move tables (see [`turn_index`]): what each piece-square, hand, king-hand and
+/// safety weight is worth more to its owner when the owner is to move (and less when not);
+/// for the king-piece weights one per (kind, offset from the king), as their factors. (The
+/// pair tables keep theirs beside each weight.)
 const TURN_BASE: usize = TEMPO + 1;
 const TURN_KP_BASE: usize = TURN_BASE + OWN_BASE;
 const TURN_KING_HAND_BASE: usize = TURN_KP_BASE + NUM_FACTORS;
@@ -343,9 +343,9 @@ pub fn safety_index(pos: &Position, c: Color, king: Square) -> usize {
         + (pawns > 0) as usize
 }
 
-/// The side-to-move weight of weight `i` (a piece-square, hand, king-piece or king-hand
-/// weight; `None` for the others): it is added, whoever owns the piece, to the score of the
-/// side to move. (The search reads the king-piece ones from `TableEval::kp`, beside their
+/// The side-to-move weight of weight `i` (a piece-square, hand, king-piece, king-hand,
+/// safety or pair weight; `None` for the tempo and the side-to-move weights themselves): it
+/// is added, whoever owns the piece, to the score of the side to move. (The search reads the king-piece ones from `TableEval::kp`, beside their
 /// weights.)
 #[inline]
 pub fn turn_index(i: usize) -> Option<usize> {

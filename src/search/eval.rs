@@ -702,7 +702,8 @@ fn for_each_term(pos: &Position, mut f: impl FnMut(Part, usize, i32)) {
 
 /// Appends the features of `pos` as `(index, +1 for Black / −1 for White)` (the
 /// learner's view of [`for_each_term`]), each king-piece weight followed by its factor,
-/// numbered from [`NUM_WEIGHTS`] (see [`fold_factors`]).
+/// numbered from [`NUM_WEIGHTS`] (see [`fold_factors`]), and each weight that has a
+/// side-to-move weight followed by that, with the side to move's sign (see [`turn_index`]).
 pub fn features(pos: &Position, out: &mut Vec<(u32, i8)>) {
     let to_move = sign(pos.side_to_move()) as i8;
     for_each_term(pos, |_, i, s| {

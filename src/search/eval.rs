@@ -861,31 +861,30 @@ impl TableEval {
         }
     }
 
-    /// The change of the pair terms by `m` (on `pos`, before it is made): the pairs of the
-    /// squares it leaves and takes, before and after.
+    /// The change of the pair terms by a move (on `pos`, before it is made): the pairs of the
+    /// squares it leaves and takes, before and after. `from` is the square left and the piece
+    /// that stood there (none for a drop), `captured` what stood on `to`, `moved` the piece on
+    /// `to` after the move — what `push` has already read.
     #[inline]
-    fn add_pair_delta(&self, s: &mut EvalState, pos: &Position, m: Move) {
-        let to = m.to();
-        let us = pos.side_to_move();
-        let moved = match m.from() {
-            None => Piece::new(us, m.dropped_kind().expect("a drop has a kind")),
-            Some(from) => {
-                let p = pos.piece_on(from).expect("a piece on the from square");
-                self.add_pairs_of(s, -1, p, from, pos, Bitboard::EMPTY);
-                if let Some(c) = pos.piece_on(to) {
-                    // Its pair with the moving piece went with the line above.
-                    self.add_pairs_of(s, -1, c, to, pos, Bitboard::from_square(from));
-                }
-                let kind = if m.is_promotion() {
-                    p.kind.promote().unwrap_or(p.kind)
-                } else {
-                    p.kind
-                };
-                Piece::new(us, kind)
+    fn add_pair_delta(
+        &self,
+        s: &mut EvalState,
+        pos: &Position,
+        from: Option<(Square, Piece)>,
+        captured: Option<Piece>,
+        to: Square,
+        moved: Piece,
+    ) {
+        let mut left = Bitboard::EMPTY;
+        if let Some((from, p)) = from {
+            self.add_pairs_of(s, -1, p, from, pos, Bitboard::EMPTY);
+            left = Bitboard::from_square(from);
+            if let Some(c) = captured {
+                // Its pair with the moving piece went with the line above.
+                self.add_pairs_of(s, -1, c, to, pos, left);
             }
-        };
+        }
         // After the move the square left is empty (`to` is not its own neighbour).
-        let left = m.from().map_or(Bitboard::EMPTY, Bitboard::from_square);
         self.add_pairs_of(s, 1, moved, to, pos, left);
     }
 
@@ -995,13 +994,13 @@ impl Evaluator for TableEval {
 
     fn push(&mut self, pos: &Position, m: Move) {
         let mut s = *self.stack.last().expect("reset before push");
-        self.add_pair_delta(&mut s, pos, m);
         let us = pos.side_to_move();
         let to = m.to();
         let sg = sign(us);
         match m.from() {
             None => {
                 let k = m.dropped_kind().expect("a drop has a kind");
+                self.add_pair_delta(&mut s, pos, None, None, to, Piece::new(us, k));
                 let n = pos.hand(us).count(k) as usize;
                 let (psq, hand) = (psq_index(us, k, to), hand_index(hand_number(k), n - 1));
                 s.base += sg * (self.w(psq) - self.w(hand));
@@ -1010,16 +1009,20 @@ impl Evaluator for TableEval {
                 self.add_hand_king_terms(&mut s, -1, us, HAND_START[hand_number(k)] + n - 1);
             }
             Some(from) => {
-                let k = pos.piece_on(from).expect("a piece on the from square").kind;
+                let p = pos.piece_on(from).expect("a piece on the from square");
+                let k = p.kind;
                 let nk = if m.is_promotion() {
                     k.promote().unwrap_or(k)
                 } else {
                     k
                 };
+                let captured = pos.piece_on(to);
+                let after = Piece::new(us, nk);
+                self.add_pair_delta(&mut s, pos, Some((from, p)), captured, to, after);
                 let (psq_to, psq_from) = (psq_index(us, nk, to), psq_index(us, k, from));
                 s.base += sg * (self.w(psq_to) - self.w(psq_from));
                 s.turn_base += self.w(TURN_BASE + psq_to) - self.w(TURN_BASE + psq_from);
-                if let Some(c) = pos.piece_on(to) {
+                if let Some(c) = captured {
                     let hk = c.kind.unpromote();
                     let n = pos.hand(us).count(hk) as usize;
                     let (psq, hand) = (

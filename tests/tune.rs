@@ -72,6 +72,21 @@ fn tune_moves_a_mock_option_toward_its_best_value() {
     let final_params = std::fs::read_to_string(out.join("params.txt")).unwrap();
     assert!(final_params.contains("Skill "), "{final_params}");
     assert!(final_params.contains("option.Skill"), "{final_params}");
+    // The mean of the later half (iterations 31…60) is in params-mean.txt and the summary.
+    let want = rows[31..].iter().map(|r| r.1).sum::<f64>() / 30.0;
+    let mean_params = std::fs::read_to_string(out.join("params-mean.txt")).unwrap();
+    let line = mean_params
+        .lines()
+        .find(|l| l.starts_with("Skill "))
+        .unwrap_or_else(|| panic!("{mean_params}"));
+    let mean: f64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert_eq!(mean, want.round(), "{mean_params}");
+    assert!(
+        stdout.contains(&format!(
+            "mean of iterations 31…60 (the later half; params-mean.txt):\n  Skill = {mean}\n"
+        )),
+        "{stdout}"
+    );
     let svg = std::fs::read_to_string(out.join("trace.svg")).unwrap();
     assert!(svg.contains("<polyline"), "{svg}");
 }

@@ -29,7 +29,7 @@ pub struct TuneArgs {
     /// Seed of the perturbation signs (and node jitter); keep it when resuming.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Folder for trace.csv, params.txt and trace.svg; an existing trace is resumed.
+    /// Folder for trace.csv, params.txt, params-mean.txt and trace.svg; an existing trace is resumed.
     #[arg(long, value_name = "DIR")]
     out: std::path::PathBuf,
     /// No progress line on stderr.

@@ -14,7 +14,9 @@
 //!
 //! Files in `--out DIR`: `trace.csv` (a header `iteration,<names…>,result`, row 0 the start
 //! values, row k the values after iteration k and θ+'s wins − losses in it), `params.txt`
-//! (the current values in the tune-file format, rewritten after each iteration) and
+//! (the current values in the tune-file format, rewritten after each iteration),
+//! `params-mean.txt` (the mean of the later half of the iterations done, the same format:
+//! the values to verify, since the last point still carries its last steps' noise) and
 //! `trace.svg`. The trace is the source of truth: started again with the same `--out`, a run
 //! reads it, drops a torn last line, checks the parameter names, and continues after the last
 //! complete iteration with its values (Δ is a function of the seed and k, so the run is the
@@ -377,6 +379,11 @@ async fn iterate(
             &opts.out.join("params.txt"),
             &spsa::format_params(params, &theta),
         )?;
+        let mean = tail_mean(&rows);
+        write_file(
+            &opts.out.join(MEAN_FILE),
+            &spsa::format_params(params, &mean),
+        )?;
         write_file(&opts.out.join("trace.svg"), &plot::svg(params, &rows))?;
         progress.update(k, params, &theta, result);
     }
@@ -395,15 +402,40 @@ async fn iterate(
             p.text(p.max)
         ));
     }
+    // Written here too: a finished run started again (or one from before the file existed)
+    // gets it without playing.
+    let mean = tail_mean(&rows);
+    write_file(
+        &opts.out.join(MEAN_FILE),
+        &spsa::format_params(params, &mean),
+    )?;
+    let done = rows.len() - 1;
+    summary.push_str(&format!(
+        "mean of iterations {}…{} (the later half; {MEAN_FILE}):\n",
+        done / 2 + 1,
+        done
+    ));
+    for (p, &m) in params.iter().zip(&mean) {
+        summary.push_str(&format!("  {} = {}\n", p.name, p.text(m)));
+    }
     print!("{summary}");
     if let Some(l) = live {
         l.done(&summary);
     }
     println!(
-        "trace.csv, params.txt and trace.svg in {}",
+        "trace.csv, params.txt, {MEAN_FILE} and trace.svg in {}",
         opts.out.display()
     );
     Ok(())
+}
+
+/// `params-mean.txt`: the mean of the later half of the trace, in the tune-file format.
+const MEAN_FILE: &str = "params-mean.txt";
+
+/// [`spsa::tail_mean`] of the trace's rows (the start values while there are none).
+fn tail_mean(rows: &[TraceRow]) -> Vec<f64> {
+    let thetas: Vec<&[f64]> = rows.iter().map(|r| r.theta.as_slice()).collect();
+    spsa::tail_mean(&thetas).unwrap_or_else(|| rows[0].theta.clone())
 }
 
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {

@@ -333,6 +333,25 @@ pub fn update(
         .collect()
 }
 
+/// The mean of θ over the second half of the iterations done (rows `1..=done`, row 0 being
+/// the start): SPSA's last point carries the noise of its last steps, the mean of the points
+/// it has walked through since it settled carries much less (iterate averaging, Polyak and
+/// Ruppert). `None` before the first iteration.
+pub fn tail_mean(thetas: &[&[f64]]) -> Option<Vec<f64>> {
+    let done = thetas.len().checked_sub(1)?;
+    if done == 0 {
+        return None;
+    }
+    // Rows done/2 + 1 ..= done: the later half, the middle row going to the earlier one.
+    let tail = &thetas[done / 2 + 1..];
+    let n = tail.len() as f64;
+    Some(
+        (0..thetas[0].len())
+            .map(|i| tail.iter().map(|t| t[i]).sum::<f64>() / n)
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,6 +473,25 @@ mod tests {
             .filter(|&k| delta_sign(1, k, 0) != delta_sign(1, k, 1))
             .count();
         assert!((60..140).contains(&differ), "{differ}");
+    }
+
+    #[test]
+    fn tail_mean_averages_the_later_half_of_the_iterations() {
+        let rows: Vec<Vec<f64>> = vec![
+            vec![0.0, 10.0], // start
+            vec![1.0, 11.0],
+            vec![2.0, 12.0],
+            vec![3.0, 13.0],
+            vec![4.0, 14.0],
+            vec![6.0, 18.0],
+        ];
+        let refs: Vec<&[f64]> = rows.iter().map(Vec::as_slice).collect();
+        // Five iterations: rows 3, 4 and 5.
+        assert_eq!(tail_mean(&refs), Some(vec![13.0 / 3.0, 15.0]));
+        // Four: rows 3 and 4; one: row 1 alone; none: nothing to average.
+        assert_eq!(tail_mean(&refs[..5]), Some(vec![3.5, 13.5]));
+        assert_eq!(tail_mean(&refs[..2]), Some(vec![1.0, 11.0]));
+        assert_eq!(tail_mean(&refs[..1]), None);
     }
 
     #[test]

@@ -580,7 +580,7 @@ fn eval_file_option_loads_weights_and_refuses_bad_files() {
 }
 
 /// `EvalFile builtin:r9` (and the other built-in rounds) plays with that round's weights, with
-/// no file beside the binary; `builtin:r13` is the embedded round; a name that is no built-in
+/// no file beside the binary; `builtin:r14` is the embedded round; a name that is no built-in
 /// round is refused with the names there are, and the engine keeps what it had.
 #[test]
 fn eval_file_names_built_in_rounds() {
@@ -589,6 +589,7 @@ fn eval_file_names_built_in_rounds() {
     assert_eq!(
         builtin_names(),
         [
+            "builtin:r14",
             "builtin:r13",
             "builtin:r11",
             "builtin:r9",
@@ -597,7 +598,7 @@ fn eval_file_names_built_in_rounds() {
         ]
     );
     assert!(std::ptr::eq(
-        Weights::named("builtin:r13").unwrap(),
+        Weights::named("builtin:r14").unwrap(),
         Weights::embedded()
     ));
     let mut e = Engine::start();
@@ -618,7 +619,7 @@ fn eval_file_names_built_in_rounds() {
     distinct.dedup();
     assert_eq!(
         distinct.len(),
-        5,
+        6,
         "each round scores the position its own way: {seen:?}"
     );
 
@@ -627,13 +628,14 @@ fn eval_file_names_built_in_rounds() {
     assert_eq!(
         err.last().unwrap(),
         "info string error: EvalFile builtin:r99: no such built-in round \
-         (built in: builtin:r13, builtin:r11, builtin:r9, builtin:r8, builtin:r7)"
+         (built in: builtin:r14, builtin:r13, builtin:r11, builtin:r9, builtin:r8, builtin:r7)"
     );
     e.send("usinewgame"); // cleared tables and history, as for each round above
     e.send(&format!("position {position}"));
     e.send("go depth 5");
     let lines = e.until("bestmove");
-    assert_eq!(last_score(&lines), seen[4], "still round 7: {lines:?}");
+    let round7 = seen.last().expect("round 7 is the last built-in round");
+    assert_eq!(&last_score(&lines), round7, "still round 7: {lines:?}");
 }
 
 /// Every PV the search prints — exact, lowerbound and upperbound lines alike — is a line of

@@ -410,16 +410,17 @@ const MAGIC: &[u8; 8] = b"GOUGIEV1";
 /// The embedded, learned weights (see ARCHITECTURE.md "Evaluation" for how they were made).
 static EMBEDDED: &[u8] = include_bytes!("eval.bin");
 
-/// The round [`EMBEDDED`] is, by the name `EvalFile` gives it (`builtin:r11`).
-const EMBEDDED_ROUND: &str = "r13";
+/// The round [`EMBEDDED`] is, by the name `EvalFile` gives it (`builtin:r14`).
+const EMBEDDED_ROUND: &str = "r14";
 
 /// Earlier rounds of the learned weights, built in so that a consultation of rounds needs no
 /// files beside the binary (issue 19 goal 1: rounds disagree where their errors differ, and a
 /// vote over four of them beat one search at equal nodes by more than noisy copies did). Each
-/// is the `eval.bin` of the commit that embedded it (round 11 dc936f6, 9 d32c4e9, 8 36a48c9,
-/// 7 f5cba7f).
+/// is the `eval.bin` of the commit that embedded it (round 13 d6cfcab, 11 dc936f6, 9 d32c4e9,
+/// 8 36a48c9, 7 f5cba7f).
 /// Round 10 is left out: its king-ring table is no longer read.
-const ROUNDS: [(&str, &[u8]); 4] = [
+const ROUNDS: [(&str, &[u8]); 5] = [
+    ("r13", include_bytes!("rounds/r13.bin")),
     ("r11", include_bytes!("rounds/r11.bin")),
     ("r9", include_bytes!("rounds/r9.bin")),
     ("r8", include_bytes!("rounds/r8.bin")),

@@ -345,8 +345,8 @@ pub fn safety_index(pos: &Position, c: Color, king: Square) -> usize {
 
 /// The side-to-move weight of weight `i` (a piece-square, hand, king-piece, king-hand,
 /// safety or pair weight; `None` for the tempo and the side-to-move weights themselves): it
-/// is added, whoever owns the piece, to the score of the side to move. (The search reads the king-piece ones from `TableEval::kp`, beside their
-/// weights.)
+/// is added, whoever owns the piece, to the score of the side to move. (The search reads the
+/// king-piece ones from `TableEval::kp`, beside their weights.)
 #[inline]
 pub fn turn_index(i: usize) -> Option<usize> {
     match i {

@@ -379,11 +379,7 @@ async fn iterate(
             &opts.out.join("params.txt"),
             &spsa::format_params(params, &theta),
         )?;
-        let mean = tail_mean(&rows);
-        write_file(
-            &opts.out.join(MEAN_FILE),
-            &spsa::format_params(params, &mean),
-        )?;
+        write_mean(&opts.out, params, &rows)?;
         write_file(&opts.out.join("trace.svg"), &plot::svg(params, &rows))?;
         progress.update(k, params, &theta, result);
     }
@@ -404,11 +400,7 @@ async fn iterate(
     }
     // Written here too: a finished run started again (or one from before the file existed)
     // gets it without playing.
-    let mean = tail_mean(&rows);
-    write_file(
-        &opts.out.join(MEAN_FILE),
-        &spsa::format_params(params, &mean),
-    )?;
+    let mean = write_mean(&opts.out, params, &rows)?;
     let done = rows.len() - 1;
     summary.push_str(&format!(
         "mean of iterations {}…{} (the later half; {MEAN_FILE}):\n",
@@ -432,10 +424,13 @@ async fn iterate(
 /// `params-mean.txt`: the mean of the later half of the trace, in the tune-file format.
 const MEAN_FILE: &str = "params-mean.txt";
 
-/// [`spsa::tail_mean`] of the trace's rows (the start values while there are none).
-fn tail_mean(rows: &[TraceRow]) -> Vec<f64> {
+/// Writes [`MEAN_FILE`] in `out`: [`spsa::tail_mean`] of the trace's rows (the start values
+/// while there are none), which it returns.
+fn write_mean(out: &Path, params: &[Param], rows: &[TraceRow]) -> anyhow::Result<Vec<f64>> {
     let thetas: Vec<&[f64]> = rows.iter().map(|r| r.theta.as_slice()).collect();
-    spsa::tail_mean(&thetas).unwrap_or_else(|| rows[0].theta.clone())
+    let mean = spsa::tail_mean(&thetas).unwrap_or_else(|| rows[0].theta.clone());
+    write_file(&out.join(MEAN_FILE), &spsa::format_params(params, &mean))?;
+    Ok(mean)
 }
 
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {

@@ -329,6 +329,14 @@ impl<E: Evaluator> Worker<E> {
             + (!improving && r > self.params.lmr_nonimproving) as i32
     }
 
+    /// Move-count pruning: quiets after this many moves are skipped (`T_LmpBase`,
+    /// `T_LmpPerDepth2`: Stockfish's `(3 + d²) / (2 - improving)` in form, with shogi's own
+    /// constants).
+    fn futility_move_count(&self, improving: bool, depth: i32) -> i32 {
+        (self.params.lmp_base + self.params.lmp_per_depth2 * depth * depth / 100)
+            / (2 - improving as i32)
+    }
+
     fn publish_nodes(&self) {
         if let Some(n) = self.ctl.nodes.get(self.id) {
             n.store(self.nodes, Ordering::Relaxed);
@@ -830,7 +838,7 @@ impl<E: Evaluator> Worker<E> {
 
             // Step 13. Pruning at shallow depth, once a non-losing move is known.
             if !root && best_value.0 > Value::MATED_IN_MAX_PLY.0 {
-                if move_count >= futility_move_count(improving, depth) {
+                if move_count >= self.futility_move_count(improving, depth) {
                     skip_quiets = true;
                 }
                 let lmr_depth = (new_depth - self.reduction(improving, depth, move_count)).max(0);
@@ -1325,12 +1333,6 @@ fn single_or_mate<E: Evaluator>(w: &Worker<E>, depth: i32) -> bool {
             .score
             .mate_plies()
             .is_some_and(|p| p.abs() <= depth)
-}
-
-/// Move-count pruning: quiets after this many moves are skipped (Stockfish:
-/// `(3 + d²) / (2 - improving)`).
-fn futility_move_count(improving: bool, depth: i32) -> i32 {
-    (3 + depth * depth) / (2 - improving as i32)
 }
 
 /// The result of a whole search, for the front end.

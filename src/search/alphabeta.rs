@@ -329,14 +329,6 @@ impl<E: Evaluator> Worker<E> {
             + (!improving && r > self.params.lmr_nonimproving) as i32
     }
 
-    /// Move-count pruning: quiets after this many moves are skipped (`T_LmpBase`,
-    /// `T_LmpPerDepth2`: Stockfish's `(3 + d²) / (2 - improving)` in form, with shogi's own
-    /// constants).
-    fn futility_move_count(&self, improving: bool, depth: i32) -> i32 {
-        (self.params.lmp_base + self.params.lmp_per_depth2 * depth * depth / 100)
-            / (2 - improving as i32)
-    }
-
     fn publish_nodes(&self) {
         if let Some(n) = self.ctl.nodes.get(self.id) {
             n.store(self.nodes, Ordering::Relaxed);
@@ -838,7 +830,7 @@ impl<E: Evaluator> Worker<E> {
 
             // Step 13. Pruning at shallow depth, once a non-losing move is known.
             if !root && best_value.0 > Value::MATED_IN_MAX_PLY.0 {
-                if move_count >= self.futility_move_count(improving, depth) {
+                if move_count >= self.params.move_count_limit(improving, depth) {
                     skip_quiets = true;
                 }
                 let lmr_depth = (new_depth - self.reduction(improving, depth, move_count)).max(0);

@@ -120,10 +120,12 @@ params! {
     eval_scale: "T_EvalScale" = 100, 25, 400;
     /// Move-count pruning: quiets after `(base + per_depth2 · d² / 100) / (2 − improving)`
     /// moves are skipped. Stockfish 15's `(3 + d²) / (2 − improving)` (base 3, 100) leaves two
-    /// moves at depth 1 of the ~80 a shogi position has; 20 and 400 scored +83.0 ± 30.9 over
-    /// it on tune-256 and were verified on held-out openings (BENCHMARKS "Move-count pruning").
+    /// moves at depth 1 of the ~80 a shogi position has. A larger base alone (20) widens the
+    /// shallow nodes, where that count cost the most; a larger d² term too (400) gained more at
+    /// 10 k nodes but lost at byoyomi 100 ms, where the deep nodes it stops pruning dominate
+    /// (BENCHMARKS "Move-count pruning").
     lmp_base: "T_LmpBase" = 20, 0, 50;
-    lmp_per_depth2: "T_LmpPerDepth2" = 400, 10, 1000;
+    lmp_per_depth2: "T_LmpPerDepth2" = 100, 10, 1000;
 }
 
 /// A `T_…` option's value that is not an integer.
@@ -167,6 +169,13 @@ impl SearchParams {
     }
 
     /// The late-move-reduction table for these parameters: `lmr_log / 100 · ln i`.
+    /// Move-count pruning: at a node of `depth`, the quiets after this many moves are skipped
+    /// (`T_LmpBase`, `T_LmpPerDepth2`: Stockfish's `(3 + d²) / (2 - improving)` in form, with
+    /// shogi's own constants).
+    pub fn move_count_limit(&self, improving: bool, depth: i32) -> i32 {
+        (self.lmp_base + self.lmp_per_depth2 * depth * depth / 100) / (2 - improving as i32)
+    }
+
     pub fn reduction_table(&self) -> Vec<i32> {
         let k = self.lmr_log as f64 / 100.0;
         (0..256)
@@ -192,6 +201,28 @@ mod tests {
             assert!(s.name.starts_with("T_"));
             assert!(PARAM_SPECS[..i].iter().all(|o| o.name != s.name), "{s:?}");
         }
+    }
+
+    #[test]
+    fn move_count_limit_is_shogis_by_default_and_stockfishs_with_3_and_100() {
+        let p = SearchParams::default();
+        // (20 + d²) / (2 − improving)
+        assert_eq!(p.move_count_limit(false, 1), 10);
+        assert_eq!(p.move_count_limit(true, 1), 21);
+        assert_eq!(p.move_count_limit(false, 3), 14);
+        assert_eq!(p.move_count_limit(true, 5), 45);
+        let mut sf = p;
+        sf.set("T_LmpBase", "3").unwrap();
+        sf.set("T_LmpPerDepth2", "100").unwrap();
+        for d in 0..20 {
+            for improving in [false, true] {
+                let expected = (3 + d * d) / (2 - improving as i32);
+                assert_eq!(sf.move_count_limit(improving, d), expected);
+            }
+        }
+        // Per d² is in hundredths: 150 gives 1.5 d², rounded down with the base.
+        sf.set("T_LmpPerDepth2", "150").unwrap();
+        assert_eq!(sf.move_count_limit(true, 3), 3 + 13);
     }
 
     #[test]

@@ -803,6 +803,8 @@ impl<E: Evaluator> Worker<E> {
         let mut quiets_tried = MoveList::<Move, 64>::new();
         let mut captures_tried = MoveList::<Move, 32>::new();
         let mut skip_quiets = false;
+        // Depth and improving are the node's: the move-count limit is too.
+        let move_count_limit = self.params.move_count_limit(improving, depth);
 
         loop {
             let m = {
@@ -830,7 +832,7 @@ impl<E: Evaluator> Worker<E> {
 
             // Step 13. Pruning at shallow depth, once a non-losing move is known.
             if !root && best_value.0 > Value::MATED_IN_MAX_PLY.0 {
-                if move_count >= self.params.move_count_limit(improving, depth) {
+                if move_count >= move_count_limit {
                     skip_quiets = true;
                 }
                 let lmr_depth = (new_depth - self.reduction(improving, depth, move_count)).max(0);

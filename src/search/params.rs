@@ -168,7 +168,6 @@ impl SearchParams {
             .collect()
     }
 
-    /// The late-move-reduction table for these parameters: `lmr_log / 100 · ln i`.
     /// Move-count pruning: at a node of `depth`, the quiets after this many moves are skipped
     /// (`T_LmpBase`, `T_LmpPerDepth2`: Stockfish's `(3 + d²) / (2 - improving)` in form, with
     /// shogi's own constants).
@@ -176,6 +175,7 @@ impl SearchParams {
         (self.lmp_base + self.lmp_per_depth2 * depth * depth / 100) / (2 - improving as i32)
     }
 
+    /// The late-move-reduction table for these parameters: `lmr_log / 100 · ln i`.
     pub fn reduction_table(&self) -> Vec<i32> {
         let k = self.lmr_log as f64 / 100.0;
         (0..256)

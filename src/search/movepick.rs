@@ -447,3 +447,65 @@ impl MovePicker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(pos: &Position, mut picker: MovePicker) -> Vec<Move> {
+        let (main, capture, cont) = (
+            ButterflyHistory::new(),
+            CaptureHistory::new(),
+            ContinuationHistory::new(),
+        );
+        let h = Histories {
+            main: &main,
+            capture: &capture,
+            cont: &cont,
+            cont_blocks: [ContinuationHistory::NONE_BLOCK; 3],
+        };
+        let mut out = Vec::new();
+        while let Some(m) = picker.next(pos, &h, false) {
+            out.push(m);
+        }
+        out
+    }
+
+    #[test]
+    fn main_picker_yields_each_search_move_once() {
+        // YaneuraOu's bench position 4: drops on both sides, a TT move, a legal killer and a
+        // killer from another position (no piece on 7g here) that must not come out.
+        let pos = Position::from_sfen(
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+        )
+        .unwrap();
+        let tt = pos.parse_usi_move("6f7g+").unwrap();
+        let killer = pos.parse_usi_move("S*5e").unwrap();
+        let foreign = Position::startpos().parse_usi_move("7g7f").unwrap();
+        assert!(pos.is_legal(foreign).is_err());
+        let got = drain(
+            &pos,
+            MovePicker::new_main(
+                &pos,
+                Some(tt),
+                [Some(killer), Some(foreign)],
+                PickerBuffers::default(),
+            ),
+        );
+        assert_eq!(got[0], tt);
+        assert!(!got.contains(&foreign));
+        // Killers come after the good captures and before the other quiets.
+        let k = got.iter().position(|&m| m == killer).unwrap();
+        assert!(got[1..k].iter().all(|&m| pos.is_capture(m)));
+        let mut want: Vec<Move> = pos
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|&m| !pos.is_inferior_non_promotion(m))
+            .collect();
+        let mut sorted = got.clone();
+        sorted.sort_by_key(|m| m.to_u16());
+        want.sort_by_key(|m| m.to_u16());
+        assert_eq!(sorted, want);
+    }
+}

@@ -89,6 +89,10 @@ enum Command {
         /// Leave out games with this CSA end line (e.g. %TIME_UP); repeatable.
         #[arg(long, value_name = "CODE")]
         skip_end: Vec<String>,
+        /// The SPRT over the games in file order: ELO0 ELO1 ALPHA BETA. The first crossing of a
+        /// bound is the verdict, as `gougi match --sprt` would have stopped there.
+        #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_hyphen_values = true)]
+        sprt: Option<Vec<f64>>,
         /// Write the plot of the Elo estimate over the games (in file order) here.
         #[arg(long, value_name = "FILE")]
         svg: Option<std::path::PathBuf>,
@@ -228,15 +232,24 @@ fn run() -> anyhow::Result<()> {
         Command::Tally {
             player,
             skip_end,
+            sprt,
             svg,
             files,
-        } => gougi::arena::tally::run(
-            &player,
-            &files,
-            &skip_end,
-            svg.as_deref(),
-            &mut std::io::stdout(),
-        ),
+        } => {
+            let sprt = sprt
+                .as_deref()
+                .map(gougi::arena::stats::Sprt::from_args)
+                .transpose()
+                .map_err(anyhow::Error::msg)?;
+            gougi::arena::tally::run(
+                &player,
+                &files,
+                &skip_end,
+                sprt.as_ref(),
+                svg.as_deref(),
+                &mut std::io::stdout(),
+            )
+        }
         Command::Learn { step } => cli::learn::run(step),
         Command::Book {
             action:

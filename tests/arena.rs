@@ -702,6 +702,38 @@ fn tally_pools_the_records_of_several_runs() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("A vs B: +1 =0 -1 (2 games)"), "{out}");
     assert!(out.contains("skipped by end line: 2"), "{out}");
+    // The SPRT in file order (A won, won, lost, lost): elo0 0, elo1 200, α = β = 0.2 crosses
+    // ln 4 = 1.386 at game 2 (LLR 1.44948 by the GSPRT formula, computed in Python); over all
+    // four games the LLR is −0.540. The crossing is the verdict.
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["tally", "--player", "A", "--sprt", "0", "200", "0.2", "0.2"])
+        .args(&files)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains(
+            "SPRT elo0 0 elo1 200 alpha 0.2 beta 0.2: H1 accepted at game 2 (LLR 1.449 crossed \
+             the upper bound 1.386; bounds [-1.386, 1.386])\n# LLR -0.540 over all 4 games in \
+             file order\n"
+        ),
+        "{out}"
+    );
+    // Bad SPRT parameters are refused with the reason.
+    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args([
+            "tally", "--player", "A", "--sprt", "10", "0", "0.05", "0.05",
+        ])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("SPRT needs elo0 < elo1, got 10 and 0"),
+        "{err}"
+    );
     // A reader that has gone (`gougi tally … | head -1`) ends the run quietly: exit 0 and
     // nothing on stderr, not an error with a backtrace.
     let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))

@@ -183,6 +183,8 @@ pub enum SprtError {
     Bounds { elo0: f64, elo1: f64 },
     #[error("SPRT error rates must be in (0, 0.5), got alpha {alpha} beta {beta}")]
     Rates { alpha: f64, beta: f64 },
+    #[error("--sprt takes four numbers: ELO0 ELO1 ALPHA BETA, got {0}")]
+    Count(usize),
 }
 
 impl Sprt {
@@ -201,6 +203,14 @@ impl Sprt {
             alpha,
             beta,
         })
+    }
+
+    /// Parameters as the command line gives them, `[elo0, elo1, alpha, beta]`, checked.
+    pub fn from_args(v: &[f64]) -> Result<Sprt, SprtError> {
+        match *v {
+            [elo0, elo1, alpha, beta] => Sprt::new(elo0, elo1, alpha, beta),
+            _ => Err(SprtError::Count(v.len())),
+        }
     }
 
     /// The lower (accept H0) and upper (accept H1) LLR bounds.
@@ -319,5 +329,11 @@ mod tests {
         assert_eq!(sprt.state(&t(0, 0, 20)), SprtState::H0);
         assert!(Sprt::new(5.0, 0.0, 0.05, 0.05).is_err());
         assert!(Sprt::new(0.0, 5.0, 0.0, 0.05).is_err());
+        assert_eq!(Sprt::from_args(&[0.0, 10.0, 0.05, 0.05]), Ok(sprt));
+        assert_eq!(
+            Sprt::from_args(&[0.0, 10.0, 0.05]),
+            Err(SprtError::Count(3))
+        );
+        assert!(Sprt::from_args(&[10.0, 0.0, 0.05, 0.05]).is_err());
     }
 }

@@ -53,13 +53,12 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
         // Log lines go above the progress bar, never into it.
         .with_writer(crate::arena::progress::LogWriter)
         .try_init();
-    let sprt = match a.sprt.as_deref() {
-        None => None,
-        Some(&[e0, e1, alpha, beta]) => {
-            Some(crate::arena::stats::Sprt::new(e0, e1, alpha, beta).map_err(anyhow::Error::msg)?)
-        }
-        Some(_) => anyhow::bail!("--sprt takes four numbers: ELO0 ELO1 ALPHA BETA"),
-    };
+    let sprt = a
+        .sprt
+        .as_deref()
+        .map(crate::arena::stats::Sprt::from_args)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let serve = serve_address(a.serve.as_deref())?;
     let out = if a.no_files {
         None

@@ -675,13 +675,18 @@ fn tally_pools_the_records_of_several_runs() {
         files.extend(csa);
     }
     assert_eq!(files.len(), 4);
+    // `gougi tally --player A <args> <the four records>`.
+    let tally = |args: &[&std::ffi::OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_gougi"))
+            .args(["tally", "--player", "A"])
+            .args(args)
+            .args(&files)
+            .output()
+            .unwrap()
+    };
+    let os = |a: &'static str| std::ffi::OsStr::new(a);
     let plot = one.join("pooled.svg");
-    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
-        .args(["tally", "--player", "A", "--svg"])
-        .arg(&plot)
-        .args(&files)
-        .output()
-        .unwrap();
+    let o = tally(&[os("--svg"), plot.as_os_str()]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     assert!(
@@ -694,22 +699,14 @@ fn tally_pools_the_records_of_several_runs() {
     );
     assert!(read(&one, "pooled.svg").starts_with("<svg"));
     // Leaving out the mates (%TSUMI) leaves the resignations: A won one, lost one.
-    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
-        .args(["tally", "--player", "A", "--skip-end", "%TSUMI"])
-        .args(&files)
-        .output()
-        .unwrap();
+    let o = tally(&[os("--skip-end"), os("%TSUMI")]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("A vs B: +1 =0 -1 (2 games)"), "{out}");
     assert!(out.contains("skipped by end line: 2"), "{out}");
     // The SPRT in file order (A won, won, lost, lost): elo0 0, elo1 200, α = β = 0.2 crosses
     // ln 4 = 1.386 at game 2 (LLR 1.44948 by the GSPRT formula, computed in Python); over all
     // four games the LLR is −0.540. The crossing is the verdict.
-    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
-        .args(["tally", "--player", "A", "--sprt", "0", "200", "0.2", "0.2"])
-        .args(&files)
-        .output()
-        .unwrap();
+    let o = tally(&["--sprt", "0", "200", "0.2", "0.2"].map(os));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     assert!(
@@ -721,13 +718,7 @@ fn tally_pools_the_records_of_several_runs() {
         "{out}"
     );
     // Bad SPRT parameters are refused with the reason.
-    let o = Command::new(env!("CARGO_BIN_EXE_gougi"))
-        .args([
-            "tally", "--player", "A", "--sprt", "10", "0", "0.05", "0.05",
-        ])
-        .args(&files)
-        .output()
-        .unwrap();
+    let o = tally(&["--sprt", "10", "0", "0.05", "0.05"].map(os));
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(

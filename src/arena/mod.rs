@@ -617,12 +617,7 @@ async fn run_jobs(
     let ends = end_counts(&summaries);
     text.push_str(&format!("game ends: {ends}\n"));
     let sprt_report = opts.sprt.map(|s| {
-        let report = SprtReport {
-            sprt: s,
-            llr: results[0].tally.llr(s.elo0, s.elo1),
-            state: s.state(&results[0].tally),
-            stopped: sprt_stop,
-        };
+        let report = SprtReport::new(s, &results[0].tally, sprt_stop);
         text.push_str(&report::sprt_line(
             &report,
             results[0].tally.games(),

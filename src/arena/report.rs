@@ -258,6 +258,16 @@ pub struct SprtReport {
 }
 
 impl SprtReport {
+    /// Where `sprt` stands over `tally`, with the crossing that stopped it, if any.
+    pub fn new(sprt: Sprt, tally: &Tally, stopped: Option<SprtStop>) -> SprtReport {
+        SprtReport {
+            sprt,
+            llr: tally.llr(sprt.elo0, sprt.elo1),
+            state: sprt.state(tally),
+            stopped,
+        }
+    }
+
     /// The verdict: the crossing when there was one, else the state now.
     pub fn verdict(&self) -> SprtState {
         self.stopped.map_or(self.state, |s| s.state)

@@ -114,13 +114,7 @@ pub fn run(
         result.a_black
     )?;
     if let Some(&sprt) = sprt {
-        let t = &result.tally;
-        let report = SprtReport {
-            sprt,
-            llr: t.llr(sprt.elo0, sprt.elo1),
-            state: sprt.state(t),
-            stopped: sprt_stop,
-        };
+        let report = SprtReport::new(sprt, &result.tally, sprt_stop);
         // The records are not games in flight: the line stops at the crossing, and the LLR
         // over every game follows on its own line.
         let at = sprt_stop.map_or(games, |s| s.games);

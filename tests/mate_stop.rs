@@ -22,15 +22,23 @@ const BOUND: Duration = Duration::from_millis(300);
 /// gets. (Until 2026-11-27 this was nikami line 50, whose whole solve took 2.6 s — until the
 /// solver got faster and finished it before the 2.5 s stop.)
 fn long_problem() -> String {
-    let path = format!(
-        "{}/tests/data/tsume/tsumepara_kanna.txt",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    problem("tsumepara_kanna.txt", |p| p.line_no == 98)
+}
+
+/// 寿 (611 plies): its first proof takes seconds even with an 8 GB table, so a stop within
+/// the first second lands in the proof phase, before any mate is known. (The 19-ply problem
+/// above is proven within 50 ms now, so its stops all land after the proof.)
+fn kotobuki() -> String {
+    problem("long_famous.txt", |p| p.expected == Some(611))
+}
+
+fn problem(file: &str, which: impl Fn(&gougi::mate::problems::Problem) -> bool) -> String {
+    let path = format!("{}/tests/data/tsume/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).unwrap();
     parse_problems(&text)
         .unwrap()
         .into_iter()
-        .find(|p| p.line_no == 98)
+        .find(which)
         .unwrap()
         .sfen
 }
@@ -89,6 +97,28 @@ fn stop_is_answered_at_once_in_every_phase() {
         }
     }
     eprintln!("latencies: {latencies:?}");
+}
+
+#[test]
+fn stop_is_answered_at_once_in_the_first_proof() {
+    let sfen = kotobuki();
+    for delay in [50, 500] {
+        let mut e = start();
+        e.send(&format!("position sfen {sfen}"));
+        e.send("go mate infinite");
+        e.silent_for(Duration::from_millis(delay), "checkmate");
+        let sent = Instant::now();
+        e.send("stop");
+        let lines = e.until(Duration::from_secs(10), |l| l.starts_with("checkmate"));
+        let latency = sent.elapsed();
+        let answer = lines.last().unwrap().clone();
+        eprintln!("first proof, stop after {delay} ms: answered in {latency:?}: {answer}");
+        assert_eq!(
+            answer, "checkmate timeout",
+            "no proof of 寿 within {delay} ms"
+        );
+        assert!(latency < BOUND, "stop after {delay} ms took {latency:?}");
+    }
 }
 
 #[test]

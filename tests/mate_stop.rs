@@ -70,6 +70,21 @@ fn checked_line(sfen: &str, answer: &str) -> Option<usize> {
     }
 }
 
+/// Starts `go mate infinite` on `sfen`, sends `stop` after `delay_ms`, and returns the time
+/// from `stop` to the `checkmate …` answer, and that answer.
+fn stop_after(sfen: &str, delay_ms: u64) -> (Duration, String) {
+    let mut e = start();
+    e.send(&format!("position sfen {sfen}"));
+    e.send("go mate infinite");
+    // Nothing may arrive before the stop: the solve takes seconds. Progress lines are read (and
+    // dropped) for the whole delay, so the stop comes `delay_ms` into the solve.
+    e.silent_for(Duration::from_millis(delay_ms), "checkmate");
+    let sent = Instant::now();
+    e.send("stop");
+    let lines = e.until(Duration::from_secs(10), |l| l.starts_with("checkmate"));
+    (sent.elapsed(), lines.last().unwrap().clone())
+}
+
 #[test]
 fn stop_is_answered_at_once_in_every_phase() {
     let sfen = long_problem();
@@ -77,17 +92,7 @@ fn stop_is_answered_at_once_in_every_phase() {
     // The last delay is long enough for the mate to be found (~0.5 s of CPU) even on a loaded
     // machine, so its stop lands in the shortest-proof phase.
     for delay in [50, 300, 2500] {
-        let mut e = start();
-        e.send(&format!("position sfen {sfen}"));
-        e.send("go mate infinite");
-        // Nothing may arrive before the stop: the solve takes seconds. Progress lines are
-        // read (and dropped) for the whole delay, so the stop comes `delay` ms into the solve.
-        e.silent_for(Duration::from_millis(delay), "checkmate");
-        let sent = Instant::now();
-        e.send("stop");
-        let lines = e.until(Duration::from_secs(10), |l| l.starts_with("checkmate"));
-        let latency = sent.elapsed();
-        let answer = lines.last().unwrap().clone();
+        let (latency, answer) = stop_after(&sfen, delay);
         let len = checked_line(&sfen, &answer);
         eprintln!("stop after {delay} ms: answered in {latency:?} with {len:?} plies");
         latencies.push((delay, latency, len));
@@ -103,15 +108,7 @@ fn stop_is_answered_at_once_in_every_phase() {
 fn stop_is_answered_at_once_in_the_first_proof() {
     let sfen = kotobuki();
     for delay in [50, 500] {
-        let mut e = start();
-        e.send(&format!("position sfen {sfen}"));
-        e.send("go mate infinite");
-        e.silent_for(Duration::from_millis(delay), "checkmate");
-        let sent = Instant::now();
-        e.send("stop");
-        let lines = e.until(Duration::from_secs(10), |l| l.starts_with("checkmate"));
-        let latency = sent.elapsed();
-        let answer = lines.last().unwrap().clone();
+        let (latency, answer) = stop_after(&sfen, delay);
         eprintln!("first proof, stop after {delay} ms: answered in {latency:?}: {answer}");
         assert_eq!(
             answer, "checkmate timeout",

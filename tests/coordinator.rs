@@ -48,13 +48,25 @@ fn start_with(
     config: &str,
     options: &[&str],
 ) -> impl std::future::Future<Output = Gui> {
+    start_numbered(policy, scripts, None, config, options)
+}
+
+/// [`start_with`] with a script for the mate member (`MateEngine.*`, member 0), when `config`
+/// has one.
+fn start_numbered(
+    policy: &str,
+    scripts: Vec<Script>,
+    mate: Option<Script>,
+    config: &str,
+    options: &[&str],
+) -> impl std::future::Future<Output = Gui> {
     let mut text = format!("Gougi.Type={policy}\n");
     for i in 1..=scripts.len() {
         text.push_str(&format!("Engine{i}.Path=builtin:search\n"));
     }
     text.push_str(config);
     let config = Config::parse(&text, Path::new("/tmp/SimpleGougi.config")).expect("config");
-    let members = Scripted::new((1..).zip(scripts));
+    let members = Scripted::new((1..).zip(scripts).chain(mate.map(|m| (0, m))));
     let out = Capture::new();
     let coordinator = Coordinator::start_with(config, out.clone(), members.launcher());
     let (input, theirs) = tokio::io::duplex(1 << 16);
@@ -671,5 +683,168 @@ async fn solo_options_the_member_refuses_are_warnings_and_never_sent() {
     // All before gougi's `usiok`.
     let usiok = output.iter().position(|l| l == "usiok").unwrap();
     assert!(output.iter().position(|l| l == warnings[2]).unwrap() < usiok);
+    gui.quit().await;
+}
+
+// ----- Issue 49: a stop belongs to one request ----------------------------------------------
+
+/// Lines that say gougi lost a member or played without one.
+fn faults(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| {
+            l.contains("hangs")
+                || l.contains("no member answered")
+                || l.contains("answers by itself")
+                || l.contains("restarting")
+        })
+        .cloned()
+        .collect()
+}
+
+/// Members as real engines behave at long thinking times: they think 4 s and take 300 ms to
+/// unwind a search after `stop`.
+fn unwinding_members() -> Vec<Script> {
+    vec![
+        Script::always(Go::Answer(4000 * MS))
+            .stop_latency(300 * MS)
+            .named("a"),
+        Script::always(Go::Answer(4000 * MS))
+            .stop_latency(300 * MS)
+            .named("b"),
+    ]
+}
+
+/// Issue 49, defect 1: after a ponder miss the members owe two answers, the stopped ponder
+/// search's (300 ms after the `stop`) and the new search's (4 s after its `go`). The stop time
+/// was kept per member, so 3 s after the `stop` both looked hung, were killed, and gougi
+/// played a fallback at 3.0 s. Now the new search is answered at 4.3 s, by the members.
+#[tokio::test(start_paused = true)]
+async fn a_ponder_miss_does_not_make_the_next_long_search_look_hung() {
+    let mut gui = start("optimistic", unwinding_members(), &[]).await;
+    for miss in 0..3 {
+        gui.moves = vec!["7g7f".into(), "3c3d".into()];
+        let pondered = gui.position();
+        gui.send(&pondered).await;
+        gui.send("go ponder btime 0 wtime 0 byoyomi 6000").await;
+        sleep(500 * MS).await;
+        let stopped = gui.send("stop").await;
+        let (at, lines) = gui.until("bestmove", 1000 * MS).await;
+        assert_eq!(at, stopped, "a ponder miss is answered at once: {lines:#?}");
+        gui.moves = vec!["7g7f".into(), "8c8d".into()];
+        let (took, lines) = gui.play("btime 0 wtime 0 byoyomi 6000", 7000 * MS).await;
+        // Read 300 ms late (the members unwind first), then 4 s of thought.
+        assert_eq!(took, 4300 * MS, "miss {miss}: {lines:#?}");
+        assert_eq!(faults(&lines), Vec::<String>::new(), "miss {miss}");
+        sleep(5000 * MS).await;
+    }
+    assert_eq!(faults(&gui.all_output()), Vec::<String>::new());
+    assert_eq!((gui.members.launches(1), gui.members.launches(2)), (1, 1));
+    gui.quit().await;
+}
+
+/// Issue 49, defect 1 in analysis: `go infinite` → `stop` → a long `go` kills nobody. E2
+/// unwinds for 1.5 s, past the stop grace, so gougi answers the `stop` without it and its next
+/// `go` is queued behind the stopped search; that search's `stop` must not be charged to it.
+#[tokio::test(start_paused = true)]
+async fn analysis_then_a_long_search_kills_nobody() {
+    let scripts = vec![
+        Script::always(Go::Answer(4000 * MS)).named("a"),
+        Script::always(Go::Answer(4000 * MS))
+            .stop_latency(1500 * MS)
+            .named("b"),
+    ];
+    let mut gui = start("optimistic", scripts, &[]).await;
+    let position = gui.position();
+    gui.send(&position).await;
+    gui.send("go infinite").await;
+    sleep(2000 * MS).await;
+    gui.send("stop").await;
+    gui.until("bestmove", 2000 * MS).await;
+    let (took, lines) = gui.play("btime 0 wtime 0 byoyomi 6000", 7000 * MS).await;
+    // E2 reads the `go` 0.5 s after it was sent and thinks 4 s.
+    assert_eq!(took, 4500 * MS, "{lines:#?}");
+    assert_eq!(faults(&gui.all_output()), Vec::<String>::new());
+    assert_eq!((gui.members.launches(1), gui.members.launches(2)), (1, 1));
+    gui.quit().await;
+}
+
+/// Issue 49, defect 2: the mate member's `checkmate` to a stopped `go mate` took its request
+/// off without its stop time, so its next search was killed 3 s after that old `stop`.
+#[tokio::test(start_paused = true)]
+async fn a_mate_member_that_answers_its_stops_is_never_killed() {
+    let mate = Script::always(Go::Answer(5000 * MS))
+        .stop_latency(200 * MS)
+        .named("tsume");
+    let normal = Script::always(Go::Answer(600 * MS)).named("search");
+    let mut gui = start_numbered(
+        "mate",
+        vec![normal],
+        Some(mate),
+        "MateEngine.Path=builtin:mate\n",
+        &[],
+    )
+    .await;
+    for _ in 0..20 {
+        let (took, lines) = gui.play("btime 0 wtime 0 byoyomi 1000", 2000 * MS).await;
+        assert!(took < 1000 * MS, "{lines:#?}");
+    }
+    let output = gui.all_output();
+    assert_eq!(faults(&output), Vec::<String>::new(), "{output:#?}");
+    assert_eq!(gui.members.launches(0), 1);
+    gui.quit().await;
+}
+
+/// Issue 49, defect 3: two `go`s with no time left in a row, then a byoyomi `go`. The second
+/// round's search was never stopped (the member's one stop time was still set), so the third
+/// `go` reached members still searching, which read it only when that search ended.
+#[tokio::test(start_paused = true)]
+async fn every_go_to_a_member_that_owes_an_answer_follows_a_stop() {
+    let scripts = vec![
+        Script::always(Go::OnStop).stop_latency(10 * MS).named("a"),
+        Script::always(Go::OnStop).stop_latency(10 * MS).named("b"),
+    ];
+    let mut gui = start("optimistic", scripts, &[]).await;
+    let mut last = Vec::new();
+    for limits in [
+        "btime 0 wtime 0",
+        "btime 0 wtime 0",
+        "btime 0 wtime 0 byoyomi 940",
+    ] {
+        let position = gui.position();
+        gui.send(&position).await;
+        gui.send(&format!("go {limits}")).await;
+        let (_, lines) = gui.until("bestmove", 2000 * MS).await;
+        let mv = legal_bestmove(&position, lines.last().unwrap());
+        gui.moves.push(mv);
+        let reply = first_legal(&gui.position());
+        gui.moves.push(reply);
+        last = lines;
+    }
+    // With no time at all the first two are gougi's own moves; the third is the members'.
+    assert_eq!(faults(&last), Vec::<String>::new(), "{last:#?}");
+    sleep(5000 * MS).await;
+    for member in [1, 2] {
+        // Between two `go`s the member owed an answer to, exactly one `stop`.
+        let received: Vec<String> = gui
+            .members
+            .received(member)
+            .into_iter()
+            .map(|r| r.1)
+            .filter(|l| l.starts_with("go") || l == "stop")
+            .collect();
+        let gos = received.iter().filter(|l| l.starts_with("go")).count();
+        assert_eq!(gos, 3, "{received:#?}");
+        for pair in received.windows(2) {
+            assert!(
+                !(pair[0].starts_with("go") && pair[1].starts_with("go")),
+                "a go on top of a search: {received:#?}"
+            );
+            assert!(pair != ["stop", "stop"], "two stops: {received:#?}");
+        }
+    }
+    let output = gui.all_output();
+    assert_eq!(count(&output, "hangs"), 0, "{output:#?}");
+    assert_eq!((gui.members.launches(1), gui.members.launches(2)), (1, 1));
     gui.quit().await;
 }

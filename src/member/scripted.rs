@@ -69,6 +69,9 @@ pub struct Script {
     pub score: i32,
     /// `option name …` lines it declares at `usi`, in order.
     pub options: Vec<String>,
+    /// How long a search takes to answer `stop` (a real engine unwinds its search first). The
+    /// member reads nothing meanwhile: what the coordinator sends waits, as in a pipe.
+    pub stop_latency: Duration,
 }
 
 impl Default for Script {
@@ -80,6 +83,7 @@ impl Default for Script {
             gos: Vec::new(),
             score: 0,
             options: Vec::new(),
+            stop_latency: Duration::ZERO,
         }
     }
 }
@@ -114,6 +118,14 @@ impl Script {
     pub fn with_option(mut self, declaration: &str) -> Script {
         self.options.push(format!("option {declaration}"));
         self
+    }
+
+    /// Answers `stop` `latency` after reading it.
+    pub fn stop_latency(self, latency: Duration) -> Script {
+        Script {
+            stop_latency: latency,
+            ..self
+        }
     }
 
     /// `usiok` after `delay` (`None`: never).
@@ -161,6 +173,19 @@ struct Record {
     say: Option<mpsc::UnboundedSender<Vec<u8>>>,
     /// Every line sent to any instance of the member: (instance, line).
     received: Vec<(u64, String)>,
+    /// Lines in both directions, in the order they passed the member's pipes.
+    log: Vec<Traffic>,
+}
+
+/// One line that passed a scripted member's pipes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Traffic {
+    /// The instance (a restart is a new one).
+    pub instance: u64,
+    pub at: Instant,
+    /// True: from the coordinator to the member; false: the member's output.
+    pub to_member: bool,
+    pub line: String,
 }
 
 impl Scripted {
@@ -205,6 +230,14 @@ impl Scripted {
             .map_or_else(Vec::new, |r| r.received.clone())
     }
 
+    /// Every line to and from the member, every instance, in order ([`Traffic`]).
+    pub fn traffic(&self, member: u32) -> Vec<Traffic> {
+        self.lock()
+            .records
+            .get(&member)
+            .map_or_else(Vec::new, |r| r.log.clone())
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panicking test thread must not hide its own message behind a poisoned lock.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
@@ -236,6 +269,8 @@ impl Scripted {
             gos: 0,
             position: None,
             search: None,
+            unwinding: None,
+            input: std::collections::VecDeque::new(),
             hung: false,
             later: Vec::new(),
             out: Vec::new(),
@@ -264,6 +299,11 @@ struct Member {
     gos: usize,
     position: Option<Position>,
     search: Option<Search>,
+    /// A stopped search's reply and when it is printed (see [`Script::stop_latency`]).
+    unwinding: Option<(Instant, String)>,
+    /// Lines received and not read yet (while unwinding, or a `go` waiting for the running
+    /// search to end: a USI engine finishes one search before it starts the next).
+    input: std::collections::VecDeque<String>,
     hung: bool,
     /// Lines to print later (slow handshakes), with their times.
     later: Vec<(Instant, String)>,
@@ -274,7 +314,31 @@ struct Member {
 impl Member {
     fn next_due(&self) -> Option<Instant> {
         let search = self.search.as_ref().and_then(|s| s.due);
-        self.later.iter().map(|l| l.0).chain(search).min()
+        let unwinding = self.unwinding.as_ref().map(|u| u.0);
+        self.later
+            .iter()
+            .map(|l| l.0)
+            .chain(search)
+            .chain(unwinding)
+            .min()
+    }
+
+    /// Reads the lines received so far, as far as it can; `Some(code)` when it exits.
+    fn read_input(&mut self, now: Instant) -> Option<Option<i32>> {
+        while self.unwinding.is_none() {
+            let Some(line) = self.input.front() else {
+                break;
+            };
+            let go = line.split_whitespace().next() == Some("go");
+            if go && self.search.is_some() && !self.hung {
+                break; // the running search ends first (by its own time, or never)
+            }
+            let line = self.input.pop_front().expect("looked at above");
+            if let Some(code) = self.on_line(&line, now) {
+                return Some(code);
+            }
+        }
+        None
     }
 
     /// Handles one command line; `Some(code)` when the member exits.
@@ -304,7 +368,12 @@ impl Member {
             "go" => return self.on_go(words.collect(), now),
             "stop" => {
                 if let Some(search) = self.search.take() {
-                    self.out.push(search.reply);
+                    let latency = self.script.stop_latency;
+                    if latency.is_zero() {
+                        self.out.push(search.reply);
+                    } else {
+                        self.unwinding = Some((now + latency, search.reply));
+                    }
                 }
             }
             "ponderhit" => {
@@ -334,7 +403,15 @@ impl Member {
                 return None;
             }
             Go::Exit(code) => return Some(Some(code)),
-            _ if args.first() == Some(&"mate") => "checkmate nomate".to_owned(),
+            _ if args.first() == Some(&"mate") => {
+                // A mate search takes its time like any other, or answers at `stop`.
+                delay = match go {
+                    Go::Answer(d) | Go::AnswerNth(d, _) => Some(d),
+                    Go::OnStop => None,
+                    _ => Some(Duration::ZERO),
+                };
+                "checkmate nomate".to_owned()
+            }
             Go::Answer(d) | Go::AnswerNth(d, _) => {
                 delay = Some(d);
                 self.info(&best);
@@ -378,6 +455,11 @@ impl Member {
         let (due, later): (Vec<_>, Vec<_>) = self.later.drain(..).partition(|l| l.0 <= now);
         self.later = later;
         self.out.extend(due.into_iter().map(|l| l.1));
+        if self.unwinding.as_ref().is_some_and(|u| u.0 <= now) {
+            if let Some((_, reply)) = self.unwinding.take() {
+                self.out.push(reply);
+            }
+        }
         if self
             .search
             .as_ref()
@@ -443,7 +525,18 @@ impl Member {
     }
 
     /// Sends the lines printed so far as events; false when nobody listens any more.
-    fn flush(&mut self, events: &mpsc::UnboundedSender<MemberEvent>) -> bool {
+    fn flush(&mut self, events: &mpsc::UnboundedSender<MemberEvent>, shared: &Scripted) -> bool {
+        if !self.out.is_empty() {
+            let now = Instant::now();
+            if let Some(r) = shared.lock().records.get_mut(&self.number) {
+                r.log.extend(self.out.iter().map(|line| Traffic {
+                    instance: self.instance,
+                    at: now,
+                    to_member: false,
+                    line: line.clone(),
+                }));
+            }
+        }
         for line in self.out.drain(..) {
             let event = MemberEvent::Message {
                 member: self.number,
@@ -481,11 +574,9 @@ async fn run(
                     let now = Instant::now();
                     if let Some(r) = shared.lock().records.get_mut(&member.number) {
                         r.received.push((instance, line.clone()));
+                        r.log.push(Traffic { instance, at: now, to_member: true, line: line.clone() });
                     }
-                    if let Some(code) = member.on_line(&line, now) {
-                        member.flush(&events);
-                        break code;
-                    }
+                    member.input.push_back(line);
                 }
                 // Killed, or every handle dropped.
                 Some(Command::Kill) | None => break None,
@@ -500,8 +591,12 @@ async fn run(
                 member.on_due(Instant::now());
             }
         }
-        if !member.flush(&events) {
+        let exit = member.read_input(Instant::now());
+        if !member.flush(&events, &shared) {
             break None;
+        }
+        if let Some(code) = exit {
+            break code;
         }
     };
     tracing::debug!(

@@ -65,10 +65,8 @@ impl<W: std::io::Write> Coordinator<W> {
                 &mut self.slots[slots[k]],
                 &after.command,
                 &member_limits,
-                Request {
-                    round: round.id,
-                    mate: false,
-                },
+                round.id,
+                false,
             );
             self.slots[slots[k]].clear_round();
             round.elsewhere.insert(slots[k], after);
@@ -203,15 +201,7 @@ impl<W: std::io::Write> Coordinator<W> {
             // It cannot take `nodes` (its own limit decides; see `limits_for`).
             limits = limits_for(&slot.spec, &limits);
         }
-        start_search(
-            slot,
-            &after.command,
-            &limits,
-            Request {
-                round: round.id,
-                mate: false,
-            },
-        );
+        start_search(slot, &after.command, &limits, round.id, false);
         slot.clear_round();
         round.elsewhere.insert(check.leader, after);
         round.stop_sent = false;

@@ -234,7 +234,7 @@ impl<W: std::io::Write> Coordinator<W> {
             ));
         }
         let slot = &mut self.slots[i];
-        if slot.garbage_at.is_none() && !slot.pending.is_empty() {
+        if slot.garbage_at.is_none() && !slot.requests.is_empty() {
             slot.garbage_at = Some(Instant::now());
             return;
         }
@@ -243,7 +243,6 @@ impl<W: std::io::Write> Coordinator<W> {
 
     /// The broken `bestmove` was member `i`'s answer after all: its request is done.
     pub(super) fn take_garbage_answer(&mut self, i: usize) {
-        self.slots[i].garbage_at = None;
         if self.take_request(i).is_some() {
             if let Some(round) = &mut self.round {
                 round.participants.retain(|&p| p != i);
@@ -259,11 +258,10 @@ impl<W: std::io::Write> Coordinator<W> {
                 .is_none_or(|r| r.kind != RoundKind::Tsume)
         {
             // A mate member answering a plain go: take it as its answer to whatever it owed.
-            self.slots[i].pending.pop_front();
+            self.slots[i].take_answer();
             return;
         }
-        // A real answer after a broken one: this is the answer.
-        self.slots[i].garbage_at = None;
+        // A real answer after a broken one is the answer (`take_answer` forgets the broken one).
         if self.take_request(i).is_none() {
             return;
         }

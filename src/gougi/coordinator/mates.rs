@@ -21,7 +21,7 @@ impl<W: std::io::Write> Coordinator<W> {
             return;
         }
         // A mate member's answer for the mate types.
-        self.slots[i].pending.pop_front();
+        self.slots[i].take_answer();
         let Some(position) = self.mates.busy.remove(&i) else {
             return;
         };
@@ -132,19 +132,13 @@ impl<W: std::io::Write> Coordinator<W> {
                 self.game.command.clone()
             };
             self.mates.busy.insert(i, self.game.command.clone());
-            let slot = &mut self.slots[i];
-            send(slot, &GuiCommand::Position(position));
             // G_MateTimeout stays as a cap, for mate engines that ignore `nodes`.
             let limits = GoLimits {
                 mate: Some(MateLimit::Time(timeout)),
                 nodes,
                 ..Default::default()
             };
-            send(slot, &GuiCommand::Go(limits));
-            slot.pending.push_back(Request {
-                round: 0,
-                mate: true,
-            });
+            start_search(&mut self.slots[i], &position, &limits, 0, true);
         }
     }
 
@@ -195,19 +189,11 @@ impl<W: std::io::Write> Coordinator<W> {
                     "info string pvMateTriedCount={t}, pvMateSuccessCount={s}"
                 ));
             }
-            let slot = &mut self.slots[i];
-            send(slot, &GuiCommand::Position(game.sfen_command()));
-            send(
-                slot,
-                &GuiCommand::Go(GoLimits {
-                    mate: Some(MateLimit::Time(timeout)),
-                    ..Default::default()
-                }),
-            );
-            slot.pending.push_back(Request {
-                round: 0,
-                mate: true,
-            });
+            let limits = GoLimits {
+                mate: Some(MateLimit::Time(timeout)),
+                ..Default::default()
+            };
+            start_search(&mut self.slots[i], &game.sfen_command(), &limits, 0, true);
         }
     }
 

@@ -23,10 +23,9 @@ impl<W: std::io::Write> Coordinator<W> {
     fn lose_member(&mut self, i: usize, happened: &str) {
         let slot = &mut self.slots[i];
         slot.state = SlotState::Dead;
-        slot.pending.clear();
+        slot.requests.clear();
         slot.awaiting_ready = false;
         slot.ready_since = None;
-        slot.stopped_at = None;
         slot.garbage_at = None;
         let what = schedule_restart(slot);
         let line = format!("info string [Error] {} {happened} {what}", slot.label());
@@ -110,17 +109,14 @@ impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn owes_current(&self, i: usize) -> bool {
         let current = self.round.as_ref().map(|r| r.id);
         self.slots[i]
-            .pending
+            .requests
             .front()
             .is_some_and(|r| Some(r.round) == current)
     }
 
-    /// Pop the member's oldest request; true when it was for the current round.
+    /// Member `i` answered: its oldest request, when that was for the current round.
     pub(super) fn take_request(&mut self, i: usize) -> Option<Request> {
-        let req = self.slots[i].pending.pop_front();
-        if self.slots[i].pending.is_empty() {
-            self.slots[i].stopped_at = None;
-        }
+        let req = self.slots[i].take_answer();
         let current = self.round.as_ref().map(|r| r.id);
         match req {
             Some(r) if Some(r.round) == current => Some(r),
@@ -146,14 +142,13 @@ impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn stop_all_searching(&mut self) {
         let now = Instant::now();
         for slot in &mut self.slots {
-            if !slot.pending.is_empty() && slot.stopped_at.is_none() && slot.usable() {
-                send(slot, &GuiCommand::Stop);
-                slot.stopped_at = Some(now);
+            if slot.usable() {
+                stop_search(slot, now);
             }
         }
         self.mates
             .busy
-            .retain(|&i, _| !self.slots[i].pending.is_empty());
+            .retain(|&i, _| !self.slots[i].requests.is_empty());
     }
 
     /// Members' health, on every timer and `go`: kill what hangs — no answer [`HUNG_AFTER`]
@@ -170,7 +165,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 Some("did not answer usi")
             } else if slot.ready_since.is_some_and(|r| now >= r + READY_LIMIT) {
                 Some("did not answer isready")
-            } else if slot.stopped_at.is_some_and(|t| now >= t + HUNG_AFTER) {
+            } else if slot.requests.hang_deadline().is_some_and(|t| now >= t) {
                 Some("does not answer after stop")
             } else {
                 None
@@ -244,8 +239,7 @@ pub(super) fn launch(
     events: &mpsc::UnboundedSender<MemberEvent>,
     launcher: &mut Launcher,
 ) -> Result<(), crate::member::MemberError> {
-    slot.pending.clear();
-    slot.stopped_at = None;
+    slot.requests.clear();
     // A new process holds its usual values (its settings are replayed at `usiok`).
     slot.solo.held.clear();
     match launcher(&slot.spec, events.clone()) {
@@ -310,26 +304,34 @@ pub(super) fn send_line(slot: &mut Slot, line: &str) {
     }
 }
 
-/// Send `position` + `go`, stopping first if the member still owes an earlier answer; between
-/// the two, the `setoption`s its `Engine<N>.SoloOption`s need this round ([`solo::sync`]).
+/// Send `stop` to a member whose newest search was not told to stop yet (none to one that owes
+/// nothing): exactly one `stop` per request.
+pub(super) fn stop_search(slot: &mut Slot, now: Instant) {
+    if slot.requests.stop(now) {
+        send(slot, &GuiCommand::Stop);
+    }
+}
+
+/// Send `position` + `go` for round `round` (`mate`: a `go mate`), stopping first if the member
+/// still owes an earlier answer; between the two, the `setoption`s its
+/// `Engine<N>.SoloOption`s need this round ([`solo::sync`]).
 pub(super) fn start_search(
     slot: &mut Slot,
     position: &PositionCommand,
     limits: &GoLimits,
-    request: Request,
+    round: u64,
+    mate: bool,
 ) {
-    if slot.garbage_at.take().is_some() {
+    if slot.garbage_at.is_some() {
         // Its broken `bestmove` answered the request it owed.
-        slot.pending.pop_front();
+        slot.take_answer();
     }
-    if !slot.pending.is_empty() && slot.stopped_at.is_none() {
-        send(slot, &GuiCommand::Stop);
-        slot.stopped_at = Some(Instant::now());
-    }
+    let now = Instant::now();
+    stop_search(slot, now);
     solo::sync(slot);
     send(slot, &GuiCommand::Position(position.clone()));
     send(slot, &GuiCommand::Go(limits.clone()));
-    slot.pending.push_back(request);
+    slot.requests.push(Request::new(round, mate, now), now);
 }
 
 /// The `go` limits one member gets, after its `Engine<N>.Nodes` rule.

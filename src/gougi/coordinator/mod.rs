@@ -17,11 +17,13 @@
 //!
 //! # Members and stale answers
 //! Every `go` sent to a member is pushed on that member's queue of outstanding requests, and
-//! every `bestmove`/`checkmate` pops one. An answer counts only when the popped request belongs
-//! to the current round; anything else is a late answer to a round already decided and is
-//! dropped. USI engines answer in order, so this is exact even for members that answer after
-//! `stop`, after gougi moved on, or twice (the extra answer finds no request and is dropped).
-//! A member is asked to `stop` before it gets a new `go` while it still owes an answer.
+//! every `bestmove`/`checkmate` pops one (`requests.rs`). An answer counts only when the popped
+//! request belongs to the current round; anything else is a late answer to a round already
+//! decided and is dropped. USI engines answer in order, so this is exact even for members that
+//! answer after `stop`, after gougi moved on, or twice (the extra answer finds no request and
+//! is dropped). A member is asked to `stop` exactly once before it gets a new `go` while it
+//! still owes an answer, and each request keeps its own `stop` time: only the answer the member
+//! is working on now can make it count as hung.
 //!
 //! # Faults
 //! A member that exits is reported once with `info string`, left out of the round and restarted
@@ -75,6 +77,7 @@ mod limits;
 mod mates;
 mod members;
 mod output;
+mod requests;
 mod rounds;
 mod session;
 mod solo;
@@ -83,6 +86,8 @@ mod state;
 use limits::*;
 use members::*;
 use output::*;
+pub use requests::{Owed, Probe};
+use requests::{Request, Requests};
 use solo::Solo;
 pub use state::MAX_FAILURES;
 use state::*;
@@ -146,6 +151,8 @@ pub struct Coordinator<W> {
     sitting_out_told: bool,
     /// The last `go` was under a clock (not `nodes`, `depth` or `mate`): `MinCores` applies.
     timed_go: bool,
+    /// Where to publish what members owe after each event (tests only; `requests.rs`).
+    probe: Option<Probe>,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
@@ -179,8 +186,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 cp932: HashSet::new(),
                 config_unsent: Vec::new(),
                 solo: Solo::default(),
-                pending: VecDeque::new(),
-                stopped_at: None,
+                requests: Requests::default(),
                 awaiting_ready: false,
                 ready_since: None,
                 restarts: 0,
@@ -240,6 +246,7 @@ impl<W: std::io::Write> Coordinator<W> {
             solver_rx,
             monitor: None,
             unpublished: Vec::new(),
+            probe: None,
         }
     }
 
@@ -275,6 +282,7 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             result = self.flush();
             self.publish_pending();
+            self.publish_owed();
             if self.quitting {
                 break;
             }

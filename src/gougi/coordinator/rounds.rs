@@ -65,12 +65,8 @@ impl<W: std::io::Write> Coordinator<W> {
             let slot = &mut self.slots[i];
             if later.contains(&i) {
                 // `Engine<N>.Ponder=false`: its search starts now, as a plain `go`.
-                let request = Request {
-                    round: id,
-                    mate: false,
-                };
                 let limits = told(slot, &member_limits, black);
-                start_search(slot, &command, &limits, request);
+                start_search(slot, &command, &limits, id, false);
             } else {
                 let hit = deadline::give_back(&hit, black, own_margin(slot));
                 send(slot, &GuiCommand::PonderHit(hit));
@@ -272,10 +268,8 @@ impl<W: std::io::Write> Coordinator<W> {
                 slot,
                 &position,
                 &told(slot, &request, black),
-                Request {
-                    round: id,
-                    mate: kind == RoundKind::Tsume,
-                },
+                id,
+                kind == RoundKind::Tsume,
             );
         }
         round.leader = round.participants.first().copied();
@@ -354,7 +348,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 SlotState::Ready | SlotState::Readying => {}
             }
             t.extend(s.ready_since.map(|r| r + READY_LIMIT));
-            t.extend(s.stopped_at.map(|r| r + HUNG_AFTER));
+            t.extend(s.requests.hang_deadline());
             t.extend(s.garbage_at.map(|g| g + GARBAGE_GRACE));
         }
         t.extend(self.ready_pending);
@@ -399,9 +393,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 .filter(|p| !round.answers.contains_key(p))
                 .collect();
             for i in owing {
-                let slot = &mut self.slots[i];
-                send(slot, &GuiCommand::Stop);
-                slot.stopped_at.get_or_insert(now);
+                stop_search(&mut self.slots[i], now);
             }
         }
         self.maybe_finish();
@@ -507,11 +499,13 @@ impl<W: std::io::Write> Coordinator<W> {
         for &i in &round.participants.clone() {
             let slot = &mut self.slots[i];
             slot.clear_round();
-            let request = Request {
-                round: id,
-                mate: false,
-            };
-            start_search(slot, &command, &told(slot, &member_limits, black), request);
+            start_search(
+                slot,
+                &command,
+                &told(slot, &member_limits, black),
+                id,
+                false,
+            );
         }
         true
     }

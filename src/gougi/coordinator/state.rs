@@ -77,13 +77,6 @@ pub(super) enum SlotState {
     Dead,
 }
 
-/// What an outstanding request to a member was for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Request {
-    pub(super) round: u64,
-    pub(super) mate: bool,
-}
-
 /// One member as the coordinator tracks it.
 pub(super) struct Slot {
     pub(super) spec: MemberSpec,
@@ -105,9 +98,8 @@ pub(super) struct Slot {
     pub(super) config_unsent: Vec<String>,
     /// `Engine<N>.SoloOption.*`: the values for rounds it plays alone, and which it holds.
     pub(super) solo: Solo,
-    pub(super) pending: VecDeque<Request>,
-    /// When `stop` was sent while answers were still owed.
-    pub(super) stopped_at: Option<Instant>,
+    /// The `go`s it has not answered yet, each with its own `stop` (see `requests.rs`).
+    pub(super) requests: Requests,
     pub(super) awaiting_ready: bool,
     /// When `isready` was sent and not yet answered.
     pub(super) ready_since: Option<Instant>,
@@ -151,6 +143,13 @@ impl Slot {
 
     pub(super) fn usable(&self) -> bool {
         self.state == SlotState::Ready && !self.awaiting_ready
+    }
+
+    /// The member answered (a `bestmove`, a `checkmate`, or a broken line that stands for
+    /// one): its oldest request is done. The one place an answer is taken off its queue.
+    pub(super) fn take_answer(&mut self) -> Option<Request> {
+        self.garbage_at = None;
+        self.requests.answered(Instant::now())
     }
 
     pub(super) fn clear_round(&mut self) {

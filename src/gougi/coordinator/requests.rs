@@ -1,0 +1,219 @@
+//! What a member owes: its outstanding requests, in the order it will answer them, each with
+//! its own `stop`.
+//!
+//! Why per request: a USI engine answers its `go`s in order, and a `stop` reaches the search
+//! that runs when the engine reads it — the newest `go` sent before it. After a ponder miss or
+//! `go infinite` → `stop` → `go`, a member owes two answers: the stopped search's, which is
+//! due within [`HUNG_AFTER`], and the new search's, which is due only at its own deadline. One
+//! stop time per member made the new search look hung 3 s after the old one's `stop`, and gougi
+//! killed healthy members (issue 49). So each request carries its own `stop`, and the hang
+//! clock runs only for the request the member is answering now (the oldest), from the later of
+//! its `stop` and the moment it became the oldest: a member that unwinds one stopped search
+//! before it reads the next `stop` is not charged for the first one's time twice.
+//!
+//! Every `go` is pushed here ([`Requests::push`]), every `stop` is marked here
+//! ([`Requests::stop`], which says whether one must be sent: exactly one per request, and
+//! always one before a `go` to a member that still owes an answer), and every answer —
+//! `bestmove`, `checkmate`, a broken line taken as the answer — is taken off here
+//! ([`Requests::answered`]); a process that ends forgets all of them ([`Requests::clear`]).
+
+use std::collections::VecDeque;
+
+use tokio::time::Instant;
+
+use super::state::HUNG_AFTER;
+
+/// One `go` a member has not answered yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The coordinator's round it belongs to (0: a mate member's search between rounds).
+    pub round: u64,
+    /// `go mate` (answered with `checkmate`).
+    pub mate: bool,
+    /// When the `go` was sent.
+    pub sent: Instant,
+    /// When the `stop` for this search was sent.
+    pub stopped: Option<Instant>,
+    /// When it became the oldest request: the member is answering it from then on.
+    pub front_since: Instant,
+}
+
+impl Request {
+    /// A request for round `round` (`mate`: `go mate`), sent `now`.
+    pub fn new(round: u64, mate: bool, now: Instant) -> Request {
+        Request {
+            round,
+            mate,
+            sent: now,
+            stopped: None,
+            front_since: now,
+        }
+    }
+}
+
+/// A member's outstanding requests, oldest first.
+#[derive(Clone, Debug, Default)]
+pub struct Requests {
+    queue: VecDeque<Request>,
+}
+
+impl Requests {
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// The oldest request: the one the member's next answer is for.
+    pub fn front(&self) -> Option<&Request> {
+        self.queue.front()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Request> {
+        self.queue.iter()
+    }
+
+    /// A `go` was sent `now`. The caller has called [`Requests::stop`] first (and sent the
+    /// `stop` it asked for), so no search is ever started on top of one still running.
+    pub fn push(&mut self, mut request: Request, now: Instant) {
+        debug_assert!(
+            self.queue.back().is_none_or(|r| r.stopped.is_some()),
+            "a go on top of a search that was not stopped"
+        );
+        request.front_since = now;
+        self.queue.push_back(request);
+    }
+
+    /// The member is to stop searching: marks the newest request stopped at `now` and returns
+    /// true when a `stop` must be sent for it — it owes that answer and was not told yet. Every
+    /// older request was stopped before the `go` that followed it.
+    pub fn stop(&mut self, now: Instant) -> bool {
+        match self.queue.back_mut() {
+            Some(r) if r.stopped.is_none() => {
+                r.stopped = Some(now);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The member answered (`bestmove`, `checkmate`, or a broken line that stands for one) at
+    /// `now`: the oldest request is done; the next one is answered from now on.
+    pub fn answered(&mut self, now: Instant) -> Option<Request> {
+        let done = self.queue.pop_front();
+        if let Some(next) = self.queue.front_mut() {
+            next.front_since = now;
+        }
+        done
+    }
+
+    /// The process is gone: nothing it owed will come.
+    pub fn clear(&mut self) {
+        self.queue.clear();
+    }
+
+    /// When the member counts as hung if it has not answered by then: [`HUNG_AFTER`] after the
+    /// later of the oldest request's `stop` and the moment it became the oldest. `None` while
+    /// the request it is answering was not stopped (a search runs until its own deadline, which
+    /// the member knows and gougi's round enforces).
+    pub fn hang_deadline(&self) -> Option<Instant> {
+        let r = self.queue.front()?;
+        let stopped = r.stopped?;
+        Some(stopped.max(r.front_since) + HUNG_AFTER)
+    }
+}
+
+/// What the coordinator holds one member to owe, as the request model of the property test
+/// (`tests/request_model.rs`) sees it: published after every event the coordinator handles when
+/// a probe is set ([`Coordinator::with_probe`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owed {
+    /// `Engine<N>`'s `N` (the mate member's number for `MateEngine`).
+    pub member: u32,
+    /// The running process's instance (`None`: no process).
+    pub instance: Option<u64>,
+    /// Oldest first: (`go mate`, told to `stop`).
+    pub requests: Vec<(bool, bool)>,
+}
+
+/// Where the coordinator publishes what its members owe.
+pub type Probe = std::sync::Arc<std::sync::Mutex<Vec<Owed>>>;
+
+impl<W: std::io::Write> super::Coordinator<W> {
+    /// Publish what every member owes to `probe` after each event (tests and the fuzz target).
+    pub fn with_probe(mut self, probe: Probe) -> Self {
+        self.probe = Some(probe);
+        self.publish_owed();
+        self
+    }
+
+    pub(super) fn publish_owed(&self) {
+        let Some(probe) = &self.probe else { return };
+        let owed = self
+            .slots
+            .iter()
+            .map(|s| Owed {
+                member: s.spec.number,
+                instance: s.handle.as_ref().map(|h| h.instance()),
+                requests: s
+                    .requests
+                    .iter()
+                    .map(|r| (r.mate, r.stopped.is_some()))
+                    .collect(),
+            })
+            .collect();
+        *probe.lock().unwrap_or_else(|e| e.into_inner()) = owed;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[tokio::test(start_paused = true)]
+    async fn a_ponder_miss_does_not_charge_the_new_search_for_the_old_stop() {
+        let t0 = Instant::now();
+        let mut q = Requests::default();
+        q.push(Request::new(1, false, t0), t0);
+        assert_eq!(
+            q.hang_deadline(),
+            None,
+            "a search is not hung before its stop"
+        );
+        let stop = t0 + 500 * MS;
+        assert!(q.stop(stop));
+        assert!(!q.stop(stop + MS), "one stop per request");
+        q.push(Request::new(2, false, stop), stop);
+        assert_eq!(q.hang_deadline(), Some(stop + HUNG_AFTER));
+        // The stopped search's answer comes 300 ms later: the new search owes nothing yet.
+        assert_eq!(q.answered(stop + 300 * MS).map(|r| r.round), Some(1));
+        assert_eq!(q.hang_deadline(), None);
+        assert_eq!(q.iter().count(), 1);
+        // Its own stop starts its own clock.
+        let stop2 = stop + 6_000 * MS;
+        assert!(q.stop(stop2));
+        assert_eq!(q.hang_deadline(), Some(stop2 + HUNG_AFTER));
+        assert_eq!(q.answered(stop2 + MS).map(|r| r.round), Some(2));
+        assert!(q.is_empty());
+        assert!(!q.stop(stop2), "no stop for a member that owes nothing");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_clock_of_a_queued_stopped_request_starts_when_it_becomes_the_oldest() {
+        let t0 = Instant::now();
+        let mut q = Requests::default();
+        q.push(Request::new(1, false, t0), t0);
+        q.stop(t0);
+        q.push(Request::new(2, false, t0), t0);
+        q.stop(t0 + 10 * MS);
+        assert_eq!(q.hang_deadline(), Some(t0 + HUNG_AFTER));
+        // The first answer took 2.9 s: the second stop is read only now.
+        let first = t0 + 2_900 * MS;
+        q.answered(first);
+        assert_eq!(q.hang_deadline(), Some(first + HUNG_AFTER));
+        q.clear();
+        assert_eq!(q.hang_deadline(), None);
+        assert!(q.answered(first).is_none());
+    }
+}

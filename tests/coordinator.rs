@@ -848,3 +848,93 @@ async fn every_go_to_a_member_that_owes_an_answer_follows_a_stop() {
     assert_eq!((gui.members.launches(1), gui.members.launches(2)), (1, 1));
     gui.quit().await;
 }
+
+/// Issue 49 item 5: a `score cp` beyond the cp range counts as the range's top and no more.
+/// E2 claims `cp 99999999`, which used to count as 99999 and win every optimistic decision;
+/// clamped to 32000 (YaneuraOu's mate value) it only ties E1's 32000, and the tie goes to the
+/// lower number. The GUI is told once per member, not at every line or round, and no line
+/// carries a number beyond 32000.
+#[tokio::test(start_paused = true)]
+async fn a_score_beyond_the_cp_range_is_clamped_and_wins_nothing_by_its_size() {
+    let scripts = vec![
+        Script::always(Go::AnswerNth(100 * MS, 0))
+            .with_score(32_000)
+            .named("edge"),
+        Script::always(Go::AnswerNth(100 * MS, 1))
+            .with_score(99_999_999)
+            .named("boast"),
+    ];
+    let mut gui = start("optimistic", scripts, &[]).await;
+    let (_, lines) = gui.play(BYOYOMI, 2000 * MS).await;
+    assert_eq!(
+        lines,
+        [
+            "info depth 1 score cp 32000 pv 5i4h",
+            "info string [Warning] E2 (boast): score cp 99999 or more out of range; clamped to \
+             32000",
+            // E2's own line is not relayed: with its claim clamped it no longer leads.
+            "info string [X] bestmove 5i5h [５八玉(59)] [評価値 32000] [boast]",
+            "info string [O] bestmove 5i4h [４八玉(59)] [評価値 32000] [edge]",
+            "info string [why] 5i4h: E1 (edge) has the highest score 32000 (E2 32000); the tie \
+             goes to the lower number",
+            "info depth 1 time 100 multipv 1 score cp 32000 pv 5i4h",
+            "bestmove 5i4h",
+        ]
+    );
+    let (_, lines) = gui.play(BYOYOMI, 2000 * MS).await;
+    assert_eq!(count(&lines, "[Warning]"), 0, "{lines:#?}");
+    assert_eq!(
+        count(&lines, "[評価値 32000 （前回32000 差分0）] [boast]"),
+        1,
+        "{lines:#?}"
+    );
+    let output = gui.all_output();
+    assert_eq!(count(&output, "out of range"), 1, "{output:#?}");
+    let mut relayed = output.iter().filter(|l| l.starts_with("info depth"));
+    assert!(relayed.all(|l| l.contains("score cp 32000")), "{output:#?}");
+    gui.quit().await;
+}
+
+/// Issue 49 item 5: `score mate 0` is dropped, never relayed and never wins a decision (with
+/// `G_MateVerifyMs 0` it used to count as the most extreme win and take the move); `hashfull`
+/// and `seldepth` reach the GUI within 1000 per mille and 2000 plies, in the relay and in the
+/// final `info`.
+#[tokio::test(start_paused = true)]
+async fn mate_zero_hashfull_and_seldepth_are_kept_within_usis_ranges() {
+    let scripts = vec![
+        Script::always(Go::AnswerNth(500 * MS, 0))
+            .with_score(100)
+            .named("sane"),
+        Script::always(Go::AnswerNth(500 * MS, 1))
+            .with_score(50)
+            .named("wild"),
+    ];
+    let mut gui = start(
+        "optimistic",
+        scripts,
+        &["setoption name G_MateVerifyMs value 0"],
+    )
+    .await;
+    gui.send("position startpos").await;
+    gui.send(&format!("go {BYOYOMI}")).await;
+    sleep(10 * MS).await;
+    let e1 = b"info depth 3 seldepth 4294967295 hashfull 5000 score cp 100 pv 5i4h\n";
+    assert!(gui.members.say(1, e1));
+    sleep(10 * MS).await;
+    assert!(gui.members.say(2, b"info depth 3 score mate 0 pv 5i5h\n"));
+    let (_, lines) = gui.until("bestmove", 2000 * MS).await;
+    assert_eq!(
+        lines,
+        [
+            "info depth 1 score cp 100 pv 5i4h",
+            "info depth 3 seldepth 2000 hashfull 1000 score cp 100 pv 5i4h",
+            "info string [Warning] E2 (wild): score mate 0 is ambiguous (mated now, or a win of \
+             unknown length); its score is ignored",
+            "info string [X] bestmove 5i5h [５八玉(59)] [評価値 50] [wild]",
+            "info string [O] bestmove 5i4h [４八玉(59)] [評価値 100] [sane]",
+            "info depth 3 seldepth 2000 time 500 hashfull 1000 multipv 1 score cp 100 pv 5i4h",
+            "bestmove 5i4h",
+        ]
+    );
+    gui.quit().await;
+}

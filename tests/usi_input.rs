@@ -214,8 +214,23 @@ fn members_bad_info_values_reach_the_gui_well_formed() {
     g.send("go btime 0 wtime 0 byoyomi 2000");
     let lines = g.until(Duration::from_secs(15), |l| l.starts_with("bestmove"));
     let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info ")).collect();
+    // The parser saturates at ±99999; taking the line in, gougi clamps a member's cp to the
+    // mate-like bound (issue 49) and says so once.
     assert!(
-        infos.iter().any(|l| l.contains("score cp 99999")),
+        infos.iter().any(|l| l.contains("score cp 32000")),
+        "{lines:#?}"
+    );
+    assert!(
+        infos
+            .iter()
+            .any(|l| l.contains("score cp -32000 lowerbound")),
+        "{lines:#?}"
+    );
+    let warning = "info string [Warning] E1 (m1): score cp 99999 or more out of range; clamped \
+                   to 32000";
+    assert_eq!(
+        infos.iter().filter(|l| l.as_str() == warning).count(),
+        1,
         "{lines:#?}"
     );
     for line in infos {

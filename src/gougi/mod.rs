@@ -9,6 +9,7 @@ pub mod deadline;
 pub mod game;
 pub mod options;
 pub mod policy;
+pub mod ranges;
 pub mod request_model;
 pub mod resign;
 pub mod verify;

@@ -40,7 +40,7 @@ pub use message::{BestMove, Checkmate, EngineMessage, Info, InfoText};
 pub use moves::UsiMove;
 pub use option::{OptionDecl, OptionKind, OptionValue};
 pub use parse::{parse_engine_message, parse_gui_command};
-pub use score::{Bound, InfoScore, Mate, Score, CP_LIMIT, MATE_KEY};
+pub use score::{Bound, InfoScore, Mate, Score, CP_LIMIT, MATE_KEY, MATE_LIKE_CP};
 pub use text::{decode_line, StdinLines};
 
 #[cfg(test)]

@@ -83,6 +83,15 @@ pub enum Score {
 /// clamps to it; lenient parsing clamps to it; strict parsing rejects values beyond it.
 pub const CP_LIMIT: i32 = 99_999;
 
+/// The largest `cp` magnitude gougi takes from a member (issue 49): YaneuraOu's mate value,
+/// which gougi's own search shares. Engines print mates as `mate`, so their cp stops short of
+/// their mate value (gougi's search at 31753, its superiority value); a member's cp beyond it
+/// is a number on no engine's scale, and the coordinator clamps it (`gougi::ranges`) before a
+/// policy compares it or the GUI sees it. A clamped claim still ranks below every `mate`.
+/// (`gougi calibrate` leaves out samples from 30000 on, a different question: near-mate values
+/// carry no scale information.)
+pub const MATE_LIKE_CP: i32 = 32_000;
+
 /// Key of a known-length mate is `MATE_KEY - plies`; cp values (i32) stay far below it.
 pub const MATE_KEY: i64 = 1 << 40;
 /// The length assumed for a mate of unknown length when ordering: longer than any mate an engine

@@ -50,6 +50,17 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn on_info(&mut self, i: usize, mut info: Info) {
+        if !self.owes_current(i) {
+            // A late line, or a mate member's progress on its own position. The reference
+            // wrapped the mate member's lines as `info string info …`: noise in the GUI's
+            // thinking pane, and not about the position it shows. Their results (`checkmate`)
+            // are reported when they come.
+            debug!(member = self.slots[i].spec.number, line = %info, "info not relayed");
+            return;
+        }
+        // Before the turn to the side to move: `mate 0` is judged as the member printed it
+        // (turned, it would read as `mate -0`, a loss it never claimed).
+        self.keep_in_range(i, &mut info);
         // Members that score from Black's side (gpsusi does) are turned to the side to move
         // here, once, so policies, history, annotated lines and the relay all agree.
         if self.slots[i].spec.black_view_scores {
@@ -62,14 +73,6 @@ impl<W: std::io::Write> Coordinator<W> {
                     s.score = s.score.negate();
                 }
             }
-        }
-        if !self.owes_current(i) {
-            // A late line, or a mate member's progress on its own position. The reference
-            // wrapped the mate member's lines as `info string info …`: noise in the GUI's
-            // thinking pane, and not about the position it shows. Their results (`checkmate`)
-            // are reported when they come.
-            debug!(member = self.slots[i].spec.number, line = %info, "info not relayed");
-            return;
         }
         // Never pass on an illegal move: a PV is cut before its first illegal move (a member's
         // PV stitched from its hash table can hold one), before anything stores or relays it.
@@ -121,6 +124,41 @@ impl<W: std::io::Write> Coordinator<W> {
             }
         }
         self.relay_info(i, info);
+    }
+
+    /// Out-of-range values in member `i`'s line, clamped or dropped where the line is taken in
+    /// (`gougi::ranges`), so every reader after this sees the same numbers. The GUI is told
+    /// once per member and run; cut counters (`hashfull`, `seldepth`) are only logged, as no
+    /// decision reads them.
+    fn keep_in_range(&mut self, i: usize, info: &mut Info) {
+        let adjusted = ranges::keep_in_range(info);
+        if adjusted == ranges::Adjusted::default() {
+            return;
+        }
+        let slot = &mut self.slots[i];
+        let (number, who) = (slot.spec.number, slot.label());
+        debug!(member = number, ?adjusted, line = %info, "info kept within range");
+        let mut say = Vec::new();
+        if let Some(cp) = adjusted.cp {
+            if !std::mem::replace(&mut slot.warned.cp, true) {
+                let bound = if cp < 0 { -MATE_LIKE_CP } else { MATE_LIKE_CP };
+                warn!(member = number, cp, bound, "score cp out of range; clamped");
+                say.push(format!(
+                    "info string [Warning] {who}: score cp {} out of range; clamped to {bound}",
+                    ranges::claimed_cp(cp)
+                ));
+            }
+        }
+        if adjusted.mate_zero && !std::mem::replace(&mut slot.warned.mate_zero, true) {
+            warn!(member = number, "score mate 0 ignored");
+            say.push(format!(
+                "info string [Warning] {who}: score mate 0 is ambiguous (mated now, or a win \
+                 of unknown length); its score is ignored"
+            ));
+        }
+        for line in say {
+            self.say(line);
+        }
     }
 
     pub(super) fn relay_info(&mut self, i: usize, mut info: Info) {

@@ -58,6 +58,7 @@ use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
 use crate::gougi::policy::vote;
 use crate::gougi::policy::{self, Decision, Reason, Who, Why};
 use crate::gougi::policy::{Memory, Settle, Shape};
+use crate::gougi::ranges;
 use crate::gougi::resign::{self, ResignRule};
 use crate::gougi::verify;
 use crate::mate::{BackgroundSolve, MateTable};
@@ -68,6 +69,7 @@ use crate::member::{MemberEvent, MemberHandle, MemberSpec, NodesRule, Role};
 use crate::usi::{
     BestMove, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
     InfoText, MateLimit, OptionDecl, PositionCommand, Score, SetOption, Strictness, UsiMove,
+    MATE_LIKE_CP,
 };
 
 mod decide;
@@ -199,6 +201,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 lines: Vec::new(),
                 prev: None,
                 handshake_deadline: now + HANDSHAKE_LIMIT,
+                warned: Warned::default(),
             };
             if let Err(e) = launch(&mut slot, &events_tx, &mut launcher) {
                 buffer.push(format!(

@@ -121,6 +121,16 @@ pub(super) struct Slot {
     /// Score at gougi's previous decision in this game ("2 plies ago").
     pub(super) prev: Option<Score>,
     pub(super) handshake_deadline: Instant,
+    /// Out-of-range values this member was already named for (`gougi::ranges`): once per
+    /// member and run, since an engine that prints one prints it at every line.
+    pub(super) warned: Warned,
+}
+
+/// Which out-of-range warnings a member has had.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Warned {
+    pub(super) cp: bool,
+    pub(super) mate_zero: bool,
 }
 
 /// How messages name a member: `E2 (YaneuraOu)`, or `E2` alone when it has no other name.

@@ -43,6 +43,7 @@
 //! | `stderr <text>` | print `<text>` on stderr (which a proxy must not relay to the GUI) |
 //! | `sleep <ms>` | wait; a `stop` (or `gameover`) cuts this and every later `sleep` short |
 //! | `busy <ms>` | wait the full time even if `stop` arrives (the stop still counts for later actions) |
+//! | `lag <ms>` | wait the full time without reading input: what arrives meanwhile is read afterwards, in order, so a `stop` sent after the next `go` still stops that `go` (unlike `busy`, which takes it for this search); a slow reply to `stop` is `sleep 4000 ; lag 100 ; play` |
 //! | `wait stop` | hold until `stop` (or `gameover`) arrives; at once if it already did |
 //! | `hang` | never print again and ignore everything (including `quit`); the transcript is still written; exits at stdin EOF so no process is left behind |
 //! | `exit <code>` | exit at once with that status (a crash) |
@@ -127,6 +128,7 @@ enum Action {
     Stderr(String),
     Sleep(Duration),
     Busy(Duration),
+    Lag(Duration),
     WaitStop,
     Hang,
     Exit(i32),
@@ -226,6 +228,7 @@ fn parse_actions(text: &str, line_no: usize) -> Result<Vec<Action>, String> {
             "stderr" => Action::Stderr(arg.to_owned()),
             "sleep" => Action::Sleep(ms()?),
             "busy" => Action::Busy(ms()?),
+            "lag" => Action::Lag(ms()?),
             "wait" if arg == "stop" => Action::WaitStop,
             "hang" => Action::Hang,
             "play" if arg.is_empty() => Action::Play,
@@ -508,6 +511,8 @@ impl Engine {
                     let got_stop = self.wait(Some(Instant::now() + *d), false);
                     stopped |= got_stop;
                 }
+                // The reader thread keeps queueing lines in the channel meanwhile.
+                Action::Lag(d) => thread::sleep(*d),
                 Action::WaitStop => {
                     if !stopped {
                         stopped = self.wait(None, true);

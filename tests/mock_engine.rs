@@ -228,6 +228,23 @@ fn busy_ignores_stop_until_its_time_is_up() {
 }
 
 #[test]
+fn lag_leaves_a_later_stop_to_the_later_go() {
+    // The first `go` is stopped and answers 300 ms later; the `stop` sent after the second
+    // `go`, during that lag, must stop the second one (`busy` would take it for the first).
+    let mut m = Mock::start(
+        "go: sleep 600000 ; lag 300 ; bestmove 7g7f\ngo: sleep 600000 ; bestmove 2g2f\n",
+    );
+    let t = Instant::now();
+    m.send("go infinite");
+    m.send("stop");
+    m.send("go infinite");
+    m.send("stop");
+    m.expect("bestmove 7g7f");
+    assert!(t.elapsed() >= Duration::from_millis(300));
+    m.expect("bestmove 2g2f");
+}
+
+#[test]
 fn answer_only_on_stop() {
     let mut m = Mock::start("go: info depth 1 score cp 3 ; wait stop ; bestmove 2g2f\n");
     m.send("go btime 0 wtime 0 byoyomi 100");

@@ -21,9 +21,14 @@
 //! - [`cli`]: the subcommands' plumbing (arguments into each module's options, the printing
 //!   around them); `main.rs` keeps the top-level parser and the dispatch.
 //!
-//! Dependency arrows (a module may use only what it points to):
+//! Dependency arrows (a module may use only what it points to), and the layers they run
+//! down through: every arrow points from a module to one in a lower layer, never up or across,
+//! which also rules out circles between modules (`tests/import_graph.rs` checks both):
 //!
 //! ```text
+//! layers: cli > tune > arena > gougi, search > mate, book > config > member
+//!     > usi, shogi, monitor, hugemem
+//!
 //! gougi ──> member, mate, book, monitor, usi, shogi, config
 //! arena ──> gougi, member, monitor, usi, shogi, config
 //! tune ──> arena, monitor, shogi, config
@@ -32,7 +37,7 @@
 //! search ──> book, shogi, usi, hugemem
 //! book ──> shogi, config
 //! cli ──> arena, tune, search, mate, monitor, shogi, config
-//! config ──> gougi::policy, member (the catalogue of types; `*.Path` command lines, member specs)
+//! config ──> member        (`*.Path` command lines, member specs)
 //! monitor, usi, shogi, hugemem: leaves
 //! ```
 

@@ -1,8 +1,10 @@
 //! The import graph of `src/` against the map: `lib.rs` declares which top-level module may use
-//! which ("Dependency arrows"), and `usi/` and `shogi/` must have no import circle between their
-//! files. Both are read from the sources as text, so the map cannot drift from the code
-//! unnoticed: an arrow the code takes and the map lacks, or an arrow the map keeps that the
-//! code no longer takes, fails here.
+//! which ("Dependency arrows") and in which layers they sit (`layers: a > b, c > …`, top
+//! first); every arrow must run down the layers; `usi/`, `shogi/` and `gougi/` (each folder of
+//! it) must have no import circle between their files; and no file under `src/gougi/` may pass
+//! [`MAX_GOUGI_LINES`] lines (issue 51, "the house"). All is read from the sources as text, so
+//! the map cannot drift from the code unnoticed: an arrow the code takes and the map lacks, or
+//! an arrow the map keeps that the code no longer takes, fails here.
 //!
 //! Test code does not count (a test may reach anywhere): files named `tests.rs`/`*_tests.rs`
 //! and everything from a `#[cfg(test)]` line on (the project keeps test modules last).
@@ -103,10 +105,90 @@ fn declared_arrows() -> BTreeMap<String, BTreeSet<String>> {
     arrows
 }
 
+/// The layers `lib.rs` declares, top first, from its `layers: a > b, c > …` line (which may go
+/// on over lines that start with `>`): module → its depth (1 = top).
+fn declared_layers() -> BTreeMap<String, usize> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    let lines: Vec<&str> = lib
+        .lines()
+        .map(|l| l.trim_start_matches("//!").trim())
+        .collect();
+    // Within the arrows' block: the module list above has a line of config layers too.
+    let block = lines
+        .iter()
+        .position(|l| l.starts_with("Dependency arrows"))
+        .expect("lib.rs has no \"Dependency arrows\" block");
+    let start = block
+        + lines[block..]
+            .iter()
+            .position(|l| l.starts_with("layers:"))
+            .expect("lib.rs has no `layers: a > b, c > …` line");
+    let mut text = lines[start]["layers:".len()..].to_owned();
+    for l in &lines[start + 1..] {
+        if !l.starts_with('>') {
+            break;
+        }
+        text.push(' ');
+        text.push_str(l);
+    }
+    let mut layers = BTreeMap::new();
+    for (depth, layer) in (1..).zip(text.split('>')) {
+        for m in layer.split(',').map(str::trim).filter(|m| !m.is_empty()) {
+            let again = layers.insert(m.to_owned(), depth);
+            assert!(again.is_none(), "lib.rs puts {m} in two layers");
+        }
+    }
+    layers
+}
+
 fn top_modules() -> BTreeSet<String> {
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
     files.iter().filter_map(|f| top_module(f)).collect()
+}
+
+/// The arrows the code takes between top-level modules: (from, to) → the files that take it.
+fn real_arrows() -> BTreeMap<(String, String), BTreeSet<String>> {
+    let tops = top_modules();
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut real: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let Some(from) = top_module(file) else {
+            continue;
+        };
+        for to in names_after(&code_of(file), "crate") {
+            if to != from && tops.contains(&to) {
+                let rel = file.strip_prefix(src()).unwrap().display().to_string();
+                real.entry((from.clone(), to)).or_default().insert(rel);
+            }
+        }
+    }
+    real
+}
+
+#[test]
+fn no_arrow_runs_up() {
+    let layers = declared_layers();
+    let mut problems = Vec::new();
+    for m in top_modules() {
+        if !layers.contains_key(&m) {
+            problems.push(format!("{m} is in no layer of lib.rs's `layers:` line"));
+        }
+    }
+    for ((from, to), files) in real_arrows() {
+        let (Some(&f), Some(&t)) = (layers.get(&from), layers.get(&to)) else {
+            continue; // reported above
+        };
+        if f >= t {
+            let way = if f == t { "across" } else { "up" };
+            problems.push(format!(
+                "{from} (layer {f}) ──> {to} (layer {t}) runs {way}, in src/{}",
+                files.into_iter().collect::<Vec<_>>().join(", src/")
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
@@ -147,10 +229,11 @@ fn lib_rs_arrows_equal_the_real_ones() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// File-level import edges inside one folder (`usi`, `shogi`): `super::x`, `crate::<dir>::x`
-/// and groups of them; `x.rs` and the folder `x/` are one node.
+/// File-level import edges inside one folder (`usi`, `gougi/policy`): `super::x`,
+/// `crate::<dir>::x` and groups of them; `x.rs` and the folder `x/` are one node.
 fn edges_in(dir: &str) -> BTreeMap<String, BTreeSet<String>> {
     let root = src().join(dir);
+    let path = dir.replace('/', "::");
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     let node = |path: &Path| -> String {
@@ -171,7 +254,7 @@ fn edges_in(dir: &str) -> BTreeMap<String, BTreeSet<String>> {
             continue; // the folder's root only declares and re-exports
         }
         let code = code_of(file);
-        let mut used = names_after(&code, &format!("crate::{dir}"));
+        let mut used = names_after(&code, &format!("crate::{path}"));
         // `super::` from a file directly in the folder names a sibling; from deeper files
         // (`movegen/x.rs`) it names the node itself.
         if file.parent() == Some(root.as_path()) {
@@ -238,6 +321,64 @@ fn usi_and_shogi_have_no_import_circle() {
             panic!("{dir}/ has an import circle: {}", cycle.join(" → "));
         }
     }
+}
+
+/// `dir` and every folder below it, as paths under `src/` (`gougi`, `gougi/policy`, …).
+fn folders(dir: &str) -> Vec<String> {
+    let mut out = vec![dir.to_owned()];
+    for entry in std::fs::read_dir(src().join(dir)).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            out.extend(folders(&format!("{dir}/{name}")));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn gougi_has_no_import_circle() {
+    // Each folder on its own: at the top, `policy/` and `options.rs` are two nodes; inside
+    // `policy/`, `vote.rs` and `reason.rs` are.
+    let mut circles = Vec::new();
+    for dir in folders("gougi") {
+        if let Some(cycle) = find_cycle(&edges_in(&dir)) {
+            circles.push(format!(
+                "src/{dir}/ has an import circle: {}",
+                cycle.join(" → ")
+            ));
+        }
+    }
+    assert!(
+        !edges_in("gougi").is_empty(),
+        "gougi: no edges found, the reader is broken"
+    );
+    assert!(circles.is_empty(), "{}", circles.join("\n"));
+}
+
+/// The most lines a file under `src/gougi/` may have (issue 51): past it, split the file by
+/// concern, or move its tests into `<name>/tests.rs`.
+const MAX_GOUGI_LINES: usize = 600;
+
+#[test]
+fn no_gougi_file_is_over_the_line_limit() {
+    let mut files = Vec::new();
+    rust_files(&src().join("gougi"), &mut files);
+    files.sort();
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let lines = std::fs::read_to_string(f).unwrap().lines().count();
+            let rel = f.strip_prefix(src()).unwrap().display();
+            (lines > MAX_GOUGI_LINES).then(|| format!("src/{rel}: {lines} lines"))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "over {MAX_GOUGI_LINES} lines:\n{}",
+        long.join("\n")
+    );
 }
 
 #[test]

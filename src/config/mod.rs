@@ -9,6 +9,8 @@
 //!   repeats).
 //! - `validate`: the checks across keys and the typed values built from them.
 //! - `error`: [`ConfigError`], [`Problem`] and [`ConfigWarning`].
+//! - `kind`: the consultation types' names, member counts and `G_` options ([`PolicyKind`],
+//!   [`KINDS`]); their behaviour is `gougi::policy`'s, which uses these (never the reverse).
 //! - Command lines (`*.Path` values) are resolved by [`crate::member::command`]; its
 //!   [`CommandError`] becomes a [`Problem`] naming the value's file, line and key. The member's
 //!   own switches ([`NodesRule`], [`OptionFilter`], [`MemberOption`]) are `member`'s types,
@@ -24,6 +26,7 @@
 //! that text out to edit.
 
 mod error;
+mod kind;
 mod layers;
 mod reader;
 mod settings;
@@ -35,6 +38,7 @@ use thiserror::Error;
 
 pub use crate::member::command::{Builtin, CommandError, EngineCommand};
 pub use error::{ConfigError, ConfigWarning, Problem};
+pub use kind::{KindInfo, PolicyKind, UnknownPolicy, KINDS};
 pub use layers::{env_key, DEFAULTS_TEXT, ENV_PREFIX};
 pub use reader::decode;
 pub use settings::{
@@ -51,8 +55,6 @@ pub const CONFIG_NAMES: [&str; 3] = [
 
 /// The environment variable naming the config file.
 pub const CONFIG_ENV: &str = "GOUGI_CONFIG";
-
-pub use crate::gougi::policy::{PolicyKind, UnknownPolicy};
 
 impl Config {
     /// Reads, decodes, parses and validates `path`, under the process's `GOUGI_…` variables.

@@ -17,8 +17,8 @@
 
 use std::fmt;
 
+use crate::config::PolicyKind;
 use crate::gougi::deadline::DEFAULT_MARGIN_MS;
-use crate::gougi::policy::PolicyKind;
 use crate::gougi::resign::ResignRule;
 
 /// One `G_` option: its USI declaration, where it applies and the field it sets.
@@ -27,7 +27,7 @@ pub struct Spec {
     pub name: &'static str,
     pub kind: Kind,
     /// Advertised by every type; otherwise only by the types whose catalogue row lists it
-    /// (the catalogue in `policy`).
+    /// (`config::kind`, so that `policy`, which reads these options, is not imported back).
     pub every: bool,
 }
 
@@ -161,7 +161,7 @@ impl Spec {
     }
 
     pub fn advertised_for(&self, policy: PolicyKind) -> bool {
-        self.every || policy.info().options.contains(&self.name)
+        self.every || policy.options().contains(&self.name)
     }
 
     /// Advertised by this config: its type's options, and with `MateEngine.Guard` the mate

@@ -57,7 +57,7 @@ use crate::gougi::policy::leader;
 use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
 use crate::gougi::policy::vote;
 use crate::gougi::policy::{self, Decision, Reason, Who, Why};
-use crate::gougi::policy::{Memory, Settle, Shape};
+use crate::gougi::policy::{Behaviour, Memory, Settle, Shape};
 use crate::gougi::ranges;
 use crate::gougi::resign::{self, ResignRule};
 use crate::gougi::verify;

@@ -19,14 +19,16 @@
 //!
 //! # The catalogue
 //!
-//! The catalogue of consultation types (合議タイプ): one row per type says everything the rest of
-//! gougi needs to know about it — its id and Japanese name (the config's `Gougi.Type`), how many
-//! members it takes, the shape of its rounds, the `G_` options it advertises, how it picks one
-//! answer among several, and the per-game memory it keeps.
+//! The catalogue of consultation types (合議タイプ), in two halves indexed by [`PolicyKind`]. Its
+//! names, member counts, mate engine and advertised `G_` options are `config::kind` (the config
+//! parses `Gougi.Type` with them, and `config` is below `gougi`); here, [`CATALOGUE`] holds the
+//! behaviour: the shape of its rounds, how it picks one answer among several, and the per-game
+//! memory it keeps.
 //!
-//! A new type is its policy file (in this folder) plus, here, its `mod` line, its variant in
-//! [`PolicyKind`], its row in [`CATALOGUE`] and, when its reasons are of a new kind, a [`Why`]
-//! variant; the coordinator reads the row and never matches on the kind.
+//! A new type is its policy file (in this folder) plus, here, its `mod` line, its row in
+//! [`CATALOGUE`] and, when its reasons are of a new kind, a [`Why`] variant; and in
+//! `config/kind.rs` its variant in [`PolicyKind`] and its row of names. The coordinator reads
+//! the rows and never matches on the kind.
 //!
 //! Round shapes (who searches what, in how many phases) are the coordinator's: [`Shape::All`]
 //! (every normal member searches the position, the policy picks), [`Shape::Exchange`] (two
@@ -35,9 +37,6 @@
 //! [`Shape::Leader`] (every member searches, then the leader re-searches the others' moves).
 
 use std::fmt;
-use std::str::FromStr;
-
-use thiserror::Error;
 
 use self::change_player::{Rotation, Rule};
 use self::optimism::{Alternation, Extreme};
@@ -52,6 +51,9 @@ pub mod optimism;
 mod reason;
 pub mod vote;
 
+/// The kinds and their names are `config`'s (see the module doc); re-exported so that
+/// `gougi::policy::PolicyKind` still names them.
+pub use crate::config::{PolicyKind, UnknownPolicy};
 pub use reason::{declaration, explain, obvious_move, outvoted, Outvoted, Who};
 
 /// The outcome of a policy: which answer wins and why.
@@ -107,33 +109,6 @@ impl fmt::Display for Reason {
     }
 }
 
-/// The consultation types. `FromStr` accepts the original Japanese name (exact, after
-/// trimming — full-width punctuation as written) or the English id; `Display` prints the id.
-/// The variants are in [`CATALOGUE`] order (the original's 14 in its numbering, then gougi's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PolicyKind {
-    Majority,
-    Optimistic,
-    Pessimistic,
-    Alternate,
-    RiseOptimistic,
-    RisePessimistic,
-    Exchange,
-    ChangeEvery,
-    ByPhase,
-    ChangeOnDrop,
-    ChangeOnRise,
-    Mate,
-    MateSfen,
-    MatePv,
-    /// gougi's own: optimism with each member's win odds scaled by its weight.
-    WeightedOptimistic,
-    /// gougi's own: a vote over every member's MultiPV candidate list.
-    MultipvVote,
-    /// gougi's own: the leader's move unless its own re-search prefers a member's candidate.
-    Leader,
-}
-
 /// How a type's rounds run (the coordinator's part of a type).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
@@ -166,20 +141,10 @@ pub struct Memory {
 /// How a type picks one answer among several (answers sorted by member number, non-empty).
 pub type DecideFn = fn(&[Answer], &Memory) -> Decision;
 
-/// One consultation type.
+/// How one consultation type behaves (its names and options: [`PolicyKind::names`]).
 pub struct TypeInfo {
     pub kind: PolicyKind,
-    /// The English id (`Gougi.Type=majority`).
-    pub id: &'static str,
-    /// The original's Japanese name, as its configs spell it.
-    pub japanese: &'static str,
-    /// Normal members: at least, at most.
-    pub members: (usize, Option<usize>),
-    /// Needs `MateEngine.Path`.
-    pub mate_engine: bool,
     pub shape: Shape,
-    /// Its own `G_` options (the ones of every type are not listed), in `usi` order.
-    pub options: &'static [&'static str],
     pub decide: DecideFn,
     pub settle: Settle,
     /// Asks members for `G_MultiPV` lines and votes over them.
@@ -206,15 +171,10 @@ fn majority(a: &[Answer], _: &Memory) -> Decision {
 }
 
 /// A row with the defaults of an all-members type; the table below changes what differs.
-const fn row(kind: PolicyKind, id: &'static str, japanese: &'static str) -> TypeInfo {
+const fn row(kind: PolicyKind) -> TypeInfo {
     TypeInfo {
         kind,
-        id,
-        japanese,
-        members: (1, None),
-        mate_engine: false,
         shape: Shape::All,
-        options: &[],
         decide: highest,
         settle: Settle::Never,
         multipv_vote: false,
@@ -225,28 +185,18 @@ const fn row(kind: PolicyKind, id: &'static str, japanese: &'static str) -> Type
     }
 }
 
-const fn mate_row(kind: PolicyKind, id: &'static str, japanese: &'static str) -> TypeInfo {
+const fn mate_row(kind: PolicyKind) -> TypeInfo {
     TypeInfo {
-        members: (1, Some(1)),
-        mate_engine: true,
         shape: Shape::Mate,
-        options: &["G_MateTimeout", "G_MateNodesPct"],
-        ..row(kind, id, japanese)
+        ..row(kind)
     }
 }
 
-const fn rotation_row(
-    kind: PolicyKind,
-    id: &'static str,
-    japanese: &'static str,
-    rotation: fn(&GOptions) -> Rule,
-    options: &'static [&'static str],
-) -> TypeInfo {
+const fn rotation_row(kind: PolicyKind, rotation: fn(&GOptions) -> Rule) -> TypeInfo {
     TypeInfo {
         shape: Shape::ChangePlayer,
         rotation: Some(rotation),
-        options,
-        ..row(kind, id, japanese)
+        ..row(kind)
     }
 }
 
@@ -255,207 +205,91 @@ pub static CATALOGUE: [TypeInfo; 17] = {
     use PolicyKind as K;
     [
         TypeInfo {
-            members: (2, None),
             decide: majority,
             settle: Settle::Plurality,
-            ..row(K::Majority, "majority", "多数決合議（3者）")
+            ..row(K::Majority)
         },
-        row(K::Optimistic, "optimistic", "楽観合議"),
+        row(K::Optimistic),
         TypeInfo {
             decide: lowest,
-            ..row(K::Pessimistic, "pessimistic", "悲観合議")
+            ..row(K::Pessimistic)
         },
         TypeInfo {
             decide: |a, m| optimism::by_score(a, m.alternation.current()),
             after_decision: Some(|m| m.alternation.advance()),
-            ..row(K::Alternate, "alternate", "楽観合議と悲観合議を交互")
+            ..row(K::Alternate)
         },
         TypeInfo {
             decide: |a, _| optimism::by_rise(a, Extreme::Highest),
-            ..row(
-                K::RiseOptimistic,
-                "rise-optimistic",
-                "2手前の評価値からの上昇分の楽観合議",
-            )
+            ..row(K::RiseOptimistic)
         },
         TypeInfo {
             decide: |a, _| optimism::by_rise(a, Extreme::Lowest),
-            ..row(
-                K::RisePessimistic,
-                "rise-pessimistic",
-                "2手前の評価値からの上昇分の悲観合議",
-            )
+            ..row(K::RisePessimistic)
         },
         TypeInfo {
-            members: (2, Some(2)),
             shape: Shape::Exchange,
-            ..row(
-                K::Exchange,
-                "exchange",
-                "各々の最善手を交換して評価値の合計で判定（2者）",
-            )
+            ..row(K::Exchange)
         },
-        rotation_row(
-            K::ChangeEvery,
-            "change-every",
-            "数手ごとに対局者交代",
-            |o| Rule::Every {
-                plys: o.change_player_plys,
-            },
-            &["G_ChangePlayerPlys"],
-        ),
-        TypeInfo {
-            members: (3, Some(3)),
-            ..rotation_row(
-                K::ByPhase,
-                "by-phase",
-                "序盤・中盤・終盤で対局者交代",
-                |o| Rule::ByPhase {
-                    middle_from: o.chuuban_start_plys,
-                    end_from: o.shuuban_start_plys,
-                },
-                &["G_ChuubanStartPlys", "G_ShuubanStartPlys"],
-            )
-        },
-        rotation_row(
-            K::ChangeOnDrop,
-            "change-on-drop",
-            "2手前の評価値から一定値以上下降したら対局者交代",
-            |o| Rule::OnDrop {
-                diff: o.change_player_score_diff,
-            },
-            &["G_ChangePlayerScoreDiff"],
-        ),
-        rotation_row(
-            K::ChangeOnRise,
-            "change-on-rise",
-            "2手前の評価値から一定値以上上昇したら対局者交代",
-            |o| Rule::OnRise {
-                diff: o.change_player_score_diff,
-            },
-            &["G_ChangePlayerScoreDiff"],
-        ),
-        mate_row(K::Mate, "mate", "詰探索エンジンとの合議"),
+        rotation_row(K::ChangeEvery, |o| Rule::Every {
+            plys: o.change_player_plys,
+        }),
+        rotation_row(K::ByPhase, |o| Rule::ByPhase {
+            middle_from: o.chuuban_start_plys,
+            end_from: o.shuuban_start_plys,
+        }),
+        rotation_row(K::ChangeOnDrop, |o| Rule::OnDrop {
+            diff: o.change_player_score_diff,
+        }),
+        rotation_row(K::ChangeOnRise, |o| Rule::OnRise {
+            diff: o.change_player_score_diff,
+        }),
+        mate_row(K::Mate),
         TypeInfo {
             mate_sfen: true,
-            ..mate_row(
-                K::MateSfen,
-                "mate-sfen",
-                "詰探索エンジンとの合議（「脊尾詰」対応版）",
-            )
+            ..mate_row(K::MateSfen)
         },
         TypeInfo {
             mate_sfen: true,
             pv_mates: true,
-            options: &[
-                "G_MateTimeout",
-                "G_PvMateTimeout",
-                "G_MateInfoCount",
-                "G_MateInfoInterval",
-                "G_MateNodesPct",
-            ],
-            ..mate_row(
-                K::MatePv,
-                "mate-pv",
-                "詰探索エンジンとの合議（読み筋の局面も詰探索）",
-            )
+            ..mate_row(K::MatePv)
         },
         TypeInfo {
             decide: |a, _| optimism::by_weighted_score(a),
-            ..row(
-                K::WeightedOptimistic,
-                "weighted-optimistic",
-                "重み付き楽観合議",
-            )
+            ..row(K::WeightedOptimistic)
         },
         TypeInfo {
-            members: (2, None),
             // Over `bestmove`s alone (the provisional leader, `G_Resign`) the vote is a
             // weighted plurality; the vote itself reads the candidate lists.
             decide: majority,
             settle: Settle::Ballots,
             multipv_vote: true,
-            options: &["G_MultiPV", "G_VoteScoring"],
-            ..row(K::MultipvVote, "multipv-vote", "候補手投票合議")
+            ..row(K::MultipvVote)
         },
         TypeInfo {
-            members: (2, None),
             shape: Shape::Leader,
             decide: |a, _| leader::keep(a),
-            options: &["G_LeaderNodes", "G_LeaderMargin"],
-            ..row(K::Leader, "leader", "リーダー合議")
+            ..row(K::Leader)
         },
     ]
 };
 
-impl PolicyKind {
-    /// All types, in catalogue order.
-    pub const ALL: [PolicyKind; 17] = [
-        PolicyKind::Majority,
-        PolicyKind::Optimistic,
-        PolicyKind::Pessimistic,
-        PolicyKind::Alternate,
-        PolicyKind::RiseOptimistic,
-        PolicyKind::RisePessimistic,
-        PolicyKind::Exchange,
-        PolicyKind::ChangeEvery,
-        PolicyKind::ByPhase,
-        PolicyKind::ChangeOnDrop,
-        PolicyKind::ChangeOnRise,
-        PolicyKind::Mate,
-        PolicyKind::MateSfen,
-        PolicyKind::MatePv,
-        PolicyKind::WeightedOptimistic,
-        PolicyKind::MultipvVote,
-        PolicyKind::Leader,
-    ];
-
+/// A type's behaviour row as methods on its kind. `PolicyKind` is `config`'s, which cannot
+/// know gougi's rows, so the methods come with this trait (import it to call them).
+pub trait Behaviour {
     /// The type's row.
-    pub fn info(self) -> &'static TypeInfo {
+    fn info(self) -> &'static TypeInfo;
+
+    fn shape(self) -> Shape;
+}
+
+impl Behaviour for PolicyKind {
+    fn info(self) -> &'static TypeInfo {
         &CATALOGUE[self as usize]
     }
 
-    pub fn id(self) -> &'static str {
-        self.info().id
-    }
-
-    pub fn japanese_name(self) -> &'static str {
-        self.info().japanese
-    }
-
-    pub fn needs_mate_engine(self) -> bool {
-        self.info().mate_engine
-    }
-
-    /// Normal members: at least, at most.
-    pub fn engine_count(self) -> (usize, Option<usize>) {
-        self.info().members
-    }
-
-    pub fn shape(self) -> Shape {
+    fn shape(self) -> Shape {
         self.info().shape
-    }
-}
-
-impl fmt::Display for PolicyKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.id())
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("unknown type {0:?}")]
-pub struct UnknownPolicy(pub String);
-
-impl FromStr for PolicyKind {
-    type Err = UnknownPolicy;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        CATALOGUE
-            .iter()
-            .find(|t| t.id == s || t.japanese == s)
-            .map(|t| t.kind)
-            .ok_or_else(|| UnknownPolicy(s.to_owned()))
     }
 }
 
@@ -470,27 +304,21 @@ mod tests {
     use crate::gougi::options::SPECS;
 
     #[test]
-    fn rows_are_in_kind_order_and_names_are_unique() {
+    fn rows_are_in_kind_order() {
+        // `Behaviour::info` indexes by the kind, so row k must be `PolicyKind::ALL[k]`.
         for (k, row) in CATALOGUE.iter().enumerate() {
-            assert_eq!(row.kind as usize, k, "{}", row.id);
-            assert_eq!(PolicyKind::ALL[k], row.kind);
-            assert_eq!(row.id.parse::<PolicyKind>(), Ok(row.kind));
-            assert_eq!(row.japanese.parse::<PolicyKind>(), Ok(row.kind));
+            assert_eq!(row.kind, PolicyKind::ALL[k], "{}", row.kind);
         }
-        let mut ids: Vec<&str> = CATALOGUE.iter().map(|r| r.id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids.len(), CATALOGUE.len());
     }
 
     #[test]
     fn every_listed_option_exists_and_shapes_fit_their_flags() {
         for row in &CATALOGUE {
-            for o in row.options {
-                assert!(SPECS.iter().any(|s| s.name == *o), "{}: {o}", row.id);
+            for o in row.kind.options() {
+                assert!(SPECS.iter().any(|s| s.name == *o), "{}: {o}", row.kind);
             }
             assert_eq!(row.rotation.is_some(), row.shape == Shape::ChangePlayer);
-            assert_eq!(row.mate_engine, row.shape == Shape::Mate);
+            assert_eq!(row.kind.needs_mate_engine(), row.shape == Shape::Mate);
             assert!(!row.pv_mates || row.mate_sfen);
         }
     }

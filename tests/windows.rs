@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{scratch_dir, test_root, Gougi};
+use common::{scratch_dir, scratch_path, test_root, Gougi};
 use gougi::shogi::Position;
 
 const TARGET: &str = "x86_64-pc-windows-gnu";
@@ -166,6 +166,16 @@ impl Lane {
             None => self.start(&self.exe("gougi.exe"), &[], cwd),
         }
     }
+
+    /// `wine <program> <args>` to its end (taskkill).
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        Command::new("wine")
+            .args(args)
+            .envs(self.env())
+            .stdin(Stdio::null())
+            .output()
+            .expect("wine")
+    }
 }
 
 /// `usi` … `usiok`, `isready` … `readyok`, `usinewgame`, with wine's patience.
@@ -252,6 +262,107 @@ fn a_whole_session_with_an_external_member_exe() {
     handshake(&mut g);
     assert_eq!(play_one_move(&mut g), "2g2f");
     quit(&mut g);
+}
+
+/// How a hard-killed gougi.exe's member is started.
+#[derive(Clone, Copy, Debug)]
+enum Member {
+    /// mock_engine.exe itself, lingering: it ignores `quit` and stdin EOF.
+    IgnoringEof,
+    /// A `.bat` whose child (cmd.exe's) is the lingering mock_engine.exe.
+    Bat,
+}
+
+/// `reps` times: gougi.exe with one lingering member, mid-search, ended by `taskkill /f`
+/// (TerminateProcess: no code of gougi's runs); 2 s later no member process may be left.
+fn hard_kills(member: Member, reps: usize) {
+    let Some(lane) = lane() else { return };
+    let tag = match member {
+        Member::IgnoringEof => "kill-eof",
+        Member::Bat => "kill-bat",
+    };
+    let dir = scratch_dir(tag);
+    // A copy under its own name, so `taskkill /im` reaches this test's gougi.exe alone (wine 8
+    // has no tasklist to find a Windows pid); the shim DLL is beside it.
+    let exe_name = format!("gougi-{tag}.exe");
+    let exe = lane.exe(&exe_name);
+    std::fs::copy(lane.exe("gougi.exe"), &exe).unwrap();
+    let script = dir.join(format!("linger-{tag}.txt"));
+    std::fs::write(&script, "go: info depth 1 score cp 0 pv 7g7f ; linger\n").unwrap();
+    let mock = format!("{} {}", win(&lane.exe("mock_engine.exe")), win(&script));
+    let path = match member {
+        Member::IgnoringEof => mock,
+        Member::Bat => {
+            // Named like the script, so the marker finds cmd.exe too.
+            let bat = dir.join(format!("linger-{tag}.bat"));
+            std::fs::write(&bat, format!("@echo off\r\n{mock}\r\n")).unwrap();
+            win(&bat)
+        }
+    };
+    let config = dir.join("SimpleGougi.config");
+    std::fs::write(
+        &config,
+        format!("Gougi.Type=optimistic\r\nEngine1.Path={path}\r\n"),
+    )
+    .unwrap();
+    let marker = format!("linger-{tag}");
+    let mut timings = Vec::new();
+    for rep in 1..=reps {
+        let started = Instant::now();
+        let mut g = lane.start(&exe, &["--config", &win(&config)], &dir);
+        handshake(&mut g);
+        g.send("position startpos");
+        g.send("go infinite");
+        g.until(WINE_PATIENCE, |l| l.starts_with("info depth 1"));
+        assert!(
+            !processes_mentioning(&marker).is_empty(),
+            "rep {rep}: the member is not running"
+        );
+        let out = lane.run(&["taskkill", "/f", "/im", &exe_name]);
+        assert!(
+            out.status.success(),
+            "rep {rep}: taskkill: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            g.wait_exit(WINE_PATIENCE).is_some(),
+            "rep {rep}: gougi.exe survived taskkill /f"
+        );
+        std::thread::sleep(Duration::from_secs(2));
+        let left = processes_mentioning(&marker);
+        if !left.is_empty() {
+            // Clean up before failing, so later runs start from nothing.
+            for p in &left {
+                if let Some(pid) = p.split(':').next() {
+                    let _ = Command::new("kill").args(["-9", pid]).status();
+                }
+            }
+            panic!(
+                "rep {rep}/{reps} ({member:?}): members left 2 s after the hard kill: {left:#?}"
+            );
+        }
+        timings.push(started.elapsed());
+    }
+    eprintln!("{member:?}: {reps} hard kills, no member left; each took {timings:.1?}");
+}
+
+/// How many hard kills per member kind: `GOUGI_WINDOWS_HARD_KILLS`, default 20 (the issue's
+/// acceptance figure).
+fn hard_kill_reps() -> usize {
+    std::env::var("GOUGI_WINDOWS_HARD_KILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20)
+}
+
+#[test]
+fn hard_kill_of_gougi_exe_ends_a_member_that_ignores_eof() {
+    hard_kills(Member::IgnoringEof, hard_kill_reps());
+}
+
+#[test]
+fn hard_kill_of_gougi_exe_ends_a_bat_members_child() {
+    hard_kills(Member::Bat, hard_kill_reps());
 }
 
 /// Copies `name` from the lane's folder into `dir` with the shim DLL beside it (every Rust exe
@@ -378,6 +489,35 @@ fn a_member_that_hangs_then_quit() {
     handshake(&mut g);
     assert_eq!(play_one_move(&mut g), "2g2f");
     quit(&mut g);
+    assert_eq!(
+        members_gone(&marker, Duration::from_secs(5)),
+        Vec::<String>::new()
+    );
+}
+
+/// The GUI closes gougi's stdin without `quit` (it crashed, or was closed): gougi.exe ends, and
+/// so do its members — even one that ignores EOF.
+#[test]
+fn the_gui_closing_stdin_ends_gougi_and_its_members() {
+    let Some(lane) = lane() else { return };
+    let log = scratch_path("eof-transcript.log");
+    let lingering = format!(
+        "transcript: {}\ngo: info depth 1 score cp 0 pv 7g7f ; linger\n",
+        win(&log)
+    );
+    let (mut g, marker) = two_members(lane, "eof", [&lingering, STEADY]);
+    handshake(&mut g);
+    g.send("position startpos");
+    g.send("go infinite");
+    // The member has the `go` (and lingers) once its transcript says so.
+    let deadline = Instant::now() + WINE_PATIENCE;
+    while !transcript(&log).contains("go infinite") {
+        assert!(Instant::now() < deadline, "Engine1 never got the go");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(processes_mentioning(&marker).len(), 2, "both members run");
+    g.close();
+    assert!(g.wait_exit(WINE_PATIENCE).is_some(), "gougi.exe still runs");
     assert_eq!(
         members_gone(&marker, Duration::from_secs(5)),
         Vec::<String>::new()

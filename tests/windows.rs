@@ -273,13 +273,29 @@ enum Member {
     Bat,
 }
 
-/// `reps` times: gougi.exe with one lingering member, mid-search, ended by `taskkill /f`
-/// (TerminateProcess: no code of gougi's runs); 2 s later no member process may be left.
+/// How gougi.exe is ended.
+#[derive(Clone, Copy, Debug)]
+enum Ending {
+    /// `taskkill /f`: TerminateProcess, no code of gougi's runs.
+    Terminate,
+    /// Ctrl-C in gougi's console: wine turns a SIGINT of the process into a CTRL_C_EVENT for
+    /// its console control handlers (then the default one ends the process).
+    CtrlC,
+}
+
+/// `reps` times: gougi.exe with one lingering member, mid-search, ended by `ending`; 2 s later
+/// no member process may be left.
 fn hard_kills(member: Member, reps: usize) {
+    ends(member, Ending::Terminate, reps);
+}
+
+fn ends(member: Member, ending: Ending, reps: usize) {
     let Some(lane) = lane() else { return };
-    let tag = match member {
-        Member::IgnoringEof => "kill-eof",
-        Member::Bat => "kill-bat",
+    let tag = match (member, ending) {
+        (Member::IgnoringEof, Ending::Terminate) => "kill-eof",
+        (Member::Bat, Ending::Terminate) => "kill-bat",
+        (Member::IgnoringEof, Ending::CtrlC) => "ctrlc-eof",
+        (Member::Bat, Ending::CtrlC) => "ctrlc-bat",
     };
     let dir = scratch_dir(tag);
     // A copy under its own name, so `taskkill /im` reaches this test's gougi.exe alone (wine 8
@@ -318,15 +334,26 @@ fn hard_kills(member: Member, reps: usize) {
             !processes_mentioning(&marker).is_empty(),
             "rep {rep}: the member is not running"
         );
-        let out = lane.run(&["taskkill", "/f", "/im", &exe_name]);
-        assert!(
-            out.status.success(),
-            "rep {rep}: taskkill: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        match ending {
+            Ending::Terminate => {
+                let out = lane.run(&["taskkill", "/f", "/im", &exe_name]);
+                assert!(
+                    out.status.success(),
+                    "rep {rep}: taskkill: {}",
+                    String::from_utf8_lossy(&out.stdout)
+                );
+            }
+            Ending::CtrlC => {
+                let gougi = processes_mentioning(&exe_name);
+                assert_eq!(gougi.len(), 1, "rep {rep}: {gougi:#?}");
+                let pid = gougi[0].split(':').next().unwrap();
+                let ok = Command::new("kill").args(["-INT", pid]).status().unwrap();
+                assert!(ok.success(), "rep {rep}: kill -INT {pid}");
+            }
+        }
         assert!(
             g.wait_exit(WINE_PATIENCE).is_some(),
-            "rep {rep}: gougi.exe survived taskkill /f"
+            "rep {rep}: gougi.exe survived {ending:?}"
         );
         std::thread::sleep(Duration::from_secs(2));
         let left = processes_mentioning(&marker);
@@ -338,12 +365,12 @@ fn hard_kills(member: Member, reps: usize) {
                 }
             }
             panic!(
-                "rep {rep}/{reps} ({member:?}): members left 2 s after the hard kill: {left:#?}"
+                "rep {rep}/{reps} ({member:?}, {ending:?}): members left 2 s after gougi.exe ended: {left:#?}"
             );
         }
         timings.push(started.elapsed());
     }
-    eprintln!("{member:?}: {reps} hard kills, no member left; each took {timings:.1?}");
+    eprintln!("{member:?}, {ending:?}: {reps} times, no member left; each took {timings:.1?}");
 }
 
 /// How many hard kills per member kind: `GOUGI_WINDOWS_HARD_KILLS`, default 20 (the issue's
@@ -522,4 +549,14 @@ fn the_gui_closing_stdin_ends_gougi_and_its_members() {
         members_gone(&marker, Duration::from_secs(5)),
         Vec::<String>::new()
     );
+}
+
+/// Ctrl-C in gougi.exe's console (issue 50 item 2: console control events end the members).
+/// Failed before the Job Object (the member outlived gougi.exe). The members end by the console
+/// handler's TerminateJobObject or, when the default handler has ended gougi.exe, by
+/// kill-on-close: this test cannot tell the two apart.
+#[test]
+fn ctrl_c_of_gougi_exe_ends_its_members() {
+    ends(Member::IgnoringEof, Ending::CtrlC, 3);
+    ends(Member::Bat, Ending::CtrlC, 3);
 }

@@ -64,6 +64,8 @@ fn target_installed() -> bool {
 
 fn set_up() -> Option<Lane> {
     let missing: Vec<&str> = [
+        // The lane finds wine's processes in /proc.
+        (!cfg!(target_os = "linux")).then_some("Linux (the lane reads /proc)"),
         (!runs("wine")).then_some("wine (apt-get install wine)"),
         (!runs(MINGW_GCC))
             .then_some("x86_64-w64-mingw32-gcc (apt-get install gcc-mingw-w64-x86-64)"),

@@ -414,8 +414,24 @@ fn transcript(path: &Path) -> String {
 /// with no arguments from its own working directory.
 #[test]
 fn config_paths_as_windows_users_write_them() {
+    windows_install("paths", |text| text.as_bytes().to_vec());
+}
+
+/// The same install with the config saved in CP932 (Shift_JIS), as Notepad on a Japanese
+/// Windows and SimpleGougiShogi's own configs do: the Japanese folder name in Engine2's path
+/// must survive the decoding.
+#[test]
+fn a_cp932_config_with_a_japanese_path() {
+    windows_install("paths-cp932", |text| {
+        let (bytes, _, lossy) = encoding_rs::SHIFT_JIS.encode(text);
+        assert!(!lossy, "{text:?} is not CP932");
+        bytes.into_owned()
+    });
+}
+
+fn windows_install(tag: &str, encode: fn(&str) -> Vec<u8>) {
     let Some(lane) = lane() else { return };
-    let top = scratch_dir("paths");
+    let top = scratch_dir(tag);
     let home = top.join("将棋 エンジン");
     let gougi_exe = install(lane, "gougi.exe", &home);
     let engine_dir = home.join("Engines").join("Mock A");
@@ -440,12 +456,12 @@ fn config_paths_as_windows_users_write_them() {
     .unwrap();
     std::fs::write(
         home.join("SimpleGougi.config"),
-        format!(
+        encode(&format!(
             "Gougi.Type=optimistic\r\n\
              Engine1.Path=\"Engines\\Mock A\\mock_engine.exe\" a.txt\r\n\
              Engine2.Path={}\r\n",
             win(&bats.join("member two.bat"))
-        ),
+        )),
     )
     .unwrap();
     let elsewhere = top.join("gui");

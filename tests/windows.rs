@@ -578,3 +578,78 @@ fn ctrl_c_of_gougi_exe_ends_its_members() {
     ends(Member::IgnoringEof, Ending::CtrlC, 3);
     ends(Member::Bat, Ending::CtrlC, 3);
 }
+
+/// An old Windows GUI: commands end in CRLF and gougi.exe's Japanese text must come out in
+/// Shift_JIS (`G_OutputEncoding`), bytes read raw from the exe's stdout.
+#[test]
+fn crlf_input_and_shift_jis_output() {
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
+    let Some(lane) = lane() else { return };
+    let dir = scratch_dir("sjis");
+    std::fs::write(
+        dir.join("member1.txt"),
+        "id name 居飛車\ngo: info score cp 5 pv 7g7f ; bestmove 7g7f\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("SimpleGougi.config"),
+        format!(
+            "Gougi.Type=optimistic\r\nEngine1.Path={} {}\r\n",
+            win(&lane.exe("mock_engine.exe")),
+            win(&dir.join("member1.txt"))
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new("wine")
+        .arg(win(&lane.exe("gougi.exe")))
+        .args(["--config", &win(&dir.join("SimpleGougi.config"))])
+        .envs(lane.env())
+        .env_remove("GOUGI_CONFIG")
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("wine gougi.exe");
+    let raw = Arc::new(Mutex::new(Vec::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = Arc::clone(&raw);
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(
+            b"usi\r\nsetoption name G_OutputEncoding value Shift_JIS\r\nisready\r\n\
+              usinewgame\r\nposition startpos\r\ngo btime 0 wtime 0 byoyomi 1000\r\n",
+        )
+        .unwrap();
+    stdin.flush().unwrap();
+    let deadline = Instant::now() + WINE_PATIENCE;
+    while !raw.lock().unwrap().windows(9).any(|w| w == b"bestmove ") {
+        assert!(Instant::now() < deadline, "no bestmove");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stdin.write_all(b"quit\r\n").unwrap();
+    stdin.flush().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let raw = raw.lock().unwrap().clone();
+    assert!(
+        std::str::from_utf8(&raw).is_err(),
+        "Japanese text is not UTF-8 any more"
+    );
+    let (text, _, errors) = encoding_rs::SHIFT_JIS.decode(&raw);
+    assert!(!errors, "{text}");
+    assert!(
+        text.contains("info string [O] bestmove 7g7f [７六歩(77)] [評価値 5] [居飛車]"),
+        "{text}"
+    );
+}

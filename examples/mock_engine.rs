@@ -46,6 +46,7 @@
 //! | `lag <ms>` | wait the full time without reading input: what arrives meanwhile is read afterwards, in order, so a `stop` sent after the next `go` still stops that `go` (unlike `busy`, which takes it for this search); a slow reply to `stop` is `sleep 4000 ; lag 100 ; play` |
 //! | `wait stop` | hold until `stop` (or `gameover`) arrives; at once if it already did |
 //! | `hang` | never print again and ignore everything (including `quit`); the transcript is still written; exits at stdin EOF so no process is left behind |
+//! | `linger` | never print again, never read again: stdin EOF, `quit` and `stop` change nothing; runs until killed (a member deep in a search that ignores its closed input: only gougi's kill, or its death, may end it) |
 //! | `exit <code>` | exit at once with that status (a crash) |
 //! | `play` | print `info depth 1 score cp <s> pv <m>` and `bestmove <m>`: `<m>` is a legal move of the current position drawn from the moves file, `<s>` a score in −300…300 (both from the seeded stream); `bestmove resign` when the file has no line for the position |
 //!
@@ -131,9 +132,18 @@ enum Action {
     Lag(Duration),
     WaitStop,
     Hang,
+    /// Like `Hang`, but stdin EOF does not end it either: runs until killed.
+    Linger,
     Exit(i32),
     /// Print a legal move of the current position from the moves file (with an info line).
     Play,
+}
+
+/// The `linger` action: sleep until killed, reading nothing (so stdin EOF goes unnoticed).
+fn linger() -> ! {
+    loop {
+        thread::sleep(Duration::from_secs(3600));
+    }
 }
 
 /// The faults `faults:` can inject, by name.
@@ -231,6 +241,7 @@ fn parse_actions(text: &str, line_no: usize) -> Result<Vec<Action>, String> {
             "lag" => Action::Lag(ms()?),
             "wait" if arg == "stop" => Action::WaitStop,
             "hang" => Action::Hang,
+            "linger" => Action::Linger,
             "play" if arg.is_empty() => Action::Play,
             "exit" => Action::Exit(
                 arg.parse()
@@ -519,6 +530,7 @@ impl Engine {
                     }
                 }
                 Action::Hang => self.hang(),
+                Action::Linger => linger(),
                 Action::Exit(code) => process::exit(*code),
                 Action::Play => {
                     if mode == Mode::Infinite && !stopped {

@@ -271,6 +271,22 @@ fn hang_ignores_stop_and_quit_but_exits_at_eof() {
 }
 
 #[test]
+fn linger_outlives_stdin_eof_until_killed() {
+    let mut m = Mock::start("go: info depth 1 ; linger\n");
+    m.send("go byoyomi 100");
+    m.expect("info depth 1");
+    m.send("quit");
+    m.close_stdin();
+    m.expect_silence();
+    assert!(
+        m.child.try_wait().expect("try_wait").is_none(),
+        "a lingering mock must survive quit and stdin EOF"
+    );
+    m.child.kill().expect("kill");
+    m.child.wait().expect("wait");
+}
+
+#[test]
 fn stderr_text_stays_off_the_protocol_stream() {
     let mut m = Mock::start("go: stderr debug: searching ; bestmove 7g7f\n");
     m.send("go byoyomi 100");

@@ -34,6 +34,8 @@ pub mod lines;
 pub mod process;
 pub mod scripted;
 pub mod spec;
+#[cfg(windows)]
+mod windows_job;
 
 pub use actor::{process_launcher, Launcher, MemberEvent, MemberHandle};
 pub use error::{MemberError, Phase};

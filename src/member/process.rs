@@ -30,7 +30,11 @@
 //! The child is also `kill_on_drop(true)`: if the owning actor task is dropped without its
 //! orderly shutdown (a runtime shutting down), the process is still killed.
 //!
-//! On Windows none of this applies (a member is one process; `kill_on_drop` ends it); macOS and
+//! On Windows a Job Object with kill-on-close plays all these parts (`windows_job`): every
+//! member is put in gougi's job right after its spawn, so the kernel kills the members and their
+//! children when gougi ends, even by `TerminateProcess`; the exit paths and console events
+//! (Ctrl-C, Ctrl-Break, closing the console) terminate the job. Members start with
+//! `CREATE_NO_WINDOW`, so none opens a console window when a GUI starts gougi. macOS and
 //! other Unixes get the process group only: no parent-death signal, no group watcher and so no
 //! registry for the exit paths (only Linux can tell, without reaping, that a member has ended
 //! and its group id may be recycled).
@@ -71,9 +75,7 @@ pub fn spawn(spec: &MemberSpec) -> Result<Spawned, MemberError> {
         program: spec.program.clone(),
         source,
     })?;
-    if let Some(pid) = child.id() {
-        guard::watch(pid, spec.number);
-    }
+    guard::watch(&child, spec.number);
     let (Some(stdin), Some(stdout), stderr) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -189,7 +191,8 @@ mod guard {
     /// Registers the member's group and starts its watcher, which kills the group once the
     /// leader has exited and unregisters it. Linux only: without the watcher a group would stay
     /// registered after its member ended, and a later exit-path kill could hit a recycled id.
-    pub(super) fn watch(pid: u32, member: u32) {
+    pub(super) fn watch(child: &tokio::process::Child, member: u32) {
+        let Some(pid) = child.id() else { return };
         #[cfg(target_os = "linux")]
         {
             let Ok(pgid) = i32::try_from(pid) else { return };
@@ -268,10 +271,39 @@ mod guard {
     }
 }
 
-#[cfg(not(unix))]
+#[cfg(windows)]
+mod guard {
+    //! The Windows side: a Job Object with kill-on-close (see `windows_job`) and no console
+    //! window for members.
+
+    use std::os::windows::process::CommandExt as _;
+
+    use super::super::windows_job;
+
+    /// `CREATE_NO_WINDOW`: a console member started by gougi without a visible console (a GUI
+    /// starts gougi that way) gets none either, instead of a window popping up per member.
+    pub(super) fn prepare(command: &mut tokio::process::Command) {
+        command
+            .as_std_mut()
+            .creation_flags(windows_sys::Win32::System::Threading::CREATE_NO_WINDOW);
+    }
+    pub(super) fn watch(child: &tokio::process::Child, member: u32) {
+        if let Some(handle) = child.raw_handle() {
+            windows_job::adopt(handle, member);
+        }
+    }
+    pub(super) fn kill_all() {
+        windows_job::kill_all();
+    }
+    pub(super) fn install_handlers() {
+        windows_job::install_console_handler();
+    }
+}
+
+#[cfg(not(any(unix, windows)))]
 mod guard {
     pub(super) fn prepare(_command: &mut tokio::process::Command) {}
-    pub(super) fn watch(_pid: u32, _member: u32) {}
+    pub(super) fn watch(_child: &tokio::process::Child, _member: u32) {}
     pub(super) fn kill_all() {}
     pub(super) fn install_handlers() {}
 }

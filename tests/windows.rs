@@ -32,6 +32,8 @@ struct Lane {
     /// gougi.exe, mock_engine.exe and the shim bcryptprimitives.dll.
     bin: PathBuf,
     prefix: PathBuf,
+    /// The cross-build's target dir (`target/windows-lane`).
+    target_dir: PathBuf,
 }
 
 fn lane() -> Option<&'static Lane> {
@@ -133,7 +135,11 @@ fn set_up() -> Option<Lane> {
         "Windows lane: built in {built_in:.1?}, wine prefix in {:.1?}",
         started.elapsed() - built_in
     );
-    Some(Lane { bin, prefix })
+    Some(Lane {
+        bin,
+        prefix,
+        target_dir,
+    })
 }
 
 /// A Linux path as a Windows program sees it (wine maps `/` to drive Z:).
@@ -652,4 +658,117 @@ fn crlf_input_and_shift_jis_output() {
         text.contains("info string [O] bestmove 7g7f [７六歩(77)] [評価値 5] [居飛車]"),
         "{text}"
     );
+}
+
+/// Issue 50 item 4: the download. `tools/release.sh` makes the zip (of the lane's dev build,
+/// `--no-build`: a release build is the same archive and minutes slower in CI), which is unpacked into a folder with
+/// a Japanese name and a space; gougi.exe is started there from another working directory, as a
+/// GUI does, and plays the first moves of a game: first with no config (the built-in default,
+/// said in one line), then with the zip's own `SimpleGougi.config`.
+#[test]
+fn the_release_zip_plays_from_a_japanese_folder() {
+    let Some(lane) = lane() else { return };
+    let top = scratch_dir("zip");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let status = Command::new("bash")
+        .arg(root.join("tools/release.sh"))
+        .args([
+            "--profile",
+            "dev",
+            "--no-build",
+            "--only",
+            "windows",
+            "--out",
+        ])
+        .arg(&top)
+        .env("CARGO_TARGET_DIR", &lane.target_dir)
+        .status()
+        .expect("bash tools/release.sh");
+    assert!(status.success(), "tools/release.sh failed");
+    let version = env!("CARGO_PKG_VERSION");
+    let zip = top.join(format!("gougi-{version}-x86_64-pc-windows-gnu.zip"));
+    let unpacked = top.join("将棋 ソフト");
+    // Python's zipfile: the lane needs no unzip tool.
+    let status = Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(&zip)
+        .arg(&unpacked)
+        .status()
+        .expect("python3 -m zipfile");
+    assert!(status.success(), "unpacking {} failed", zip.display());
+    let home = unpacked.join(format!("gougi-{version}"));
+    let mut names: Vec<String> = std::fs::read_dir(&home)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["LICENSE", "SimpleGougi.config", "gougi.exe", "ja"],
+        "the zip's contents"
+    );
+    assert!(home.join("ja").join("README.md").is_file());
+    // The test fixture that lets wine 8 start the exe; never in the zip.
+    std::fs::copy(
+        lane.exe("bcryptprimitives.dll"),
+        home.join("bcryptprimitives.dll"),
+    )
+    .unwrap();
+    let gui = top.join("gui");
+    std::fs::create_dir_all(&gui).unwrap();
+    let config = home.join("SimpleGougi.config");
+    let kept = home.join("SimpleGougi.config.kept");
+    std::fs::rename(&config, &kept).unwrap();
+    let lines = play_from(lane, &home.join("gougi.exe"), &gui);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string no SimpleGougi.config found")),
+        "{lines:#?}"
+    );
+    std::fs::rename(&kept, &config).unwrap();
+    let lines = play_from(lane, &home.join("gougi.exe"), &gui);
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("no SimpleGougi.config found")),
+        "{lines:#?}"
+    );
+}
+
+/// gougi.exe started in `cwd` plays six moves of a game against the first legal reply; every
+/// `bestmove` must be legal. Returns every line it printed.
+fn play_from(lane: &Lane, exe: &Path, cwd: &Path) -> Vec<String> {
+    let mut g = lane.start(exe, &[], cwd);
+    let mut lines = handshake(&mut g);
+    let mut moves: Vec<String> = Vec::new();
+    for _ in 0..6 {
+        let position = if moves.is_empty() {
+            "position startpos".to_owned()
+        } else {
+            format!("position startpos moves {}", moves.join(" "))
+        };
+        g.send(&position);
+        g.send("go btime 0 wtime 0 byoyomi 500");
+        let got = g.until(WINE_PATIENCE, |l| l.starts_with("bestmove"));
+        let best = got
+            .last()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap_or("")
+            .to_owned();
+        let board = Position::from_usi_position(&position).unwrap();
+        assert!(
+            board.parse_usi_move(&best).is_ok(),
+            "illegal {best:?} in {position}: {got:#?}"
+        );
+        lines.extend(got);
+        moves.push(best);
+        let after =
+            Position::from_usi_position(&format!("position startpos moves {}", moves.join(" ")))
+                .unwrap();
+        moves.push(after.legal_moves().iter().next().unwrap().to_string());
+    }
+    quit(&mut g);
+    lines
 }

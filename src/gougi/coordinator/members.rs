@@ -331,7 +331,7 @@ pub(super) fn start_search(
     solo::sync(slot);
     send(slot, &GuiCommand::Position(position.clone()));
     send(slot, &GuiCommand::Go(limits.clone()));
-    slot.requests.push(Request::new(round, mate, now), now);
+    slot.requests.push(round, mate, now);
 }
 
 /// The `go` limits one member gets, after its `Engine<N>.Nodes` rule.

@@ -30,25 +30,10 @@ pub struct Request {
     pub round: u64,
     /// `go mate` (answered with `checkmate`).
     pub mate: bool,
-    /// When the `go` was sent.
-    pub sent: Instant,
     /// When the `stop` for this search was sent.
     pub stopped: Option<Instant>,
     /// When it became the oldest request: the member is answering it from then on.
     pub front_since: Instant,
-}
-
-impl Request {
-    /// A request for round `round` (`mate`: `go mate`), sent `now`.
-    pub fn new(round: u64, mate: bool, now: Instant) -> Request {
-        Request {
-            round,
-            mate,
-            sent: now,
-            stopped: None,
-            front_since: now,
-        }
-    }
 }
 
 /// A member's outstanding requests, oldest first.
@@ -71,15 +56,20 @@ impl Requests {
         self.queue.iter()
     }
 
-    /// A `go` was sent `now`. The caller has called [`Requests::stop`] first (and sent the
-    /// `stop` it asked for), so no search is ever started on top of one still running.
-    pub fn push(&mut self, mut request: Request, now: Instant) {
+    /// A `go` for round `round` (`mate`: a `go mate`) was sent `now`. The caller has called
+    /// [`Requests::stop`] first (and sent the `stop` it asked for), so no search is ever
+    /// started on top of one still running.
+    pub fn push(&mut self, round: u64, mate: bool, now: Instant) {
         debug_assert!(
             self.queue.back().is_none_or(|r| r.stopped.is_some()),
             "a go on top of a search that was not stopped"
         );
-        request.front_since = now;
-        self.queue.push_back(request);
+        self.queue.push_back(Request {
+            round,
+            mate,
+            stopped: None,
+            front_since: now,
+        });
     }
 
     /// The member is to stop searching: marks the newest request stopped at `now` and returns
@@ -175,7 +165,7 @@ mod tests {
     async fn a_ponder_miss_does_not_charge_the_new_search_for_the_old_stop() {
         let t0 = Instant::now();
         let mut q = Requests::default();
-        q.push(Request::new(1, false, t0), t0);
+        q.push(1, false, t0);
         assert_eq!(
             q.hang_deadline(),
             None,
@@ -184,7 +174,7 @@ mod tests {
         let stop = t0 + 500 * MS;
         assert!(q.stop(stop));
         assert!(!q.stop(stop + MS), "one stop per request");
-        q.push(Request::new(2, false, stop), stop);
+        q.push(2, false, stop);
         assert_eq!(q.hang_deadline(), Some(stop + HUNG_AFTER));
         // The stopped search's answer comes 300 ms later: the new search owes nothing yet.
         assert_eq!(q.answered(stop + 300 * MS).map(|r| r.round), Some(1));
@@ -203,9 +193,9 @@ mod tests {
     async fn the_clock_of_a_queued_stopped_request_starts_when_it_becomes_the_oldest() {
         let t0 = Instant::now();
         let mut q = Requests::default();
-        q.push(Request::new(1, false, t0), t0);
+        q.push(1, false, t0);
         q.stop(t0);
-        q.push(Request::new(2, false, t0), t0);
+        q.push(2, false, t0);
         q.stop(t0 + 10 * MS);
         assert_eq!(q.hang_deadline(), Some(t0 + HUNG_AFTER));
         // The first answer took 2.9 s: the second stop is read only now.

@@ -241,6 +241,43 @@ fn a_cp932_setoption_value_reaches_the_member_in_cp932_and_a_utf8_one_in_utf8() 
     assert!(has(want_utf8), "{}", String::from_utf8_lossy(&bytes));
 }
 
+/// The same, from a GUI that does not wait for `usiok` before its `setoption`: gougi holds the
+/// line until its members have answered `usi`, and the held line keeps its encoding. Failed
+/// before (found under wine, issue 50): the held value reached the member re-encoded in UTF-8.
+#[test]
+fn a_cp932_setoption_held_until_usiok_keeps_its_bytes() {
+    let dir = scratch_dir("cp932held");
+    let log = dir.join("e1.log");
+    let script = format!(
+        "id name e1\noption name EvalDir type string default eval\n\
+         usi: sleep 300 ; usiok\ntranscript: {}\n",
+        log.display()
+    );
+    let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &[&script], None, ""));
+    let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("C:\\将棋\\評価関数");
+    let mut lines = b"usi\r\nsetoption name E1_EvalDir value ".to_vec();
+    lines.extend_from_slice(&sjis);
+    lines.extend_from_slice(b"\r\nisready\r\n");
+    g.send_bytes(&lines);
+    g.until(Duration::from_secs(10), |l| l == "readyok");
+    let t0 = Instant::now();
+    let bytes = loop {
+        let bytes = std::fs::read(&log).unwrap_or_default();
+        if bytes.windows(7).any(|w| w == b"isready") || t0.elapsed() > Duration::from_secs(5) {
+            break bytes;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut want = b"setoption name EvalDir value ".to_vec();
+    want.extend_from_slice(&sjis);
+    want.push(b'\n');
+    assert!(
+        bytes.windows(want.len()).any(|w| w == want.as_slice()),
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
+}
+
 /// `Engine<N>.Option.<Name>=<value>` (issue 19): the value is the default the GUI's dialog
 /// shows as `E<N>_<Name>`, it reaches the member as `setoption` before `isready` unless the GUI
 /// set `E<N>_<Name>` (then only the GUI's value is sent), and a name the member does not

@@ -660,6 +660,84 @@ fn crlf_input_and_shift_jis_output() {
     );
 }
 
+/// A Japanese Windows GUI sends a `setoption` value in CP932 (a file name in a Japanese
+/// folder, as Shogidokoro does): gougi.exe passes the member the same CP932 bytes, not UTF-8 and
+/// not replacement characters, so the member opens the file the user chose.
+#[test]
+fn a_cp932_setoption_value_reaches_the_member_as_sent() {
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
+    let Some(lane) = lane() else { return };
+    let dir = scratch_dir("setoption-cp932");
+    let log = dir.join("member1.log");
+    std::fs::write(
+        dir.join("member1.txt"),
+        format!(
+            "transcript: {}\noption name BookFile type string default book.db\n\
+             go: info score cp 5 pv 7g7f ; bestmove 7g7f\n",
+            win(&log)
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("SimpleGougi.config"),
+        format!(
+            "Gougi.Type=optimistic\r\nEngine1.Path={} {}\r\n",
+            win(&lane.exe("mock_engine.exe")),
+            win(&dir.join("member1.txt"))
+        ),
+    )
+    .unwrap();
+    let value = "C:\\将棋\\定跡 ファイル.db";
+    let (value_cp932, _, lossy) = encoding_rs::SHIFT_JIS.encode(value);
+    assert!(!lossy);
+    let mut child = Command::new("wine")
+        .arg(win(&lane.exe("gougi.exe")))
+        .args(["--config", &win(&dir.join("SimpleGougi.config"))])
+        .envs(lane.env())
+        .env_remove("GOUGI_CONFIG")
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("wine gougi.exe");
+    let raw = Arc::new(Mutex::new(Vec::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = Arc::clone(&raw);
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut input = b"usi\r\nsetoption name E1_BookFile value ".to_vec();
+    input.extend_from_slice(&value_cp932);
+    input.extend_from_slice(b"\r\nisready\r\n");
+    stdin.write_all(&input).unwrap();
+    stdin.flush().unwrap();
+    let deadline = Instant::now() + WINE_PATIENCE;
+    while !raw.lock().unwrap().windows(7).any(|w| w == b"readyok") {
+        assert!(Instant::now() < deadline, "no readyok");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stdin.write_all(b"quit\r\n").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let got = std::fs::read(&log).unwrap_or_default();
+    let mut want = b"setoption name BookFile value ".to_vec();
+    want.extend_from_slice(&value_cp932);
+    assert!(
+        got.windows(want.len()).any(|w| w == want.as_slice()),
+        "the member did not get the CP932 bytes; its transcript: {:?}",
+        String::from_utf8_lossy(&got)
+    );
+}
+
 /// Issue 50 item 4: the download. `tools/release.sh` makes the zip (of the lane's dev build,
 /// `--no-build`: a release build is the same archive and minutes slower in CI), which is unpacked into a folder with
 /// a Japanese name and a space; gougi.exe is started there from another working directory, as a

@@ -116,7 +116,8 @@ pub struct Coordinator<W> {
     ready_pending: Option<Instant>,
     /// GUI commands that arrived while `usiok`/`readyok` was still owed; handled after it, in
     /// order (a GUI normally waits, but a script or a fast GUI may not).
-    deferred: VecDeque<GuiCommand>,
+    /// With each, whether its line was read as CP932 (a held `setoption` keeps its encoding).
+    deferred: VecDeque<(GuiCommand, bool)>,
     next_keepalive: Option<Instant>,
     quitting: bool,
     /// The df-pn table for verifying members' mate claims, made at the first claim.
@@ -393,7 +394,7 @@ impl<W: std::io::Write> Coordinator<W> {
 
     fn on_gui(&mut self, cmd: GuiCommand) {
         if (self.usi_pending || self.ready_pending.is_some()) && cmd != GuiCommand::Quit {
-            self.deferred.push_back(cmd);
+            self.deferred.push_back((cmd, self.gui_line_cp932));
             return;
         }
         self.handle_gui(cmd);
@@ -403,10 +404,13 @@ impl<W: std::io::Write> Coordinator<W> {
     /// makes gougi wait again.
     fn drain_deferred(&mut self) {
         while !self.usi_pending && self.ready_pending.is_none() {
-            let Some(cmd) = self.deferred.pop_front() else {
+            let Some((cmd, cp932)) = self.deferred.pop_front() else {
                 break;
             };
+            // Handled now, but read then: its encoding is that of its own line.
+            let current = std::mem::replace(&mut self.gui_line_cp932, cp932);
             self.handle_gui(cmd);
+            self.gui_line_cp932 = current;
         }
     }
 

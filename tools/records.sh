@@ -4,8 +4,8 @@
 # docs/matches/ (1,535 files); they are kept as one xz archive per study under docs/records/,
 # with docs/records/index.tsv naming the archive of every file (`<archive>\t<path>`).
 # An archive holds repo-relative paths, so unpacking at the repository root puts each file
-# back where the journal's links point. docs/matches/ is not tracked: unpacked files are
-# ignored by nothing, so `git status` shows them until they are packed or removed.
+# back where the journal's links point. docs/matches/ is in .gitignore, so that unpacked
+# records are not committed loose again; a change to them is kept by packing the study.
 #
 #   tools/records.sh list                  the studies, their archives and file counts
 #   tools/records.sh unpack [STUDY|all]    restore docs/matches/... from the archive(s)
@@ -66,8 +66,11 @@ study_of() {
 # Every file under docs/matches/ on disk as `<study>\t<path>`, paths in byte order.
 files_on_disk() {
   [ -d docs/matches ] || return 0
+  local f s
   find docs/matches -type f | LC_ALL=C sort | while IFS= read -r f; do
-    printf '%s\t%s\n' "$(study_of "$f")" "$f"
+    # study_of's `die` only ends the command substitution; end the loop too.
+    s=$(study_of "$f") || exit 2
+    printf '%s\t%s\n' "$s" "$f"
   done
 }
 

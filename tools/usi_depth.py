@@ -8,7 +8,8 @@ engine's `bench`) turns it into depth at equal time.
     tools/usi_depth.py NODES POSITIONS_FILE [opt:NAME=VALUE ...] CMD...
     tools/usi_depth.py 8000000 docs/matches/depth-positions.txt opt:USI_Hash=256 target/release/gougi search
 
-POSITIONS_FILE: one `startpos …` or `sfen …` line each. Per position the engine gets
+POSITIONS_FILE: one `startpos …` or `sfen …` line each (the file above is in the match records:
+`tools/records.sh unpack positions` first). Per position the engine gets
 `usinewgame`, `isready`, `position …`, `go nodes NODES`; the last `info … depth … pv` line before
 `bestmove` is the one reported (BENCHMARKS "Search depth at equal nodes").
 """

@@ -1,6 +1,7 @@
 """A USI engine over a pipe, for the measuring scripts (tools/cpu_per_move.py,
-docs/matches/clock/answer_times.py): start it, send lines, read up to a line with a prefix,
-and the handshake with `opt:NAME=VALUE` options taken off the front of a command line."""
+docs/matches/clock/answer_times.py, from `tools/records.sh unpack clock`): start it, send
+lines, read up to a line with a prefix, and the handshake with `opt:NAME=VALUE` options taken
+off the front of a command line."""
 import subprocess
 import time
 

@@ -6,9 +6,10 @@
         -- opt:USI_Hash=64 opt:PostSearchLevel=MinLength taskset -c 1 ./KomoringHeights-by-clang
 
 PROBLEMS_FILE: one `sfen BOARD SIDE HAND PLY …` per line (words after the SFEN are ignored;
-`#` lines skipped), e.g. `docs/matches/nomate-hard-17.tsv` turned into `sfen … nomate` lines as
-in BENCHMARKS.md. Per problem and engine: `usinewgame`, `isready` (waited for), `position sfen
-…`, then the wall time from `go mate LIMIT_MS` to the `checkmate` line. Each round plays every
+`#` lines skipped), e.g. `docs/matches/nomate-hard-17.tsv` (in the match records:
+`tools/records.sh unpack positions`) turned into `sfen … nomate` lines as in BENCHMARKS.md.
+Per problem and engine: `usinewgame`, `isready` (waited for), `position sfen …`, then the wall
+time from `go mate LIMIT_MS` to the `checkmate` line. Each round plays every
 problem on every engine, the engines' order rotating by round, so neither always runs on a
 cache the other has just cooled. Printed: per problem, each engine's median over the rounds
 and its answer (`nomate`, `timeout`, or the mate's length); then per engine the median, worst

@@ -256,33 +256,47 @@ async fn run(
     let code = loop {
         tokio::select! {
             // A command from the handle; `None` means every handle was dropped: shut down.
-            command = commands.recv() => match command {
-                Some(Command::Line { text: line, cp932 }) => {
-                    tracing::debug!(%line, cp932, "to member");
-                    let bytes = if cp932 {
-                        encoding_rs::SHIFT_JIS.encode(&line).0
-                    } else {
-                        std::borrow::Cow::Borrowed(line.as_bytes())
-                    };
-                    match timeout(WRITE_TIMEOUT, write_line(&mut writer, &bytes)).await {
+            command = commands.recv() => {
+                // Every line already queued goes out in one write and one flush: `position` and
+                // `go` (or `stop` and the next `go`) reach the member in one pipe write, which
+                // matters where a write is a system call through a thread pool (tokio's child
+                // pipes on Windows) or a round trip to wineserver.
+                let mut batch = Vec::new();
+                let mut next = command;
+                let ending = loop {
+                    match next {
+                        Some(Command::Line { text, cp932 }) => batch.push((text, cp932)),
+                        other => break Some(other),
+                    }
+                    match commands.try_recv() {
+                        Ok(more) => next = Some(more),
+                        // Empty, or disconnected (the next `recv` sees `None`).
+                        Err(_) => break None,
+                    }
+                };
+                if !batch.is_empty() {
+                    match timeout(WRITE_TIMEOUT, write_lines(&mut writer, &batch)).await {
                         Ok(Ok(())) => {}
                         // A broken pipe means the member is dying; its stdout EOF ends the loop.
-                        Ok(Err(e)) => tracing::warn!(error = %e, %line, "write to member failed"),
+                        Ok(Err(e)) => tracing::warn!(error = %e, lines = batch.len(), "write to member failed"),
                         Err(_) => {
-                            tracing::warn!(%line, "member stopped reading its input; killing it");
+                            tracing::warn!(lines = batch.len(), "member stopped reading its input; killing it");
                             break kill(&mut child).await;
                         }
                     }
                 }
-                Some(Command::Kill) => {
-                    tracing::info!("killing member on request");
-                    break kill(&mut child).await;
+                match ending {
+                    None | Some(Some(Command::Line { .. })) => {}
+                    Some(Some(Command::Kill)) => {
+                        tracing::info!("killing member on request");
+                        break kill(&mut child).await;
+                    }
+                    Some(None) => {
+                        tracing::debug!("all handles dropped; killing member");
+                        break kill(&mut child).await;
+                    }
                 }
-                None => {
-                    tracing::debug!("all handles dropped; killing member");
-                    break kill(&mut child).await;
-                }
-            },
+            }
             // A line from the member. `next_line` is cancel-safe: if a command wins the race,
             // the partial line waits in the reader.
             line = reader.next_line() => match line {
@@ -311,9 +325,21 @@ async fn run(
     });
 }
 
-async fn write_line(writer: &mut BufWriter<ChildStdin>, line: &[u8]) -> std::io::Result<()> {
-    writer.write_all(line).await?;
-    writer.write_all(b"\n").await?;
+/// Writes `lines` (each in CP932 when marked so, else UTF-8), then flushes once.
+async fn write_lines(
+    writer: &mut BufWriter<ChildStdin>,
+    lines: &[(String, bool)],
+) -> std::io::Result<()> {
+    for (line, cp932) in lines {
+        tracing::debug!(%line, cp932, "to member");
+        let bytes = if *cp932 {
+            encoding_rs::SHIFT_JIS.encode(line).0
+        } else {
+            std::borrow::Cow::Borrowed(line.as_bytes())
+        };
+        writer.write_all(&bytes).await?;
+        writer.write_all(b"\n").await?;
+    }
     writer.flush().await
 }
 

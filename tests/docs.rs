@@ -87,6 +87,36 @@ fn config_keys_table_lists_exactly_the_parsers_keys() {
     );
 }
 
+#[test]
+fn readme_config_example_uses_real_keys_and_a_real_type() {
+    let readme = read("README.md");
+    let block = readme
+        .split("## A config that combines two engines")
+        .nth(1)
+        .and_then(|rest| rest.split("```").nth(1))
+        .expect("README.md: the example config block");
+    let forms: BTreeSet<String> = key_forms().into_iter().collect();
+    let settings: Vec<(&str, &str)> = block
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            l.split_once('=')
+                .unwrap_or_else(|| panic!("README.md: {l:?}"))
+        })
+        .collect();
+    for (key, value) in &settings {
+        let form = key_form(key).unwrap_or_else(|| panic!("README.md: {key} is no key"));
+        assert!(forms.contains(&form), "README.md: {key} is no key");
+        if *key == "Gougi.Type" {
+            assert!(
+                value.parse::<PolicyKind>().is_ok(),
+                "README.md: type {value}"
+            );
+        }
+    }
+    assert!(settings.len() >= 4, "{settings:?}");
+}
+
 // ----- consultation types ------------------------------------------------------------------
 
 /// How the guide and the shipped config write a type's member count.

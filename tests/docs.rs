@@ -194,8 +194,14 @@ fn declared_g_options() -> &'static BTreeMap<&'static str, BTreeSet<String>> {
 
 /// `gougi --config PATH`, asked `usi`: the lines up to `usiok`.
 fn usi_answer(config: &Path) -> Vec<String> {
+    let args = ["--config".as_ref(), config.as_os_str()];
+    usi_answer_of(&args, &config.display().to_string())
+}
+
+/// `gougi ARGS`, asked `usi`: the lines up to `usiok`; `what` names the run in a failure.
+fn usi_answer_of(args: &[&std::ffi::OsStr], what: &str) -> Vec<String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_gougi"));
-    cmd.arg("--config").arg(config);
+    cmd.args(args);
     // The test's own environment must not change the config (GOUGI_… overrides every key).
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("GOUGI_") {
@@ -228,7 +234,7 @@ fn usi_answer(config: &Path) -> Vec<String> {
             Ok(line) => lines.push(line),
             Err(e) => {
                 let _ = child.kill();
-                panic!("{}: no usiok ({e}); got {lines:#?}", config.display());
+                panic!("{what}: no usiok ({e}); got {lines:#?}");
             }
         }
     }
@@ -246,30 +252,59 @@ struct OptionRow {
     types: Option<BTreeSet<String>>,
 }
 
+/// The `option …` line a guide's option row describes: its cells are name, type, default and
+/// range (`min–max` for a spin, the words of a combo as code spans, `—` otherwise).
+fn usi_line(file: &str, line: usize, c: &[String]) -> String {
+    let (name, kind, default, range) = (unquote(&c[0]), &c[1], unquote(&c[2]), &c[3]);
+    let mut usi = format!("option name {name} type {kind} default {default}");
+    match kind.as_str() {
+        "spin" => {
+            let (min, max) = range
+                .split_once('–')
+                .unwrap_or_else(|| panic!("{file}:{line}: range {range:?} is not min–max"));
+            usi += &format!(" min {min} max {max}");
+        }
+        "combo" => code_spans(range)
+            .iter()
+            .for_each(|v| usi += &format!(" var {v}")),
+        _ => {}
+    }
+    usi
+}
+
 fn option_rows() -> Vec<OptionRow> {
-    let guide = read("docs/guide/options.md");
-    let heading = "# Options in the GUI";
-    table_after(&guide, heading)
+    let file = "docs/guide/options.md";
+    table_after(&read(file), "# Options in the GUI")
         .into_iter()
         .map(|(line, c)| {
-            let (name, kind, default, range) = (unquote(&c[0]), &c[1], unquote(&c[2]), &c[3]);
-            let mut usi = format!("option name {name} type {kind} default {default}");
-            match kind.as_str() {
-                "spin" => {
-                    let (min, max) = range.split_once('–').unwrap_or_else(|| {
-                        panic!("docs/guide/options.md:{line}: range {range:?} is not min–max")
-                    });
-                    usi += &format!(" min {min} max {max}");
-                }
-                "combo" => code_spans(range)
-                    .iter()
-                    .for_each(|v| usi += &format!(" var {v}")),
-                _ => {}
-            }
+            let usi = usi_line(file, line, &c);
             let types = (c[4] != "all").then(|| code_spans(&c[4]).into_iter().collect());
             OptionRow { line, usi, types }
         })
         .collect()
+}
+
+#[test]
+fn search_options_table_matches_gougi_search() {
+    let file = "docs/guide/search.md";
+    let documented: BTreeSet<String> = table_after(&read(file), "## Options")
+        .into_iter()
+        .map(|(line, c)| usi_line(file, line, &c))
+        .collect();
+    // The book's options are books.md's, and the same lines as the proxy's `G_Book…`.
+    let declared: BTreeSet<String> = usi_answer_of(&["search".as_ref()], "gougi search")
+        .into_iter()
+        .filter(|l| {
+            l.starts_with("option name ") && !gougi::book::OPTION_LINES.contains(&l.as_str())
+        })
+        .collect();
+    let missing: Vec<_> = declared.difference(&documented).collect();
+    let unknown: Vec<_> = documented.difference(&declared).collect();
+    assert!(
+        missing.is_empty() && unknown.is_empty(),
+        "{file} \"## Options\" against `gougi search`'s usi answer: \
+         not documented {missing:#?}; documented but not declared {unknown:#?}"
+    );
 }
 
 #[test]

@@ -88,8 +88,11 @@ const FIXED_KEYS: [(&str, Key); 8] = [
     ("Log.Level", Key::LogLevel),
 ];
 
+/// A field of `Engine<N>.<field>` and the key it makes for member N.
+type EngineField = (&'static str, fn(u32) -> Key);
+
 /// See [`FIXED_KEYS`]; `Option.<name>` and `SoloOption.<name>` are [`engine_option_key`]'s.
-const ENGINE_FIELDS: [(&str, fn(u32) -> Key); 10] = [
+const ENGINE_FIELDS: [EngineField; 10] = [
     ("Path", Key::EnginePath),
     ("Name", Key::EngineName),
     ("Weight", Key::EngineWeight),

@@ -312,7 +312,7 @@ fn the_page_shows_every_move_and_every_members_score_live() {
 }
 
 /// `cargo test --test monitor screenshot -- --ignored` writes docs/monitor.png (a ten-move
-/// game); README shows it.
+/// game); docs/guide/monitor.md shows it.
 #[test]
 #[ignore]
 fn screenshot() {

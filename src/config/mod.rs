@@ -40,7 +40,7 @@ pub use crate::member::command::{Builtin, CommandError, EngineCommand};
 pub use error::{ConfigError, ConfigWarning, Problem};
 pub use kind::{KindInfo, PolicyKind, UnknownPolicy, KINDS};
 pub use layers::{env_key, DEFAULTS_TEXT, ENV_PREFIX};
-pub use reader::decode;
+pub use reader::{decode, key_forms};
 pub use settings::{
     Config, EngineEntry, MemberOption, NodesRule, OptionFilter, DEFAULT_PV_MATE_COUNT,
     MAX_PV_MATE_COUNT,

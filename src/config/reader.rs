@@ -74,89 +74,93 @@ pub(super) enum Key {
     LogLevel,
 }
 
-/// The fixed keys, for hints.
-const FIXED_KEYS: [&str; 8] = [
-    "Gougi.Type",
-    "Gougi.Name",
-    "MateEngine.Path",
-    "MateEngine.forPV.Count",
-    "MateEngine.Guard",
-    "MateEngine.MinCores",
-    "Log.File",
-    "Log.Level",
+/// The keys that exist once, and the fields of `Engine<N>.<field>`: [`Key::parse`] reads these
+/// two tables and [`key_forms`] lists them, so the user guide's reference, which `tests/docs.rs`
+/// checks against [`key_forms`], names exactly the keys the parser accepts.
+const FIXED_KEYS: [(&str, Key); 8] = [
+    ("Gougi.Type", Key::GougiType),
+    ("Gougi.Name", Key::GougiName),
+    ("MateEngine.Path", Key::MatePath),
+    ("MateEngine.forPV.Count", Key::MatePvCount),
+    ("MateEngine.Guard", Key::MateGuard),
+    ("MateEngine.MinCores", Key::MateMinCores),
+    ("Log.File", Key::LogFile),
+    ("Log.Level", Key::LogLevel),
 ];
+
+/// A field of `Engine<N>.<field>` and the key it makes for member N.
+type EngineField = (&'static str, fn(u32) -> Key);
+
+/// See [`FIXED_KEYS`]; `Option.<name>` and `SoloOption.<name>` are [`engine_option_key`]'s.
+const ENGINE_FIELDS: [EngineField; 10] = [
+    ("Path", Key::EnginePath),
+    ("Name", Key::EngineName),
+    ("Weight", Key::EngineWeight),
+    ("Scale", Key::EngineScale),
+    ("ScoreView", Key::EngineScoreView),
+    ("Ponder", Key::EnginePonder),
+    ("Nodes", Key::EngineNodes),
+    ("MinCores", Key::EngineMinCores),
+    ("ShowOptions", Key::EngineShowOptions),
+    ("HideOptions", Key::EngineHideOptions),
+];
+
+/// Every key the config accepts, as the user guide writes them: the fixed keys, then
+/// `Engine<N>.<field>` and `Engine<N>.Option.<name>` / `Engine<N>.SoloOption.<name>`.
+pub fn key_forms() -> Vec<String> {
+    let fixed = FIXED_KEYS.iter().map(|(k, _)| (*k).to_owned());
+    let fields = ENGINE_FIELDS.iter().map(|(f, _)| format!("Engine<N>.{f}"));
+    let options = ["Option", "SoloOption"].map(|t| format!("Engine<N>.{t}.<name>"));
+    fixed.chain(fields).chain(options).collect()
+}
 
 impl Key {
     /// `Ok(None)` when the text is not a key of ours; `Err` for `Engine0.*`.
     pub(super) fn parse(key: &str) -> Result<Option<Key>, Problem> {
-        Ok(Some(match key {
-            "Gougi.Type" => Key::GougiType,
-            "Gougi.Name" => Key::GougiName,
-            "MateEngine.Path" => Key::MatePath,
-            "MateEngine.forPV.Count" => Key::MatePvCount,
-            "MateEngine.Guard" => Key::MateGuard,
-            "MateEngine.MinCores" => Key::MateMinCores,
-            "Log.File" => Key::LogFile,
-            "Log.Level" => Key::LogLevel,
-            _ => {
-                let Some(rest) = key.strip_prefix("Engine") else {
-                    return Ok(None);
-                };
-                let Some((num, field)) = rest.split_once('.') else {
-                    return Ok(None);
-                };
-                if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
-                    return Ok(None);
-                }
-                let Ok(n) = num.parse::<u32>() else {
-                    return Ok(None);
-                };
-                let k = match field {
-                    "Path" => Key::EnginePath(n),
-                    "Name" => Key::EngineName(n),
-                    "Weight" => Key::EngineWeight(n),
-                    "Scale" => Key::EngineScale(n),
-                    "ScoreView" => Key::EngineScoreView(n),
-                    "Ponder" => Key::EnginePonder(n),
-                    "Nodes" => Key::EngineNodes(n),
-                    "MinCores" => Key::EngineMinCores(n),
-                    "ShowOptions" => Key::EngineShowOptions(n),
-                    "HideOptions" => Key::EngineHideOptions(n),
-                    _ => return Ok(None),
-                };
-                if n == 0 {
-                    return Err(Problem::EngineZero);
-                }
-                k
-            }
-        }))
+        if let Some((_, k)) = FIXED_KEYS.iter().find(|(name, _)| *name == key) {
+            return Ok(Some(*k));
+        }
+        let Some(rest) = key.strip_prefix("Engine") else {
+            return Ok(None);
+        };
+        let Some((num, field)) = rest.split_once('.') else {
+            return Ok(None);
+        };
+        if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(None);
+        }
+        let Ok(n) = num.parse::<u32>() else {
+            return Ok(None);
+        };
+        let Some((_, make)) = ENGINE_FIELDS.iter().find(|(name, _)| *name == field) else {
+            return Ok(None);
+        };
+        if n == 0 {
+            return Err(Problem::EngineZero);
+        }
+        Ok(Some(make(n)))
     }
 
     /// A suggestion for an unknown key: a case-insensitive match, or the engine field form.
     fn hint(key: &str) -> Option<String> {
         let lower = key.to_ascii_lowercase();
-        if let Some(k) = FIXED_KEYS.iter().find(|k| k.to_ascii_lowercase() == lower) {
+        if let Some((k, _)) = FIXED_KEYS
+            .iter()
+            .find(|(k, _)| k.to_ascii_lowercase() == lower)
+        {
             return Some((*k).to_owned());
         }
         if let Some(k) = option_hint(key) {
             return Some(k);
         }
         let digits: String = key.chars().filter(char::is_ascii_digit).collect();
-        let field = key.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        let field = key.rsplit('.').next().unwrap_or("");
         let looks_like_engine = lower.starts_with("eng") || lower.starts_with("egn");
         if looks_like_engine && !digits.is_empty() {
-            let f = match field.as_str() {
-                "name" => "Name",
-                "weight" => "Weight",
-                "scale" => "Scale",
-                "scoreview" => "ScoreView",
-                "ponder" => "Ponder",
-                "nodes" => "Nodes",
-                "mincores" => "MinCores",
-                "showoptions" => "ShowOptions",
-                "hideoptions" => "HideOptions",
-                _ => "Path",
-            };
+            let f = ENGINE_FIELDS
+                .iter()
+                .find(|(f, _)| f.eq_ignore_ascii_case(field))
+                .map_or("Path", |(f, _)| f);
             return Some(format!("Engine{digits}.{f}"));
         }
         None
@@ -436,5 +440,16 @@ mod tests {
         assert_eq!(engine_option_key("Engine2.SoloOption."), None);
         assert_eq!(engine_option_key("Engine2.Solooption.X"), None);
         assert_eq!(engine_option_key("Engine2.SoloOption.Skill Level"), None);
+    }
+
+    #[test]
+    fn every_key_form_is_a_key() {
+        // The forms are what the guide's reference lists; each must be a key of ours.
+        for form in key_forms() {
+            let key = form.replace("<N>", "2").replace("<name>", "Threads");
+            let known =
+                matches!(Key::parse(&key), Ok(Some(_))) || engine_option_key(&key).is_some();
+            assert!(known, "{form}");
+        }
     }
 }

@@ -117,6 +117,37 @@ fn readme_config_example_uses_real_keys_and_a_real_type() {
     assert!(settings.len() >= 4, "{settings:?}");
 }
 
+/// The example configs the README and the guide recommend (`docs/configs/`, copies of the
+/// measured runs' configs from the records) are configs gougi reads: a renamed key or type
+/// would make the advice a broken file.
+#[test]
+fn example_configs_are_configs_gougi_reads() {
+    let dir = root().join("docs/configs");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("docs/configs") {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("config") {
+            continue;
+        }
+        if let Err(e) = gougi::config::Config::load(&path) {
+            panic!("{}: {e}", path.display());
+        }
+        seen += 1;
+    }
+    assert!(seen >= 5, "only {seen} configs in docs/configs");
+    // Every `docs/configs/…` the docs name exists.
+    for file in ["README.md", "docs/guide/types.md", "docs/ja/types.md"] {
+        for (k, _) in read(file).match_indices("docs/configs/") {
+            let rest = &read(file)[k..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| !matches!(c, '`' | ')' | ' ' | ','))
+                .collect();
+            assert!(root().join(&name).is_file(), "{file}: {name} is missing");
+        }
+    }
+}
+
 // ----- consultation types ------------------------------------------------------------------
 
 /// How the guide and the shipped config write a type's member count.

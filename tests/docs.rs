@@ -29,6 +29,51 @@ fn readme_fits_in_150_lines() {
     );
 }
 
+/// BENCHMARKS.md shows today's figures, the story lives in docs/journal/ (issue 51 item 3).
+#[test]
+fn benchmarks_fits_in_300_lines_and_starts_with_todays_table() {
+    let text = read("BENCHMARKS.md");
+    let lines = text.lines().count();
+    assert!(
+        lines <= 300,
+        "BENCHMARKS.md has {lines} lines; move the long story to docs/journal/"
+    );
+    assert!(
+        text.lines().take(30).any(|l| l == "## Today's figures"),
+        "BENCHMARKS.md: the table of today's figures comes first"
+    );
+}
+
+/// ARCHITECTURE.md: the map (layout, arrows, the journey of one `go`) in its first 200 lines,
+/// the decisions after it, 600 lines in all (issue 51 item 5).
+#[test]
+fn architecture_fits_in_600_lines_with_the_map_first() {
+    let text = read("ARCHITECTURE.md");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.len() <= 600,
+        "ARCHITECTURE.md has {} lines",
+        lines.len()
+    );
+    let at = |heading: &str| {
+        lines
+            .iter()
+            .position(|l| *l == heading)
+            .unwrap_or_else(|| panic!("ARCHITECTURE.md lacks {heading:?}"))
+    };
+    let (layout, arrows, journey, decisions) = (
+        at("## Layout"),
+        at("## Dependency arrows"),
+        at("## The journey of one `go`"),
+        at("## Decisions"),
+    );
+    assert!(layout < arrows && arrows < journey && journey < decisions);
+    assert!(
+        decisions <= 200,
+        "the map runs to line {decisions}; keep it within 200 lines"
+    );
+}
+
 // ----- Markdown tables ---------------------------------------------------------------------
 
 /// The rows of the first table after the heading `heading` (a whole heading line), as cells with

@@ -203,6 +203,18 @@ fn a_bad_option_pattern_is_a_config_error_naming_its_line() {
     );
 }
 
+/// The member's transcript once it holds `isready` (5 s at most), as raw bytes.
+fn transcript_once_ready(log: &std::path::Path) -> Vec<u8> {
+    let t0 = Instant::now();
+    loop {
+        let bytes = std::fs::read(log).unwrap_or_default();
+        if bytes.windows(7).any(|w| w == b"isready") || t0.elapsed() > Duration::from_secs(5) {
+            return bytes;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_cp932_setoption_value_reaches_the_member_in_cp932_and_a_utf8_one_in_utf8() {
     // A Japanese Windows GUI sends file names in CP932; a Windows engine reads them so. gougi
@@ -224,14 +236,7 @@ fn a_cp932_setoption_value_reaches_the_member_in_cp932_and_a_utf8_one_in_utf8() 
     g.send("setoption name E1_BookDir value 定跡");
     g.send("isready");
     g.until(Duration::from_secs(10), |l| l == "readyok");
-    let t0 = Instant::now();
-    let bytes = loop {
-        let bytes = std::fs::read(&log).unwrap_or_default();
-        if bytes.windows(7).any(|w| w == b"isready") || t0.elapsed() > Duration::from_secs(5) {
-            break bytes;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let bytes = transcript_once_ready(&log);
     let mut want_cp932 = b"setoption name EvalDir value ".to_vec();
     want_cp932.extend_from_slice(&sjis);
     want_cp932.push(b'\n');
@@ -260,14 +265,7 @@ fn a_cp932_setoption_held_until_usiok_keeps_its_bytes() {
     lines.extend_from_slice(b"\r\nisready\r\n");
     g.send_bytes(&lines);
     g.until(Duration::from_secs(10), |l| l == "readyok");
-    let t0 = Instant::now();
-    let bytes = loop {
-        let bytes = std::fs::read(&log).unwrap_or_default();
-        if bytes.windows(7).any(|w| w == b"isready") || t0.elapsed() > Duration::from_secs(5) {
-            break bytes;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let bytes = transcript_once_ready(&log);
     let mut want = b"setoption name EvalDir value ".to_vec();
     want.extend_from_slice(&sjis);
     want.push(b'\n');

@@ -585,69 +585,105 @@ fn ctrl_c_of_gougi_exe_ends_its_members() {
     ends(Member::Bat, Ending::CtrlC, 3);
 }
 
+/// gougi.exe on one mock member (`script`), spoken to in raw bytes: what the test writes and
+/// reads is not decoded or encoded on the way (CP932 in, Shift_JIS out).
+struct RawSession {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    out: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl RawSession {
+    fn start(lane: &Lane, tag: &str, script: &str) -> RawSession {
+        use std::io::Read;
+        let dir = scratch_dir(tag);
+        std::fs::write(dir.join("member1.txt"), script).unwrap();
+        std::fs::write(
+            dir.join("SimpleGougi.config"),
+            format!(
+                "Gougi.Type=optimistic\r\nEngine1.Path={} {}\r\n",
+                win(&lane.exe("mock_engine.exe")),
+                win(&dir.join("member1.txt"))
+            ),
+        )
+        .unwrap();
+        let mut child = Command::new("wine")
+            .arg(win(&lane.exe("gougi.exe")))
+            .args(["--config", &win(&dir.join("SimpleGougi.config"))])
+            .envs(lane.env())
+            .env_remove("GOUGI_CONFIG")
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("wine gougi.exe");
+        let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut stdout = child.stdout.take().unwrap();
+        let sink = std::sync::Arc::clone(&out);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        let stdin = child.stdin.take().unwrap();
+        RawSession { child, stdin, out }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Waits (wine's patience) until gougi.exe's output holds `needle`.
+    fn wait_for(&self, needle: &[u8]) {
+        let deadline = Instant::now() + WINE_PATIENCE;
+        while !self
+            .out
+            .lock()
+            .unwrap()
+            .windows(needle.len())
+            .any(|w| w == needle)
+        {
+            assert!(
+                Instant::now() < deadline,
+                "no {:?}",
+                String::from_utf8_lossy(needle)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// `quit`; gougi.exe must exit 0. Returns every byte it wrote.
+    fn quit(mut self) -> Vec<u8> {
+        self.write(b"quit\r\n");
+        assert_eq!(self.child.wait().unwrap().code(), Some(0));
+        let out = self.out.lock().unwrap().clone();
+        out
+    }
+}
+
 /// An old Windows GUI: commands end in CRLF and gougi.exe's Japanese text must come out in
 /// Shift_JIS (`G_OutputEncoding`), bytes read raw from the exe's stdout.
 #[test]
 fn crlf_input_and_shift_jis_output() {
-    use std::io::{Read, Write};
-    use std::sync::{Arc, Mutex};
     let Some(lane) = lane() else { return };
-    let dir = scratch_dir("sjis");
-    std::fs::write(
-        dir.join("member1.txt"),
+    let mut g = RawSession::start(
+        lane,
+        "sjis",
         "id name 居飛車\ngo: info score cp 5 pv 7g7f ; bestmove 7g7f\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("SimpleGougi.config"),
-        format!(
-            "Gougi.Type=optimistic\r\nEngine1.Path={} {}\r\n",
-            win(&lane.exe("mock_engine.exe")),
-            win(&dir.join("member1.txt"))
-        ),
-    )
-    .unwrap();
-    let mut child = Command::new("wine")
-        .arg(win(&lane.exe("gougi.exe")))
-        .args(["--config", &win(&dir.join("SimpleGougi.config"))])
-        .envs(lane.env())
-        .env_remove("GOUGI_CONFIG")
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("wine gougi.exe");
-    let raw = Arc::new(Mutex::new(Vec::new()));
-    let mut stdout = child.stdout.take().unwrap();
-    let sink = Arc::clone(&raw);
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-    });
-    let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(
-            b"usi\r\nsetoption name G_OutputEncoding value Shift_JIS\r\nisready\r\n\
-              usinewgame\r\nposition startpos\r\ngo btime 0 wtime 0 byoyomi 1000\r\n",
-        )
-        .unwrap();
-    stdin.flush().unwrap();
-    let deadline = Instant::now() + WINE_PATIENCE;
-    while !raw.lock().unwrap().windows(9).any(|w| w == b"bestmove ") {
-        assert!(Instant::now() < deadline, "no bestmove");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    stdin.write_all(b"quit\r\n").unwrap();
-    stdin.flush().unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
-    let raw = raw.lock().unwrap().clone();
+    );
+    g.write(
+        b"usi\r\nsetoption name G_OutputEncoding value Shift_JIS\r\nisready\r\n\
+          usinewgame\r\nposition startpos\r\ngo btime 0 wtime 0 byoyomi 1000\r\n",
+    );
+    g.wait_for(b"bestmove ");
+    let raw = g.quit();
     assert!(
         std::str::from_utf8(&raw).is_err(),
         "Japanese text is not UTF-8 any more"
@@ -665,69 +701,26 @@ fn crlf_input_and_shift_jis_output() {
 /// not replacement characters, so the member opens the file the user chose.
 #[test]
 fn a_cp932_setoption_value_reaches_the_member_as_sent() {
-    use std::io::{Read, Write};
-    use std::sync::{Arc, Mutex};
     let Some(lane) = lane() else { return };
-    let dir = scratch_dir("setoption-cp932");
-    let log = dir.join("member1.log");
-    std::fs::write(
-        dir.join("member1.txt"),
-        format!(
+    let log = scratch_path("setoption-cp932-member1.log");
+    let mut g = RawSession::start(
+        lane,
+        "setoption-cp932",
+        &format!(
             "transcript: {}\noption name BookFile type string default book.db\n\
              go: info score cp 5 pv 7g7f ; bestmove 7g7f\n",
             win(&log)
         ),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("SimpleGougi.config"),
-        format!(
-            "Gougi.Type=optimistic\r\nEngine1.Path={} {}\r\n",
-            win(&lane.exe("mock_engine.exe")),
-            win(&dir.join("member1.txt"))
-        ),
-    )
-    .unwrap();
+    );
     let value = "C:\\将棋\\定跡 ファイル.db";
     let (value_cp932, _, lossy) = encoding_rs::SHIFT_JIS.encode(value);
     assert!(!lossy);
-    let mut child = Command::new("wine")
-        .arg(win(&lane.exe("gougi.exe")))
-        .args(["--config", &win(&dir.join("SimpleGougi.config"))])
-        .envs(lane.env())
-        .env_remove("GOUGI_CONFIG")
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("wine gougi.exe");
-    let raw = Arc::new(Mutex::new(Vec::new()));
-    let mut stdout = child.stdout.take().unwrap();
-    let sink = Arc::clone(&raw);
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-    });
-    let mut stdin = child.stdin.take().unwrap();
     let mut input = b"usi\r\nsetoption name E1_BookFile value ".to_vec();
     input.extend_from_slice(&value_cp932);
     input.extend_from_slice(b"\r\nisready\r\n");
-    stdin.write_all(&input).unwrap();
-    stdin.flush().unwrap();
-    let deadline = Instant::now() + WINE_PATIENCE;
-    while !raw.lock().unwrap().windows(7).any(|w| w == b"readyok") {
-        assert!(Instant::now() < deadline, "no readyok");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    stdin.write_all(b"quit\r\n").unwrap();
-    stdin.flush().unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(0));
+    g.write(&input);
+    g.wait_for(b"readyok");
+    g.quit();
     let got = std::fs::read(&log).unwrap_or_default();
     let mut want = b"setoption name BookFile value ".to_vec();
     want.extend_from_slice(&value_cp932);

@@ -780,6 +780,23 @@ fn the_release_zip_plays_from_a_japanese_folder() {
         "the zip's contents"
     );
     assert!(home.join("ja").join("README.md").is_file());
+    // The guide's links point inside the archive (release.sh drops links into the repository).
+    for page in std::fs::read_dir(home.join("ja")).unwrap() {
+        let page = page.unwrap().path();
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (k, _) in text.match_indices("](") {
+            let target: String = text[k + 2..].chars().take_while(|&c| c != ')').collect();
+            let file = target.split('#').next().unwrap_or("");
+            if file.is_empty() || file.starts_with("http") {
+                continue;
+            }
+            assert!(
+                home.join("ja").join(file).exists(),
+                "{}: link {target} leads outside the archive",
+                page.display()
+            );
+        }
+    }
     // The test fixture that lets wine 8 start the exe; never in the zip.
     std::fs::copy(
         lane.exe("bcryptprimitives.dll"),

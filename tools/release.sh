@@ -58,6 +58,12 @@ for target in $targets; do
   fi
   cp SimpleGougi.config LICENSE "$dir/"
   cp docs/ja/*.md "$dir/ja/"
+  # Links into the repository (README, BENCHMARKS, the English guide) have nothing to point to in
+  # the archive: they keep their text and lose the link; the config is one folder up there.
+  sed -E -i \
+    -e 's#\[([^]]*)\]\((\.\./\.\./(README|BENCHMARKS)\.md|\.\./guide/[^)]*)\)#\1#g' \
+    -e 's#\]\(\.\./\.\./SimpleGougi\.config\)#](../SimpleGougi.config)#g' \
+    "$dir/ja/"*.md
 done
 
 # Python's zipfile and tarfile: no zip tool to install, and the same archive on every machine.

@@ -188,8 +188,14 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
             }
             _ => {
-                // The leader is the member the policy would choose if it decided now.
-                if round.participants.len() > 1 && self.config.policy.shape() == Shape::All {
+                // The leader is the member the policy would choose if it decided now (chosen
+                // again every `leader_every` lines: see there).
+                round.lines_since_leader += 1;
+                if round.participants.len() > 1
+                    && self.config.policy.shape() == Shape::All
+                    && round.lines_since_leader >= leader_every(round.participants.len())
+                {
+                    round.lines_since_leader = 0;
                     if let Some(leader) = self.provisional_leader() {
                         if let Some(r) = &mut self.round {
                             r.leader = Some(leader);

@@ -62,6 +62,15 @@ pub(super) const BUILTIN_MATE_HASH_MB: u64 = 64;
 /// The key of the built-in solver's answer among a tsume round's `checkmates` (not a slot).
 pub(super) const BUILTIN_MATE: usize = usize::MAX;
 
+/// Lines between two choices of the provisional leader with `members` members thinking: every
+/// line up to 15 members, then one line in `members / 8`. Choosing costs a pass over every
+/// member (the policy's decision over their current lines), so choosing at every line made the
+/// relay quadratic in the member count; this way a line costs at most about eight members' worth
+/// of choosing, and with 64 members the leader is at most 8 lines behind (under 1 ms of relay).
+pub(super) fn leader_every(members: usize) -> usize {
+    (members / 8).max(1)
+}
+
 /// The longest PV prefix sent to PV mate members.
 pub(super) const PV_MATE_DEPTH: usize = 8;
 
@@ -242,6 +251,9 @@ pub(super) struct Round {
     pub(super) elsewhere: HashMap<usize, Game>,
     /// The deepest `depth` relayed to the GUI this round (`G_InfoRelay=leader`).
     pub(super) relayed_depth: u32,
+    /// Lines from members since the provisional leader was last chosen (`G_InfoRelay=leader`):
+    /// with many members it is chosen again every [`leader_every`] lines, not at each.
+    pub(super) lines_since_leader: usize,
     /// A `go ponder` ended by `stop`: its bestmove is thrown away by the GUI.
     pub(super) missed_ponder: bool,
     /// `go mate` with no mate member: the built-in df-pn solver, in-process on its own thread,

@@ -156,6 +156,8 @@ pub struct Coordinator<W> {
     timed_go: bool,
     /// Where to publish what members owe after each event (tests only; `requests.rs`).
     probe: Option<Probe>,
+    /// The cap on `G_InfoRelay=all` (`RELAY_RATE`).
+    relay_cap: RelayCap,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
@@ -251,6 +253,7 @@ impl<W: std::io::Write> Coordinator<W> {
             monitor: None,
             unpublished: Vec::new(),
             probe: None,
+            relay_cap: RelayCap::new(now),
         }
     }
 

@@ -361,6 +361,7 @@ impl<W: std::io::Write> Coordinator<W> {
             t.extend(r.hard);
         }
         t.extend(self.mates.mateinfo.iter().map(|m| m.2));
+        t.extend(self.relay_cap.next_release());
         t.into_iter().min()
     }
 
@@ -383,6 +384,14 @@ impl<W: std::io::Write> Coordinator<W> {
         self.try_answer_ready();
         if !self.mates.mateinfo.is_empty() {
             self.send_mateinfo();
+        }
+        match self.round.as_ref().map(|r| r.id) {
+            Some(id) => {
+                for line in self.relay_cap.release(id, now) {
+                    self.say(line);
+                }
+            }
+            None => self.relay_cap.end_round(),
         }
         let Some(round) = &mut self.round else { return };
         if !round.stop_sent && round.soft.is_some_and(|s| s <= now) {

@@ -145,7 +145,7 @@ impl<W: std::io::Write> Coordinator<W> {
             soft: soft.map(|d| started + d),
             hard: hard.map(|d| started + d),
             participants: Vec::new(),
-            answers: HashMap::new(),
+            answers: HashMap::default(),
             checkmates: HashMap::new(),
             stop_sent: false,
             exchange: None,

@@ -477,8 +477,8 @@ impl<W: std::io::Write> Coordinator<W> {
     // ----- member side --------------------------------------------------------------------
 
     fn slot_index(&self, number: u32) -> Option<usize> {
-        // Members are numbered 1, 2, 3 … in slot order (the mate member, 0, comes last): look
-        // there first, since this runs at every line a member prints.
+        // Normal members are numbered 1, 2, 3 … in slot order: look there first, since this
+        // runs at every line a member prints (the mate member, 0, is found by the scan).
         let guess = (number as usize).wrapping_sub(1);
         if self
             .slots

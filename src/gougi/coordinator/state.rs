@@ -66,7 +66,7 @@ pub(super) const BUILTIN_MATE: usize = usize::MAX;
 /// line up to 15 members, then one line in `members / 8`. Choosing costs a pass over every
 /// member (the policy's decision over their current lines), so choosing at every line made the
 /// relay quadratic in the member count; this way a line costs at most about eight members' worth
-/// of choosing, and with 64 members the leader is at most 8 lines behind (under 1 ms of relay).
+/// of choosing, and with 64 members the leader is chosen again after at most 8 member lines.
 pub(super) fn leader_every(members: usize) -> usize {
     (members / 8).max(1)
 }

@@ -181,6 +181,14 @@ enum BenchTarget {
         /// Relay rounds.
         #[arg(long, default_value_t = 20)]
         relay_rounds: usize,
+        /// Members behind gougi; a comma-separated list (`3,16,64,256`) measures each in turn
+        /// and ends with one table.
+        #[arg(long, value_delimiter = ',', default_value = "3")]
+        members: Vec<usize>,
+        /// `G_InfoRelay` for the relay measurement (`all` relays every member's lines; `leader`,
+        /// the default of a real game, re-chooses the leader at each line).
+        #[arg(long, default_value = "all")]
+        relay: String,
     },
 }
 
@@ -281,7 +289,15 @@ fn run() -> anyhow::Result<()> {
                 rounds,
                 infos,
                 relay_rounds,
-            } => gougi::gougi::bench::run(rounds, infos, relay_rounds),
+                members,
+                relay,
+            } => gougi::gougi::bench::run(&gougi::gougi::bench::Settings {
+                rounds,
+                infos,
+                relay_rounds,
+                members,
+                relay,
+            }),
         },
     }
 }

@@ -938,3 +938,92 @@ async fn mate_zero_hashfull_and_seldepth_are_kept_within_usis_ranges() {
     );
     gui.quit().await;
 }
+
+/// `G_InfoRelay=all` with 64 members: the GUI gets at most `RELAY_BURST` (200) lines of thought
+/// at once and then 200 a second, each member's latest line kept. Counted exactly: 64 first
+/// lines at `go` and 136 of the 640 that follow 1 ms later pass (200); 1 ms later every member
+/// prints its depth-99 line, which replaces what it had waiting; those 64 go out one per 5 ms,
+/// the last at 320 ms; nothing else.
+#[tokio::test(start_paused = true)]
+async fn relay_all_with_64_members_is_capped_at_200_lines_a_second_keeping_each_members_latest() {
+    let scripts = vec![Script::always(Go::Answer(1000 * MS)); 64];
+    let mut gui = start(
+        "majority",
+        scripts,
+        &["setoption name G_InfoRelay value all"],
+    )
+    .await;
+    gui.send("position startpos").await;
+    let t0 = gui.send("go btime 0 wtime 0 byoyomi 5000").await;
+    sleep(MS).await;
+    for depth in 2..12 {
+        for m in 1..=64 {
+            let line = format!("info depth {depth} nodes {m} score cp 1 pv 7g7f\n");
+            assert!(gui.members.say(m, line.as_bytes()));
+        }
+    }
+    sleep(MS).await;
+    for m in 1..=64 {
+        let line = format!("info depth 99 nodes {m} score cp 2 pv 7g7f\n");
+        assert!(gui.members.say(m, line.as_bytes()));
+    }
+    let (at, _) = gui.until("bestmove", 2000 * MS).await;
+    assert_eq!(at - t0, 1000 * MS);
+    let relayed: Vec<(Instant, String)> = gui
+        .out
+        .lines()
+        .into_iter()
+        .filter(|(_, l)| l.starts_with("info ") && l.contains(" multipv ") && !l.contains(" time "))
+        .collect();
+    assert_eq!(relayed.len(), 264, "{relayed:#?}");
+    let latest: Vec<&(Instant, String)> = relayed
+        .iter()
+        .filter(|(_, l)| l.contains("depth 99 "))
+        .collect();
+    assert_eq!(latest.len(), 64);
+    for m in 1..=64 {
+        let mine = format!("nodes {m} ");
+        assert_eq!(
+            latest.iter().filter(|(_, l)| l.contains(&mine)).count(),
+            1,
+            "member {m}"
+        );
+    }
+    assert_eq!(latest.last().unwrap().0 - t0, 320 * MS);
+    // No line of thought after the round's first second of credit but those 64.
+    assert!(relayed
+        .iter()
+        .all(|(t, l)| *t - t0 <= 2 * MS || l.contains("depth 99 ")));
+    gui.quit().await;
+}
+
+/// Below the cap nothing changes: three members' lines all reach the GUI, at once.
+#[tokio::test(start_paused = true)]
+async fn relay_all_with_three_members_passes_every_line() {
+    let scripts = vec![Script::always(Go::Answer(500 * MS)); 3];
+    let mut gui = start(
+        "majority",
+        scripts,
+        &["setoption name G_InfoRelay value all"],
+    )
+    .await;
+    gui.send("position startpos").await;
+    let t0 = gui.send("go btime 0 wtime 0 byoyomi 5000").await;
+    sleep(MS).await;
+    for depth in 2..32 {
+        for m in 1..=3 {
+            let line = format!("info depth {depth} nodes {m} score cp 1 pv 7g7f\n");
+            assert!(gui.members.say(m, line.as_bytes()));
+        }
+    }
+    gui.until("bestmove", 2000 * MS).await;
+    let relayed: Vec<(Instant, String)> = gui
+        .out
+        .lines()
+        .into_iter()
+        .filter(|(_, l)| l.starts_with("info ") && l.contains(" multipv ") && !l.contains(" time "))
+        .collect();
+    assert_eq!(relayed.len(), 3 + 90, "{relayed:#?}");
+    assert!(relayed.iter().all(|(t, _)| *t - t0 <= MS));
+    gui.quit().await;
+}

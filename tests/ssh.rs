@@ -314,3 +314,100 @@ fn a_match_and_a_tune_run_an_engine_over_ssh() {
     let trace = std::fs::read_to_string(tuned.join("trace.csv")).unwrap();
     assert_eq!(trace.lines().count(), 4, "{trace}");
 }
+
+/// Issue 53: a 16-member `optimistic` consultation with 8 members over ssh (each its own
+/// connection to the test's sshd) and 8 local ones, 6 moves at byoyomi 1000: every `bestmove`
+/// legal and in time, and every member's answer used at every move (16 `[O]`/`[X]` lines: no
+/// remote answer dropped as late). gougi's descriptors and memory are printed (`--nocapture`).
+#[test]
+fn sixteen_members_eight_over_ssh_answer_legally_in_time() {
+    use gougi::shogi::position::Position;
+    let dir = scratch_dir("ssh-sixteen");
+    let Some(sshd) = Sshd::start(&dir) else {
+        return;
+    };
+    let legal = |pos: &str| -> Vec<String> {
+        let board = Position::from_usi_position(pos).expect("legal test position");
+        board.legal_moves().iter().map(|m| m.to_string()).collect()
+    };
+    let moves_file = dir.join("moves.tsv");
+    let script = dir.join("member.txt");
+    std::fs::write(
+        &script,
+        format!(
+            "moves_file: {}\ngo: sleep 30 ; play\n",
+            moves_file.display()
+        ),
+    )
+    .unwrap();
+    let mock = mock_engine_path();
+    let mut config = "Gougi.Type=optimistic\n".to_string();
+    for k in 1..=16 {
+        let remote = if k % 2 == 0 {
+            format!("{} ", sshd.ssh())
+        } else {
+            String::new()
+        };
+        config.push_str(&format!(
+            "Engine{k}.Path={remote}{} {}\n",
+            mock.display(),
+            script.display()
+        ));
+    }
+    let path = dir.join("SimpleGougi.config");
+    std::fs::write(&path, config).unwrap();
+    let mut g = Gougi::with_config(&path);
+    let hello = g.handshake();
+    assert!(!hello.iter().any(|l| l.contains("[Error]")), "{hello:#?}");
+    let mut played: Vec<String> = Vec::new();
+    let mut slowest = Duration::ZERO;
+    for k in 0..6 {
+        let pos = if played.is_empty() {
+            "position startpos".to_string()
+        } else {
+            format!("position startpos moves {}", played.join(" "))
+        };
+        let tmp = moves_file.with_extension("tmp");
+        std::fs::write(&tmp, format!("{pos}\t{}\n", legal(&pos).join(" "))).unwrap();
+        std::fs::rename(&tmp, &moves_file).unwrap();
+        g.send(&pos);
+        let t = Instant::now();
+        g.send("go btime 0 wtime 0 byoyomi 1000");
+        let lines = g.until_prefix("bestmove");
+        let took = t.elapsed();
+        slowest = slowest.max(took);
+        let line = lines.last().unwrap();
+        assert!(
+            took <= Duration::from_millis(1000),
+            "move {k}: {line} after {took:?}"
+        );
+        let mv = line.split_whitespace().nth(1).unwrap().to_string();
+        assert!(legal(&pos).contains(&mv), "move {k}: illegal {line}");
+        let answered = lines
+            .iter()
+            .filter(|l| l.starts_with("info string [O]") || l.starts_with("info string [X]"))
+            .count();
+        assert_eq!(answered, 16, "move {k}: {lines:#?}");
+        if k == 0 {
+            let pid = g.pid();
+            let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).map(|d| d.count());
+            let rss = std::fs::read_to_string(format!("/proc/{pid}/status"))
+                .ok()
+                .and_then(|s| {
+                    s.lines()
+                        .find(|l| l.starts_with("VmRSS:"))
+                        .map(str::to_string)
+                });
+            println!("16 members, 8 over ssh: gougi fds {fds:?}, {rss:?}");
+        }
+        played.push(mv);
+        let reply = legal(&format!("position startpos moves {}", played.join(" ")))
+            .into_iter()
+            .next()
+            .unwrap();
+        played.push(reply);
+    }
+    println!("16 members, 8 over ssh: slowest bestmove {slowest:?}");
+    g.send("quit");
+    assert_eq!(g.wait_exit(Duration::from_secs(10)), Some(0));
+}

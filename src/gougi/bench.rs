@@ -5,8 +5,10 @@
 //! rounds, the time from writing `go` to reading `bestmove`:
 //!
 //! - **direct**: talking to one instant member without gougi — two pipe hops and the member;
-//! - **proxy**: talking to gougi with three such members — four pipe hops, the members, and
-//!   gougi's own work (parsing, legality checks, the decision, annotated lines).
+//! - **proxy**: talking to gougi with N such members (`--members`, 3 by default) — four pipe
+//!   hops, the members, and gougi's own work (parsing, legality checks, the decision, annotated
+//!   lines). gougi's own CPU time per round is read from `/proc` beside it: with many members
+//!   on few cores the round trip also holds the members' wake-ups, which are not gougi's cost.
 //!
 //! The added latency is bounded above by `proxy − direct` per percentile (the extra pipe hops
 //! included), so a p99 below 1 ms there proves gougi adds less than 1 ms after the last
@@ -166,18 +168,79 @@ fn summary(label: &str, mut times: Vec<Duration>) -> [Duration; 3] {
     q
 }
 
-/// Run the bench: `rounds` latency rounds, then `relay_rounds` rounds with `infos` info lines
-/// per member and per round relayed through `G_InfoRelay all`.
-pub fn run(rounds: usize, infos: usize, relay_rounds: usize) -> anyhow::Result<()> {
+/// What `gougi bench proxy` measures (its command-line arguments).
+pub struct Settings {
+    /// Latency rounds per member count.
+    pub rounds: usize,
+    /// Info lines per member per relay round.
+    pub infos: usize,
+    /// Relay rounds per member count.
+    pub relay_rounds: usize,
+    /// The member counts to measure, in turn.
+    pub members: Vec<usize>,
+    /// `G_InfoRelay` for the relay rounds.
+    pub relay: String,
+}
+
+/// One member count's figures, for the closing table.
+struct Row {
+    members: usize,
+    added: [f64; 2],
+    /// gougi's own CPU time per latency round (user + system), µs: what the coordinator costs,
+    /// apart from the members' wake-ups that share the machine's cores with it.
+    cpu_us: Option<f64>,
+    /// Member info lines handled per second, and lines the GUI received per second.
+    relay: Option<(f64, f64)>,
+    fds: Option<usize>,
+    rss_kb: Option<u64>,
+}
+
+/// `/proc/<pid>` figures (Linux; elsewhere `None`): open descriptors, resident memory (kB),
+/// CPU time used so far.
+mod proc_stats {
+    use std::time::Duration;
+
+    pub fn fds(pid: u32) -> Option<usize> {
+        Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count())
+    }
+
+    pub fn rss_kb(pid: u32) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    pub fn cpu(pid: u32) -> Option<Duration> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // Fields after the command name (which may hold spaces): state is field 3, utime 14,
+        // stime 15, in clock ticks of 1/100 s (USER_HZ on every Linux gougi builds for).
+        let rest = &stat[stat.rfind(')')? + 2..];
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: u64 =
+            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        Some(Duration::from_millis(ticks * 10))
+    }
+}
+
+/// Run the bench: for each member count, `rounds` latency rounds, then `relay_rounds` rounds
+/// with `infos` info lines per member and per round relayed under `G_InfoRelay` `relay`.
+pub fn run(settings: &Settings) -> anyhow::Result<()> {
+    let Settings {
+        rounds,
+        infos,
+        relay_rounds,
+        ..
+    } = *settings;
     let exe = std::env::current_exe()?;
     let dir = std::env::temp_dir().join(format!("gougi-bench-proxy-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let write_config = |infos: usize| -> anyhow::Result<std::path::PathBuf> {
-        let path = dir.join(format!("bench-{infos}.config"));
+    let write_config = |members: usize, infos: usize| -> anyhow::Result<std::path::PathBuf> {
+        let path = dir.join(format!("bench-{members}-{infos}.config"));
         let member = format!("\"{}\" bench-member --infos {infos}", exe.display());
-        let text = format!(
-            "Gougi.Type=majority\nEngine1.Path={member}\nEngine2.Path={member}\nEngine3.Path={member}\n"
-        );
+        let mut text = "Gougi.Type=majority\n".to_string();
+        for k in 1..=members {
+            text.push_str(&format!("Engine{k}.Path={member}\n"));
+        }
         std::fs::write(&path, text)?;
         Ok(path)
     };
@@ -196,34 +259,87 @@ pub fn run(rounds: usize, infos: usize, relay_rounds: usize) -> anyhow::Result<(
     handshake(&mut direct)?;
     let (d_times, _) = direct.rounds(rounds)?;
     let d = summary("direct", d_times);
+    drop(direct);
 
-    let mut proxy_cmd = Command::new(&exe);
-    proxy_cmd.arg("--config").arg(write_config(0)?);
-    let mut proxy = Engine::start(proxy_cmd)?;
-    handshake(&mut proxy)?;
-    let (p_times, _) = proxy.rounds(rounds)?;
-    let p = summary("proxy", p_times);
-    let added = |k: usize| p[k].saturating_sub(d[k]).as_secs_f64() * 1e6;
-    println!(
-        "added by gougi (3 members, upper bound): p50 {:.1} us  p99 {:.1} us",
-        added(0),
-        added(1)
-    );
-    drop(proxy);
-
-    if relay_rounds > 0 && infos > 0 {
-        let mut relay_cmd = Command::new(&exe);
-        relay_cmd.arg("--config").arg(write_config(infos)?);
-        let mut relay = Engine::start(relay_cmd)?;
-        handshake(&mut relay)?;
-        relay.send("setoption name G_InfoRelay value all")?;
-        let t = Instant::now();
-        let (_, lines) = relay.rounds(relay_rounds)?;
-        let secs = t.elapsed().as_secs_f64();
+    let mut rows = Vec::new();
+    for &n in &settings.members {
+        let mut proxy_cmd = Command::new(&exe);
+        proxy_cmd.arg("--config").arg(write_config(n, 0)?);
+        let mut proxy = Engine::start(proxy_cmd)?;
+        handshake(&mut proxy)?;
+        let pid = proxy.child.id();
+        // One round first: every member's first `go` is behind it, so descriptors and memory
+        // are those of a running game.
+        proxy.rounds(1)?;
+        let (fds, rss_kb) = (proc_stats::fds(pid), proc_stats::rss_kb(pid));
+        let cpu_before = proc_stats::cpu(pid);
+        let (p_times, _) = proxy.rounds(rounds)?;
+        let cpu_us = match (cpu_before, proc_stats::cpu(pid)) {
+            (Some(a), Some(b)) => Some((b - a).as_secs_f64() * 1e6 / rounds.max(1) as f64),
+            _ => None,
+        };
+        let p = summary(&format!("proxy {n}"), p_times);
+        let added = |k: usize| p[k].saturating_sub(d[k]).as_secs_f64() * 1e6;
         println!(
-            "info relay: {lines} lines in {secs:.3} s = {:.0} lines/s ({} members x {infos} infos x {relay_rounds} rounds)",
-            lines as f64 / secs,
-            3
+            "added by gougi ({n} members, upper bound): p50 {:.1} us  p99 {:.1} us",
+            added(0),
+            added(1)
+        );
+        drop(proxy);
+
+        let mut relay = None;
+        if relay_rounds > 0 && infos > 0 {
+            let mut relay_cmd = Command::new(&exe);
+            relay_cmd.arg("--config").arg(write_config(n, infos)?);
+            let mut engine = Engine::start(relay_cmd)?;
+            handshake(&mut engine)?;
+            engine.send(&format!(
+                "setoption name G_InfoRelay value {}",
+                settings.relay
+            ))?;
+            let t = Instant::now();
+            let (_, lines) = engine.rounds(relay_rounds)?;
+            let secs = t.elapsed().as_secs_f64();
+            // Every member prints `infos` lines and one more with its bestmove's score.
+            let handled = n * (infos + 1) * relay_rounds;
+            println!(
+                "info relay ({}): {handled} member lines in {secs:.3} s = {:.0} lines/s; \
+                 the GUI read {lines} lines = {:.0} lines/s ({n} members x {infos} infos x {relay_rounds} rounds)",
+                settings.relay,
+                handled as f64 / secs,
+                lines as f64 / secs,
+            );
+            relay = Some((handled as f64 / secs, lines as f64 / secs));
+        }
+        rows.push(Row {
+            members: n,
+            added: [added(0), added(1)],
+            cpu_us,
+            relay,
+            fds,
+            rss_kb,
+        });
+    }
+    println!();
+    println!(
+        "members  added p50 us  added p99 us  gougi cpu us/round  member lines/s  gui lines/s  fds  fds/member  RSS kB  RSS kB/member"
+    );
+    let opt =
+        |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
+    for r in &rows {
+        let n = r.members as f64;
+        println!(
+            "{:>7}  {:>12.1}  {:>12.1}  {:>18}  {:>14}  {:>11}  {:>4}  {:>10}  {:>6}  {:>13}",
+            r.members,
+            r.added[0],
+            r.added[1],
+            opt(r.cpu_us, 1),
+            opt(r.relay.map(|x| x.0), 0),
+            opt(r.relay.map(|x| x.1), 0),
+            r.fds.map_or("-".to_string(), |f| f.to_string()),
+            opt(r.fds.map(|f| f as f64 / n), 2),
+            r.rss_kb.map_or("-".to_string(), |f| f.to_string()),
+            opt(r.rss_kb.map(|f| f as f64 / n), 1),
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -349,7 +349,8 @@ impl GOptions {
     }
 }
 
-/// `G_InfoRelay`: which members' lines the GUI sees while they think.
+/// `G_InfoRelay`: which members' lines the GUI sees while they think (`all` is capped by the
+/// coordinator's `RELAY_RATE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InfoRelay {
     Leader,

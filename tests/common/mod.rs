@@ -204,6 +204,11 @@ impl Gougi {
         Self::program_env(Path::new(env!("CARGO_BIN_EXE_gougi")), &args, None, envs)
     }
 
+    /// gougi's process id (for `/proc/<pid>`: its descriptors and memory).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write to gougi");

@@ -315,6 +315,8 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn after_decision(&mut self) {
+        // Lines still held back by the relay's cap would follow the `bestmove`.
+        self.relay_cap.end_round();
         self.stop_all_searching();
         for s in &mut self.slots {
             s.clear_round();

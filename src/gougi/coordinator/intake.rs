@@ -176,7 +176,8 @@ impl<W: std::io::Write> Coordinator<W> {
                     && info.score.is_none()
                     && info.depth.is_none();
                 if text_only {
-                    // A member's message is not a line of thought: it gets no number.
+                    // A member's message is not a line of thought: it gets no number, and
+                    // it is not held back by the cap (members print few, and they matter).
                     self.say(info.to_string());
                 } else if info.is_main_line()
                     && (info.score.is_some() || !info.pv_moves().is_empty())
@@ -184,12 +185,22 @@ impl<W: std::io::Write> Coordinator<W> {
                     let ordinal =
                         round.participants.iter().position(|&p| p == i).unwrap_or(0) as u32 + 1;
                     info.multipv = Some(ordinal);
-                    self.say(info.to_string());
+                    let id = round.id;
+                    let now = Instant::now();
+                    for line in self.relay_cap.offer(id, i, info.to_string(), now) {
+                        self.say(line);
+                    }
                 }
             }
             _ => {
-                // The leader is the member the policy would choose if it decided now.
-                if round.participants.len() > 1 && self.config.policy.shape() == Shape::All {
+                // The leader is the member the policy would choose if it decided now (chosen
+                // again every `leader_every` lines: see there).
+                round.lines_since_leader += 1;
+                if round.participants.len() > 1
+                    && self.config.policy.shape() == Shape::All
+                    && round.lines_since_leader >= leader_every(round.participants.len())
+                {
+                    round.lines_since_leader = 0;
                     if let Some(leader) = self.provisional_leader() {
                         if let Some(r) = &mut self.round {
                             r.leader = Some(leader);

@@ -156,6 +156,8 @@ pub struct Coordinator<W> {
     timed_go: bool,
     /// Where to publish what members owe after each event (tests only; `requests.rs`).
     probe: Option<Probe>,
+    /// The cap on `G_InfoRelay=all` (`RELAY_RATE`).
+    relay_cap: RelayCap,
 }
 
 impl<W: std::io::Write> Coordinator<W> {
@@ -251,6 +253,7 @@ impl<W: std::io::Write> Coordinator<W> {
             monitor: None,
             unpublished: Vec::new(),
             probe: None,
+            relay_cap: RelayCap::new(now),
         }
     }
 
@@ -277,7 +280,7 @@ impl<W: std::io::Write> Coordinator<W> {
                         self.on_input_end();
                     }
                 },
-                Some(event) = self.events.recv() => self.on_member_event(event),
+                Some(event) = self.events.recv() => self.on_member_events(event),
                 Some((id, cm)) = self.solver_rx.recv() => self.on_builtin_mate(id, cm),
                 _ = sleep_until(timer.unwrap_or_else(far_future)), if timer.is_some() => self.on_timer(),
             }
@@ -474,7 +477,36 @@ impl<W: std::io::Write> Coordinator<W> {
     // ----- member side --------------------------------------------------------------------
 
     fn slot_index(&self, number: u32) -> Option<usize> {
+        // Normal members are numbered 1, 2, 3 … in slot order: look there first, since this
+        // runs at every line a member prints (the mate member, 0, is found by the scan).
+        let guess = (number as usize).wrapping_sub(1);
+        if self
+            .slots
+            .get(guess)
+            .is_some_and(|s| s.spec.number == number)
+        {
+            return Some(guess);
+        }
         self.slots.iter().position(|s| s.spec.number == number)
+    }
+
+    /// `first` and the member events already queued behind it, up to one per member, before
+    /// the loop computes its next timer and writes to the GUI: both cost a pass over every
+    /// member, and with many members paid at every line they made a round quadratic in the
+    /// member count. The batch ends early when the round is decided, so the `bestmove` is
+    /// written at once.
+    fn on_member_events(&mut self, first: MemberEvent) {
+        let round = self.round.as_ref().map(|r| r.id);
+        self.on_member_event(first);
+        for _ in 1..self.slots.len().max(16) {
+            if self.quitting || self.round.as_ref().map(|r| r.id) != round {
+                break;
+            }
+            match self.events.try_recv() {
+                Ok(event) => self.on_member_event(event),
+                Err(_) => break,
+            }
+        }
     }
 
     fn on_member_event(&mut self, event: MemberEvent) {
@@ -496,6 +528,15 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         match event {
             MemberEvent::Exited { code, .. } => self.on_exit(i, code),
+            // An `info` line changes no answer, so it cannot finish a round (the deadlines
+            // have their timers): checking would cost a pass over the members at every line.
+            MemberEvent::Message {
+                message: EngineMessage::Info(info),
+                ..
+            } => {
+                self.on_message(i, EngineMessage::Info(info));
+                return;
+            }
             MemberEvent::Message { message, .. } => self.on_message(i, message),
         }
         self.maybe_finish();

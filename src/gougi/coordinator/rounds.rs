@@ -145,7 +145,7 @@ impl<W: std::io::Write> Coordinator<W> {
             soft: soft.map(|d| started + d),
             hard: hard.map(|d| started + d),
             participants: Vec::new(),
-            answers: HashMap::new(),
+            answers: HashMap::default(),
             checkmates: HashMap::new(),
             stop_sent: false,
             exchange: None,
@@ -154,6 +154,7 @@ impl<W: std::io::Write> Coordinator<W> {
             leader: None,
             elsewhere: HashMap::new(),
             relayed_depth: 0,
+            lines_since_leader: 0,
             missed_ponder: false,
             builtin_mate: None,
             ponder_later: Vec::new(),
@@ -360,6 +361,7 @@ impl<W: std::io::Write> Coordinator<W> {
             t.extend(r.hard);
         }
         t.extend(self.mates.mateinfo.iter().map(|m| m.2));
+        t.extend(self.relay_cap.next_release());
         t.into_iter().min()
     }
 
@@ -383,6 +385,14 @@ impl<W: std::io::Write> Coordinator<W> {
         if !self.mates.mateinfo.is_empty() {
             self.send_mateinfo();
         }
+        match self.round.as_ref().map(|r| r.id) {
+            Some(id) => {
+                for line in self.relay_cap.release(id, now) {
+                    self.say(line);
+                }
+            }
+            None => self.relay_cap.end_round(),
+        }
         let Some(round) = &mut self.round else { return };
         if !round.stop_sent && round.soft.is_some_and(|s| s <= now) {
             round.stop_sent = true;
@@ -401,10 +411,18 @@ impl<W: std::io::Write> Coordinator<W> {
 
     pub(super) fn maybe_finish(&mut self) {
         let Some(round) = &self.round else { return };
-        let all_in = round.participants.iter().all(|p| match round.kind {
-            RoundKind::Tsume => round.checkmates.contains_key(p),
-            _ => round.answers.contains_key(p),
-        }) && round.builtin_mate.is_none();
+        // Every participant answered only if there are as many answers (keys are distinct):
+        // counting first spares a lookup per participant at every answer.
+        let got = match round.kind {
+            RoundKind::Tsume => round.checkmates.len(),
+            _ => round.answers.len(),
+        };
+        let all_in = got >= round.participants.len()
+            && round.participants.iter().all(|p| match round.kind {
+                RoundKind::Tsume => round.checkmates.contains_key(p),
+                _ => round.answers.contains_key(p),
+            })
+            && round.builtin_mate.is_none();
         let hard_passed = round.hard.is_some_and(|h| h <= Instant::now());
         // A verified mate line ends a tsume round at once, and so does the built-in solver's
         // disproof (no member can mate where df-pn proved there is no mate).

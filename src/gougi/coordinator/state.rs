@@ -62,6 +62,147 @@ pub(super) const BUILTIN_MATE_HASH_MB: u64 = 64;
 /// The key of the built-in solver's answer among a tsume round's `checkmates` (not a slot).
 pub(super) const BUILTIN_MATE: usize = usize::MAX;
 
+/// Lines between two choices of the provisional leader with `members` members thinking: every
+/// line up to 15 members, then one line in `members / 8`. Choosing costs a pass over every
+/// member (the policy's decision over their current lines), so choosing at every line made the
+/// relay quadratic in the member count; this way a line costs at most about eight members' worth
+/// of choosing, and with 64 members the leader is chosen again after at most 8 member lines.
+pub(super) fn leader_every(members: usize) -> usize {
+    (members / 8).max(1)
+}
+
+/// `G_InfoRelay=all`: lines of thought a second the GUI gets at most, on average. Three
+/// members print a few dozen lines a second between them; 64 instant-ish members printed
+/// thousands (docs/journal/2026-12-01.md, "Consultation at scale"): more than a person can read
+/// or a GUI's thinking pane usefully shows, and every line costs the GUI a parse and a redraw.
+pub(super) const RELAY_RATE: u32 = 200;
+
+/// `G_InfoRelay=all`: lines that may pass at once before the rate applies (one second's worth),
+/// so a few members' lines, and the first second of a big consultation, pass unchanged.
+pub(super) const RELAY_BURST: u32 = 200;
+
+/// The cap on `G_InfoRelay=all` (a token bucket): a line passes while there is credit; beyond,
+/// each member's latest line waits (a newer one replaces it: the GUI wants where a member is,
+/// not where it was) and the waiting lines go out in the order they began to wait, one per
+/// credit. Waiting lines are dropped when their round ends: they would follow the `bestmove`.
+pub(super) struct RelayCap {
+    /// Credit in time: one line costs `1 s / RELAY_RATE`; at most `RELAY_BURST` lines' worth.
+    credit: Duration,
+    at: Instant,
+    /// The round the waiting lines belong to.
+    round: Option<u64>,
+    held: HashMap<usize, String>,
+    queue: VecDeque<usize>,
+}
+
+impl RelayCap {
+    const LINE: Duration = Duration::from_nanos(1_000_000_000 / RELAY_RATE as u64);
+
+    pub(super) fn new(now: Instant) -> RelayCap {
+        RelayCap {
+            credit: Self::LINE * RELAY_BURST,
+            at: now,
+            round: None,
+            held: HashMap::new(),
+            queue: VecDeque::new(),
+        }
+    }
+
+    fn refill(&mut self, now: Instant) {
+        let earned = now.saturating_duration_since(self.at);
+        self.credit = (self.credit + earned).min(Self::LINE * RELAY_BURST);
+        self.at = now;
+    }
+
+    fn take(&mut self, now: Instant) -> bool {
+        self.refill(now);
+        match self.credit.checked_sub(Self::LINE) {
+            Some(left) => {
+                self.credit = left;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Forget the waiting lines unless they belong to `round`.
+    fn keep_only(&mut self, round: Option<u64>) {
+        if self.round != round {
+            self.held.clear();
+            self.queue.clear();
+            self.round = round;
+        }
+    }
+
+    /// Member `i`'s line of `round`: the lines to say now (none when it waits).
+    pub(super) fn offer(
+        &mut self,
+        round: u64,
+        i: usize,
+        line: String,
+        now: Instant,
+    ) -> Vec<String> {
+        self.keep_only(Some(round));
+        if self.queue.is_empty() && self.take(now) {
+            return vec![line];
+        }
+        if self.held.insert(i, line).is_none() {
+            self.queue.push_back(i);
+        }
+        self.release(round, now)
+    }
+
+    /// The waiting lines of `round` whose credit has come (all waiting lines are dropped when
+    /// `round` is not theirs).
+    pub(super) fn release(&mut self, round: u64, now: Instant) -> Vec<String> {
+        self.keep_only(Some(round));
+        let mut out = Vec::new();
+        while !self.queue.is_empty() && self.take(now) {
+            let i = self.queue.pop_front().expect("not empty");
+            out.extend(self.held.remove(&i));
+        }
+        out
+    }
+
+    /// The round ended: its waiting lines are dropped.
+    pub(super) fn end_round(&mut self) {
+        self.keep_only(None);
+    }
+
+    /// When the next waiting line may go out.
+    pub(super) fn next_release(&self) -> Option<Instant> {
+        if self.queue.is_empty() {
+            return None;
+        }
+        Some(self.at + Self::LINE.saturating_sub(self.credit))
+    }
+}
+
+/// Slot indices hashed by one multiplication: the round's answers are looked up at every
+/// answer, once per participant (is everyone in? how much weight is still thinking?), and with
+/// 256 members SipHash was a tenth of gougi's time.
+#[derive(Default)]
+pub(super) struct SlotHasher(u64);
+
+impl std::hash::Hasher for SlotHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        // Fibonacci hashing: the table uses the high bits too, which a bare index leaves at 0.
+        self.0 = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+pub(super) type BySlot = std::hash::BuildHasherDefault<SlotHasher>;
+
 /// The longest PV prefix sent to PV mate members.
 pub(super) const PV_MATE_DEPTH: usize = 8;
 
@@ -227,7 +368,7 @@ pub(super) struct Round {
     pub(super) hard: Option<Instant>,
     /// Slots searching this round (normal members, or mate members for `go mate`).
     pub(super) participants: Vec<usize>,
-    pub(super) answers: HashMap<usize, Got>,
+    pub(super) answers: HashMap<usize, Got, BySlot>,
     /// Tsume rounds: answers of the mate members.
     pub(super) checkmates: HashMap<usize, Checkmate>,
     pub(super) stop_sent: bool,
@@ -242,6 +383,9 @@ pub(super) struct Round {
     pub(super) elsewhere: HashMap<usize, Game>,
     /// The deepest `depth` relayed to the GUI this round (`G_InfoRelay=leader`).
     pub(super) relayed_depth: u32,
+    /// Lines from members since the provisional leader was last chosen (`G_InfoRelay=leader`):
+    /// with many members it is chosen again every [`leader_every`] lines, not at each.
+    pub(super) lines_since_leader: usize,
     /// A `go ponder` ended by `stop`: its bestmove is thrown away by the GUI.
     pub(super) missed_ponder: bool,
     /// `go mate` with no mate member: the built-in df-pn solver, in-process on its own thread,

@@ -263,3 +263,90 @@ fn search_answers_eval_with_the_net_its_eval_file_names() {
     // Checked against YaneuraOu as the reference file's values are.
     assert_eq!(evals[7], "-1470");
 }
+
+#[test]
+fn sums_carried_move_by_move_equal_sums_from_scratch() {
+    // Random games from the reference positions: drops, captures (promoted pieces going back
+    // to the hand unpromoted), promotions, king moves (that half recomputed), null moves.
+    let net = net();
+    let mut rng = gougi::book::SplitMix64::new(52);
+    let mut plies = 0;
+    for (sfen, _) in reference() {
+        let mut pos = Position::from_sfen(&sfen).unwrap();
+        let mut acc = net.accumulate(&pos);
+        for _ in 0..60 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            if rng.next_u64() % 16 == 0 && !pos.in_check() {
+                pos.do_null_move();
+            } else {
+                let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
+                let before = pos.clone();
+                pos.do_move(m);
+                acc = net.update(&acc, &before, m, &pos);
+            }
+            plies += 1;
+            assert_eq!(
+                net.evaluate_accumulated(&acc, pos.side_to_move()),
+                net.evaluate(&pos),
+                "{}",
+                pos.to_sfen()
+            );
+        }
+    }
+    assert!(plies > 1000, "{plies}");
+}
+
+/// The cost of one evaluation from scratch (every feature column, every layer), for the
+/// journal: `cargo test --release --test nnue -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn full_evaluation_speed() {
+    let positions: Vec<Position> = reference()
+        .iter()
+        .map(|(s, _)| Position::from_sfen(s).unwrap())
+        .collect();
+    let net = net();
+    let rounds = 20_000;
+    let start = std::time::Instant::now();
+    let mut sum = 0i64;
+    for _ in 0..rounds {
+        for p in &positions {
+            sum += i64::from(net.evaluate(std::hint::black_box(p)));
+        }
+    }
+    let n = rounds * positions.len();
+    let ns = start.elapsed().as_nanos() as f64 / n as f64;
+    println!(
+        "from scratch: {n} evaluations, {ns:.0} ns each ({:.0} k/s), checksum {sum}",
+        1e6 / ns
+    );
+
+    // Carried sums: one update (a move's columns) plus the layers, per position.
+    let pairs: Vec<(Position, gougi::shogi::Move, Position)> = positions
+        .iter()
+        .filter(|p| !p.legal_moves().is_empty())
+        .map(|p| {
+            let m = p.legal_moves()[0];
+            let mut after = p.clone();
+            after.do_move(m);
+            (p.clone(), m, after)
+        })
+        .collect();
+    let accs: Vec<_> = pairs.iter().map(|(p, _, _)| net.accumulate(p)).collect();
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        for ((before, m, after), acc) in pairs.iter().zip(&accs) {
+            let next = net.update(std::hint::black_box(acc), before, *m, after);
+            sum += i64::from(net.evaluate_accumulated(&next, after.side_to_move()));
+        }
+    }
+    let n = rounds * pairs.len();
+    let ns = start.elapsed().as_nanos() as f64 / n as f64;
+    println!(
+        "carried: {n} updates + evaluations, {ns:.0} ns each ({:.0} k/s), checksum {sum}",
+        1e6 / ns
+    );
+}

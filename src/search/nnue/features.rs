@@ -14,7 +14,7 @@
 //! fewer (a handicap game, a composed problem) leaves the rest at index 0 — YaneuraOu's
 //! "no piece", which still reads the weights of feature `king × FE_END` — and we do the same.
 
-use crate::shogi::{Color, PieceKind, Position, Square};
+use crate::shogi::{Color, Piece, PieceKind, Position, Square};
 
 /// Pieces in hand take the indices below this one.
 pub const FE_HAND_END: usize = 90;
@@ -75,29 +75,54 @@ fn seen(sq: Square, perspective: Color) -> usize {
     }
 }
 
-/// Calls `f` with every active feature of `pos` from `perspective` (38 of them in a position
-/// with all 40 pieces). `pos` must have `perspective`'s king.
-pub fn for_each_active(pos: &Position, perspective: Color, mut f: impl FnMut(usize)) {
+/// Where `perspective`'s features start: its king's square (as it sees it) × [`FE_END`].
+/// `pos` must have that king.
+pub fn king_base(pos: &Position, perspective: Color) -> usize {
     let king = pos
         .king_square(perspective)
         .expect("the perspective's king is on the board");
-    let base = seen(king, perspective) * FE_END;
+    seen(king, perspective) * FE_END
+}
+
+/// The feature of `piece` (not a king) on `sq`, from `perspective`, given its [`king_base`].
+#[inline]
+pub fn board_feature(base: usize, perspective: Color, piece: Piece, sq: Square) -> usize {
+    let side = usize::from(piece.color != perspective);
+    base + BOARD_BASE[piece.kind.index()] + 81 * side + seen(sq, perspective)
+}
+
+/// The feature of the `i`-th (from 0) piece of `kind` in `owner`'s hand, from `perspective`.
+#[inline]
+pub fn hand_feature(
+    base: usize,
+    perspective: Color,
+    owner: Color,
+    kind: PieceKind,
+    i: usize,
+) -> usize {
+    // The hand kinds are the first seven kinds, in the hand order.
+    debug_assert!(kind.is_hand_kind());
+    base + HAND_BASE[kind.index()][usize::from(owner != perspective)] + i
+}
+
+/// Calls `f` with every active feature of `pos` from `perspective` (38 of them in a position
+/// with all 40 pieces). `pos` must have `perspective`'s king.
+pub fn for_each_active(pos: &Position, perspective: Color, mut f: impl FnMut(usize)) {
+    let base = king_base(pos, perspective);
     let mut count = 0;
     for sq in pos.occupied() {
         let p = pos.piece_on(sq).expect("an occupied square has a piece");
         if p.kind == PieceKind::King {
             continue;
         }
-        let side = usize::from(p.color != perspective);
-        f(base + BOARD_BASE[p.kind.index()] + 81 * side + seen(sq, perspective));
+        f(board_feature(base, perspective, p, sq));
         count += 1;
     }
     for owner in Color::ALL {
-        let side = usize::from(owner != perspective);
         let hand = pos.hand(owner);
-        for (h, kind) in PieceKind::HAND.iter().enumerate() {
-            for i in 0..hand.count(*kind) as usize {
-                f(base + HAND_BASE[h][side] + i);
+        for kind in PieceKind::HAND {
+            for i in 0..hand.count(kind) as usize {
+                f(hand_feature(base, perspective, owner, kind, i));
                 count += 1;
             }
         }

@@ -16,17 +16,20 @@
 //! public nets). The arithmetic is integer throughout, so the order of summation does not
 //! matter and a portable loop gives the same value as YaneuraOu's SIMD code.
 //!
-//! This evaluates a position from scratch (every feature, every weight column): the `eval`
-//! command and the tests. The file format is in [`file`].
+//! [`Network::evaluate`] computes a position from scratch (the `eval` command);
+//! [`accumulator`] carries the transformer's sums from move to move, as a search would. The
+//! file format is in [`file`].
 
+pub mod accumulator;
 pub mod features;
 pub mod file;
 
 use std::sync::Arc;
 
 use crate::book::SplitMix64;
-use crate::shogi::{Color, Position};
+use crate::shogi::Position;
 
+pub use accumulator::Accumulator;
 pub use file::{looks_like_nnue, NnueError};
 
 /// YaneuraOu's default divisor of the output layer's sum (its `FV_SCALE` option).
@@ -132,34 +135,12 @@ impl Network {
         Arc::new(self)
     }
 
-    /// One perspective's half of the transformer's output: biases plus the weight columns of
-    /// the active features, in wrapping 16-bit arithmetic (as the format's SIMD adds), then
-    /// clipped to 0..=127.
-    fn transform(&self, pos: &Position, perspective: Color, out: &mut [u8]) {
-        let half = self.arch.half;
-        let mut acc = [0i16; MAX_HALF];
-        let acc = &mut acc[..half];
-        acc.copy_from_slice(&self.ft_bias);
-        features::for_each_active(pos, perspective, |f| {
-            let column = &self.ft_weight[f * half..(f + 1) * half];
-            for (a, w) in acc.iter_mut().zip(column) {
-                *a = a.wrapping_add(*w);
-            }
-        });
-        for (o, a) in out.iter_mut().zip(acc.iter()) {
-            *o = (*a).clamp(0, 127) as u8;
-        }
-    }
-
-    /// The side to move's evaluation of `pos`, as YaneuraOu's `Eval::evaluate` returns it.
-    /// Both kings must be on the board.
+    /// The side to move's evaluation of `pos`, as YaneuraOu's `Eval::evaluate` returns it,
+    /// from scratch: the transformer's sums of both perspectives (biases plus the weight
+    /// columns of the active features, see [`accumulator`]), each clipped to 0..=127, the side
+    /// to move's half first, then the layers. Both kings must be on the board.
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        let half = self.arch.half;
-        let mut input = [0u8; 2 * MAX_HALF];
-        let us = pos.side_to_move();
-        self.transform(pos, us, &mut input[..half]);
-        self.transform(pos, !us, &mut input[half..2 * half]);
-        self.propagate(&input[..2 * half])
+        self.evaluate_accumulated(&self.accumulate(pos), pos.side_to_move())
     }
 
     /// The layers after the transformer, from its `2 × half` output bytes to the score.

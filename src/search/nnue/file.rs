@@ -273,6 +273,7 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NnueError> {
         ft_bias,
         ft_weight,
         l1_bias,
+        l1_by_input: super::by_input(&l1_weight, arch),
         l1_weight,
         l2_bias,
         l2_weight,

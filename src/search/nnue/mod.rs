@@ -60,8 +60,12 @@ pub struct Network {
     /// `features × half`, feature-major.
     ft_weight: Vec<i16>,
     l1_bias: Vec<i32>,
-    /// `l1 × padded(2 half)`, output-major.
+    /// `l1 × padded(2 half)`, output-major, as in the file.
     l1_weight: Vec<i8>,
+    /// The same weights input-major (`2 half × l1`, no padding): the first layer's input is
+    /// mostly zeros (clipped sums), so it is computed input by input, skipping the zeros, each
+    /// input adding its `l1` weights at once (see [`affine_sparse_relu`]).
+    l1_by_input: Vec<i8>,
     l2_bias: Vec<i32>,
     /// `l2 × padded(l1)`.
     l2_weight: Vec<i8>,
@@ -121,6 +125,7 @@ impl Network {
             description: arch.description(),
             ft_bias,
             ft_weight,
+            l1_by_input: by_input(&l1_weight, arch),
             l1_bias,
             l1_weight,
             l2_bias,
@@ -148,7 +153,7 @@ impl Network {
         let a = self.arch;
         let mut h1 = [0u8; 64];
         let mut h2 = [0u8; 64];
-        affine_relu(input, &self.l1_bias, &self.l1_weight, &mut h1[..a.l1]);
+        affine_sparse_relu(input, &self.l1_bias, &self.l1_by_input, &mut h1[..a.l1]);
         affine_relu(&h1[..a.l1], &self.l2_bias, &self.l2_weight, &mut h2[..a.l2]);
         let sum = dot(self.out_bias, &self.out_weight, &h2[..a.l2]);
         (sum / FV_SCALE).clamp(-MAX_EVAL, MAX_EVAL)
@@ -162,6 +167,39 @@ fn dot(bias: i32, row: &[i8], input: &[u8]) -> i32 {
     row.iter().zip(input).fold(bias, |s, (&w, &x)| {
         s.wrapping_add(i32::from(w) * i32::from(x))
     })
+}
+
+/// The first layer's weights input-major: `out[j × l1 + i]` = the file's `w[i × stride + j]`.
+fn by_input(weight: &[i8], arch: Arch) -> Vec<i8> {
+    let (inputs, stride) = (2 * arch.half, file::padded(2 * arch.half));
+    let mut out = vec![0i8; inputs * arch.l1];
+    for i in 0..arch.l1 {
+        for j in 0..inputs {
+            out[j * arch.l1 + i] = weight[i * stride + j];
+        }
+    }
+    out
+}
+
+/// [`affine_relu`] over input-major weights, skipping zero inputs: the same sums (integer
+/// addition wraps the same in any order), with the work spent on the inputs that count.
+fn affine_sparse_relu(input: &[u8], bias: &[i32], by_input: &[i8], out: &mut [u8]) {
+    let n = bias.len();
+    let mut sums = [0i32; 64];
+    let sums = &mut sums[..n];
+    sums.copy_from_slice(bias);
+    for (j, &x) in input.iter().enumerate() {
+        if x == 0 {
+            continue;
+        }
+        let x = i32::from(x);
+        for (s, &w) in sums.iter_mut().zip(&by_input[j * n..(j + 1) * n]) {
+            *s = s.wrapping_add(i32::from(w) * x);
+        }
+    }
+    for (o, s) in out.iter_mut().zip(sums.iter()) {
+        *o = (*s >> WEIGHT_SCALE_BITS).clamp(0, 127) as u8;
+    }
 }
 
 /// An affine layer followed by the clipped ReLU: each output is its row's [`dot`] shifted

@@ -59,6 +59,17 @@ pub enum LearnStep {
         #[arg(long)]
         out: std::path::PathBuf,
     },
+    /// Write an NNUE net (YaneuraOu's format) with random weights from a seed: a test net
+    /// whose evaluations spread over thousands, for comparing evaluations bit for bit.
+    NnueRandom {
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The architecture, e.g. halfKP_256x2-32-32 (the public nets'), halfKP_512x2-16-32.
+        #[arg(long, default_value = "halfKP_256x2-32-32")]
+        arch: String,
+    },
 }
 
 /// `gougi learn`.
@@ -143,5 +154,27 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
             write(&w, &out)
         }
         LearnStep::Init { out } => write(&Weights::hand_set(), &out),
+        LearnStep::NnueRandom { out, seed, arch } => {
+            use crate::search::nnue::{file::SUPPORTED, Network};
+            let Some(a) = SUPPORTED
+                .iter()
+                .find(|a| a.name().eq_ignore_ascii_case(&arch))
+            else {
+                let names: Vec<String> = SUPPORTED.iter().map(|a| a.name()).collect();
+                anyhow::bail!(
+                    "unknown architecture {arch}; supported: {}",
+                    names.join(", ")
+                );
+            };
+            let bytes = Network::random(*a, seed).to_bytes();
+            std::fs::write(&out, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+            println!(
+                "{}: {} seed {seed}, {} bytes",
+                out.display(),
+                a.name(),
+                bytes.len()
+            );
+            Ok(())
+        }
     }
 }

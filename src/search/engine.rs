@@ -23,12 +23,13 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::book::{Book, BookOptions, SplitMix64};
-use crate::shogi::{Move, Position};
+use crate::shogi::{Color, Move, Position};
 use crate::usi::{GoLimits, GuiCommand, SetOption, Strictness};
 
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
-use super::eval::{self, TableEval, Weights};
+use super::eval::{self, Evaluator, TableEval, Weights};
 use super::movepick::root_moves;
+use super::nnue::{self, Network};
 use super::params::{tune_options_listed, SearchParams};
 use super::timeman::{self, Clock, TimeOptions};
 use super::tt::TranspositionTable;
@@ -50,7 +51,8 @@ pub struct Options {
     pub multipv: usize,
     pub time: TimeOptions,
     /// `EvalFile`: evaluation weights from `gougi learn` (empty: the embedded ones;
-    /// `builtin:r9` and the like: a built-in earlier round, see `eval::builtin_names`).
+    /// `builtin:r9` and the like: a built-in earlier round, see `eval::builtin_names`), or a
+    /// YaneuraOu NNUE file (`nn.bin`, told apart by its first bytes; see `search::nnue`).
     pub eval_file: String,
     /// The search's tunable constants (hidden `T_…` options, see `params.rs`).
     pub params: SearchParams,
@@ -284,6 +286,9 @@ pub struct Engine {
     pending: Option<String>,
     /// The evaluation weights (the embedded ones unless `EvalFile` names a file).
     weights: &'static Weights,
+    /// The NNUE net `EvalFile` names, when it names one (told apart from linear weights by
+    /// the file's first bytes); the `eval` command answers with it.
+    nnue: Option<Arc<Network>>,
     /// `weights` after `EvalDropout` under `Seed`, made at `isready` (or the first `go`) and
     /// kept for the (base, dropout, seed) it was made from; copied only when dropout > 0.
     dropped: Option<(&'static Weights, u32, u64, &'static Weights)>,
@@ -316,6 +321,7 @@ impl Engine {
             running: None,
             pending: None,
             weights: Weights::embedded(),
+            nnue: None,
             dropped: None,
             book: None,
             book_rng: SplitMix64::from_time(),
@@ -536,6 +542,7 @@ impl Engine {
                 return false;
             }
             GuiCommand::MateInfo(_) => {}
+            GuiCommand::Unknown(line) if line.trim() == "eval" => self.eval_command(),
             GuiCommand::Unknown(line) if line.is_empty() => {}
             GuiCommand::Unknown(line) => tracing::debug!(line, "ignored unknown command"),
         }
@@ -557,11 +564,31 @@ impl Engine {
             emit(&format!("info string error: {e}"));
             return;
         }
-        if self.options.eval_file != old_eval {
+        if self.options.eval_file != old_eval && is_nnue_file(&self.options.eval_file) {
+            match Network::load(std::path::Path::new(&self.options.eval_file)) {
+                Ok(net) => {
+                    // Said plainly: until the search evaluates incrementally with the net
+                    // (issue 52), a full evaluation per node would cost it most of its speed.
+                    emit(&format!(
+                        "info string EvalFile: NNUE {} ({}): `eval` answers with it; the \
+                         search still evaluates with the linear weights",
+                        net.arch.name(),
+                        self.options.eval_file
+                    ));
+                    self.nnue = Some(net.shared());
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "EvalFile");
+                    emit(&format!("info string error: EvalFile {e}"));
+                    self.options.eval_file = old_eval;
+                }
+            }
+        } else if self.options.eval_file != old_eval {
             match Weights::named(&self.options.eval_file) {
                 Ok(w) => {
                     self.stop();
                     self.weights = w;
+                    self.nnue = None;
                     self.workers = None; // workers hold the old evaluation
                 }
                 Err(e) => {
@@ -593,6 +620,30 @@ impl Engine {
             self.tt = None; // reallocated at the next `isready` or `go`
             self.tt_dirty = false;
         }
+    }
+
+    /// `eval`: the static evaluation of the current position from the side to move's view,
+    /// as YaneuraOu's command of that name — with the NNUE net when `EvalFile` named one (in
+    /// YaneuraOu's units, bit for bit), else with the linear evaluation the search uses.
+    fn eval_command(&mut self) {
+        self.stop();
+        let v = match &self.nnue {
+            Some(_)
+                if Color::ALL
+                    .iter()
+                    .any(|&c| self.pos.king_square(c).is_none()) =>
+            {
+                emit("info string error: eval: NNUE needs both kings on the board");
+                return;
+            }
+            Some(net) => net.evaluate(&self.pos),
+            None => {
+                let mut e = self.new_eval();
+                e.reset(&self.pos);
+                e.evaluate(&self.pos).0
+            }
+        };
+        emit(&format!("eval = {v}"));
     }
 
     fn ponderhit(&mut self, p: &GoLimits) {
@@ -737,6 +788,20 @@ impl Engine {
             }
         }
     }
+}
+
+/// Whether `EvalFile`'s value names an NNUE file: a file (not empty, not a `builtin:` round)
+/// whose first bytes are the NNUE format's version. Anything else goes to the linear loader,
+/// which says why it refuses what it cannot read.
+fn is_nnue_file(name: &str) -> bool {
+    use std::io::Read;
+    if name.is_empty() || name.starts_with(eval::BUILTIN_PREFIX) {
+        return false;
+    }
+    let mut head = [0u8; 4];
+    std::fs::File::open(name)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| nnue::looks_like_nnue(&head))
 }
 
 /// Runs the engine on stdin/stdout until `quit` or end of input, with the options' defaults

@@ -33,6 +33,7 @@ pub mod eval;
 pub mod history;
 pub mod learn;
 pub mod movepick;
+pub mod nnue;
 pub mod params;
 pub mod see;
 pub mod timeman;

@@ -1,0 +1,182 @@
+//! HalfKP input features, numbered as YaneuraOu numbers them (its "BonaPiece" indices), so
+//! that the weights of a YaneuraOu net land on the features they were trained for.
+//!
+//! A feature is (the perspective's king square, one other piece): `king × FE_END + piece`,
+//! where both are seen from the perspective: for White the board is rotated by 180° and
+//! "friend"/"enemy" are swapped. The piece index is
+//!
+//! - for a piece in hand, the i-th (from 0) piece of a kind a side holds: that side's base for
+//!   the kind plus i (so three pawns in hand are three features, one per pawn);
+//! - for a piece on the board: its base (by kind and friend/enemy, promoted minor pieces
+//!   counting as golds) plus the square index (file-major from 1一 = 0, as ours).
+//!
+//! Every non-king piece of the 38 is a feature: on the board or in hand. A position with
+//! fewer (a handicap game, a composed problem) leaves the rest at index 0 — YaneuraOu's
+//! "no piece", which still reads the weights of feature `king × FE_END` — and we do the same.
+
+use crate::shogi::{Color, Piece, PieceKind, Position, Square};
+
+/// Pieces in hand take the indices below this one.
+pub const FE_HAND_END: usize = 90;
+/// The number of piece indices per king square.
+pub const FE_END: usize = FE_HAND_END + 18 * 81;
+/// Input features: king squares × piece indices.
+pub const DIMENSIONS: usize = 81 * FE_END;
+/// The pieces other than kings, each one feature per perspective.
+pub const PIECES: usize = 38;
+
+/// Where the pieces in hand of each kind start, in [`PieceKind::HAND`] order (pawn, lance,
+/// knight, silver, gold, bishop, rook): `[friend, enemy]`. Index 0 is "no piece"; each kind
+/// leaves room for all its pieces.
+const HAND_BASE: [[usize; 2]; 7] = [
+    [1, 20],
+    [39, 44],
+    [49, 54],
+    [59, 64],
+    [69, 74],
+    [79, 82],
+    [85, 88],
+];
+
+/// Where each kind's 81 squares start on the board, by [`PieceKind::index`], for the friend
+/// side; the enemy's block follows at +81. The promoted minor pieces move as golds and share
+/// the golds' block; the king is not a piece feature (it picks the feature set).
+const BOARD_BASE: [usize; PieceKind::NUM] = {
+    // YaneuraOu's order of the blocks: pawn, lance, knight, silver, gold, bishop, horse,
+    // rook, dragon.
+    const fn block(k: usize) -> usize {
+        FE_HAND_END + 2 * 81 * k
+    }
+    let gold = block(4);
+    [
+        block(0), // pawn
+        block(1), // lance
+        block(2), // knight
+        block(3), // silver
+        gold,     // gold
+        block(5), // bishop
+        block(7), // rook
+        0,        // king: never asked
+        gold,     // promoted pawn
+        gold,     // promoted lance
+        gold,     // promoted knight
+        gold,     // promoted silver
+        block(6), // horse
+        block(8), // dragon
+    ]
+};
+
+/// The square as `perspective` sees it.
+#[inline]
+fn seen(sq: Square, perspective: Color) -> usize {
+    match perspective {
+        Color::Black => sq.index(),
+        Color::White => sq.flip().index(),
+    }
+}
+
+/// Where `perspective`'s features start: its king's square (as it sees it) × [`FE_END`].
+/// `pos` must have that king.
+pub fn king_base(pos: &Position, perspective: Color) -> usize {
+    let king = pos
+        .king_square(perspective)
+        .expect("the perspective's king is on the board");
+    seen(king, perspective) * FE_END
+}
+
+/// The feature of `piece` (not a king) on `sq`, from `perspective`, given its [`king_base`].
+#[inline]
+pub fn board_feature(base: usize, perspective: Color, piece: Piece, sq: Square) -> usize {
+    let side = usize::from(piece.color != perspective);
+    base + BOARD_BASE[piece.kind.index()] + 81 * side + seen(sq, perspective)
+}
+
+/// The feature of the `i`-th (from 0) piece of `kind` in `owner`'s hand, from `perspective`.
+#[inline]
+pub fn hand_feature(
+    base: usize,
+    perspective: Color,
+    owner: Color,
+    kind: PieceKind,
+    i: usize,
+) -> usize {
+    // The hand kinds are the first seven kinds, in the hand order.
+    debug_assert!(kind.is_hand_kind());
+    base + HAND_BASE[kind.index()][usize::from(owner != perspective)] + i
+}
+
+/// Calls `f` with every active feature of `pos` from `perspective` (38 of them in a position
+/// with all 40 pieces). `pos` must have `perspective`'s king.
+pub fn for_each_active(pos: &Position, perspective: Color, mut f: impl FnMut(usize)) {
+    let base = king_base(pos, perspective);
+    let mut count = 0;
+    for sq in pos.occupied() {
+        let p = pos.piece_on(sq).expect("an occupied square has a piece");
+        if p.kind == PieceKind::King {
+            continue;
+        }
+        f(board_feature(base, perspective, p, sq));
+        count += 1;
+    }
+    for owner in Color::ALL {
+        let hand = pos.hand(owner);
+        for kind in PieceKind::HAND {
+            for i in 0..hand.count(kind) as usize {
+                f(hand_feature(base, perspective, owner, kind, i));
+                count += 1;
+            }
+        }
+    }
+    for _ in count..PIECES {
+        f(base);
+    }
+}
+
+/// The active features as a list (tests, tools).
+pub fn active(pos: &Position, perspective: Color) -> Vec<usize> {
+    let mut v = Vec::with_capacity(PIECES);
+    for_each_active(pos, perspective, |i| v.push(i));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_numbering_ends_where_yaneuraou_s_does() {
+        assert_eq!(FE_END, 1548);
+        assert_eq!(DIMENSIONS, 125_388);
+        // The dragon's enemy block is the last one.
+        assert_eq!(BOARD_BASE[PieceKind::Dragon.index()] + 2 * 81, FE_END);
+        assert_eq!(BOARD_BASE[PieceKind::Horse.index()], 1062);
+        assert_eq!(BOARD_BASE[PieceKind::Rook.index()], 1224);
+    }
+
+    #[test]
+    fn startpos_features_mirror_between_perspectives() {
+        let pos = Position::startpos();
+        let mut b = active(&pos, Color::Black);
+        let mut w = active(&pos, Color::White);
+        assert_eq!(b.len(), PIECES);
+        b.sort_unstable();
+        w.sort_unstable();
+        // The start position is symmetric under rotation and colour swap.
+        assert_eq!(b, w);
+        // Black's king on 5九 (index 4*9+8 = 44); Black's pawn on 7七 (index 6*9+6 = 60).
+        assert!(b.contains(&(44 * FE_END + 90 + 60)));
+    }
+
+    #[test]
+    fn hand_pieces_count_one_feature_each() {
+        let pos = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b 3P2r 1").unwrap();
+        let f = active(&pos, Color::Black);
+        let k = 44 * FE_END;
+        for i in 0..3 {
+            assert!(f.contains(&(k + 1 + i)));
+        }
+        assert!(f.contains(&(k + 88)) && f.contains(&(k + 89)));
+        // The 33 pieces the position lacks are "no piece".
+        assert_eq!(f.iter().filter(|&&i| i == k).count(), PIECES - 5);
+    }
+}

@@ -1,0 +1,352 @@
+//! NNUE nets in YaneuraOu's format: loading, refusing, and evaluating bit for bit as
+//! YaneuraOu does (`tests/data/nnue/`).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use gougi::search::nnue::{self, file::SUPPORTED, Network, NnueError, HALFKP_256};
+use gougi::shogi::{Color, Position};
+
+mod common;
+
+/// The net of `gougi learn nnue-random --seed 1`, made once per test process (64 MB).
+fn net_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| Network::random(HALFKP_256, 1).to_bytes())
+}
+
+fn net() -> &'static Network {
+    static NET: OnceLock<Network> = OnceLock::new();
+    NET.get_or_init(|| Network::from_bytes(net_bytes()).expect("the random net loads"))
+}
+
+/// `(SFEN, YaneuraOu's value)` from `tests/data/nnue/random-seed1.tsv`.
+fn reference() -> Vec<(String, i32)> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/nnue/random-seed1.tsv"
+    );
+    std::fs::read_to_string(path)
+        .expect("reference file")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (sfen, v) = l.split_once('\t').expect("SFEN<tab>value");
+            (sfen.to_owned(), v.trim().parse().expect("a value"))
+        })
+        .collect()
+}
+
+/// The position rotated by 180° with the colours swapped (and the side to move): the same
+/// game seen from the other chair.
+fn flip_sfen(sfen: &str) -> String {
+    let f: Vec<&str> = sfen.split_whitespace().collect();
+    let swap = |c: char| {
+        if c.is_ascii_uppercase() {
+            c.to_ascii_lowercase()
+        } else {
+            c.to_ascii_uppercase()
+        }
+    };
+    let rows: Vec<String> = f[0]
+        .split('/')
+        .rev()
+        .map(|row| {
+            // Tokens: a digit, or a piece with its `+`; reversed as tokens.
+            let mut tokens: Vec<String> = Vec::new();
+            let mut plus = false;
+            for c in row.chars() {
+                if c == '+' {
+                    plus = true;
+                } else {
+                    let p = if plus { "+" } else { "" };
+                    tokens.push(format!("{p}{}", swap(c)));
+                    plus = false;
+                }
+            }
+            tokens.reverse();
+            tokens.concat()
+        })
+        .collect();
+    let side = if f[1] == "b" { "w" } else { "b" };
+    let hand: String = if f[2] == "-" {
+        "-".into()
+    } else {
+        f[2].chars().map(swap).collect()
+    };
+    format!("{} {side} {hand} {}", rows.join("/"), f[3])
+}
+
+#[test]
+fn the_random_net_has_the_public_nets_header_and_size() {
+    let b = net_bytes();
+    assert_eq!(b.len(), 64_217_077);
+    assert_eq!(&b[..4], &nnue::file::VERSION.to_le_bytes());
+    assert_eq!(&b[4..8], &0x3E5A_A6EEu32.to_le_bytes());
+    assert!(nnue::looks_like_nnue(b));
+    assert_eq!(net().arch, HALFKP_256);
+    assert!(net()
+        .description
+        .starts_with("Features=HalfKP(Friend)[125388->256x2]"));
+    // Written back, the same bytes.
+    assert_eq!(net().to_bytes(), b);
+}
+
+#[test]
+fn evaluations_equal_yaneuraou_s_on_the_reference_positions() {
+    let positions = reference();
+    assert!(positions.len() >= 20);
+    let mut in_check = 0;
+    let mut white = 0;
+    for (sfen, expected) in &positions {
+        let pos = Position::from_sfen(sfen).expect("a valid SFEN");
+        assert_eq!(net().evaluate(&pos), *expected, "{sfen}");
+        in_check += usize::from(pos.in_check());
+        white += usize::from(pos.side_to_move() == Color::White);
+    }
+    // What the reference covers: the values are spread, not all 0.
+    assert!(positions.iter().all(|(_, v)| *v != 0));
+    assert!(in_check >= 1, "no position in check");
+    assert!(white >= 5 && white <= positions.len() - 5);
+    let with = |f: &dyn Fn(&str) -> bool| positions.iter().filter(|(s, _)| f(s)).count();
+    assert!(with(&|s| s.split(' ').next().unwrap().contains('+')) >= 5);
+    assert!(with(&|s| s.split(' ').nth(2).unwrap() != "-") >= 10);
+}
+
+#[test]
+fn the_flipped_position_evaluates_the_same() {
+    // halfKP sees the board from the side to move: the same game from the other chair has
+    // the same features in the same order, whatever the weights.
+    for (sfen, expected) in reference() {
+        let flipped = flip_sfen(&sfen);
+        let pos = Position::from_sfen(&flipped).expect("the flipped SFEN is valid");
+        assert_eq!(net().evaluate(&pos), expected, "{sfen} flipped: {flipped}");
+    }
+    assert_eq!(
+        flip_sfen("l8/1+P7/9/9/9/9/9/9/8K b Pr 3"),
+        "k8/9/9/9/9/9/9/7+p1/8L w pR 3"
+    );
+}
+
+#[test]
+fn other_architectures_and_damaged_files_are_refused() {
+    let good = net_bytes();
+
+    // gougi's own linear weights are not NNUE.
+    let linear = gougi::search::eval::Weights::hand_set().to_bytes();
+    assert!(!nnue::looks_like_nnue(&linear));
+    let e = Network::from_bytes(&linear).unwrap_err();
+    assert!(matches!(e, NnueError::Version { .. }));
+    assert!(e.to_string().contains("not a YaneuraOu NNUE file"), "{e}");
+
+    // Another architecture: says what the file is and what is supported.
+    let text = "Features=K+P[2349->256x2],Network=AffineTransform[1<-32](...)";
+    let mut other = nnue::file::VERSION.to_le_bytes().to_vec();
+    other.extend_from_slice(&0x1234_5678u32.to_le_bytes());
+    other.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    other.extend_from_slice(text.as_bytes());
+    other.extend_from_slice(&[0; 64]);
+    let e = Network::from_bytes(&other).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(
+        e,
+        NnueError::Architecture {
+            hash: 0x1234_5678,
+            ..
+        }
+    ));
+    assert!(msg.contains(text), "{msg}");
+    assert!(msg.contains("halfKP_256x2-32-32") && msg.contains("halfKP_1024x2-8-64"));
+
+    // Truncated, or something after the last layer.
+    let e = Network::from_bytes(&good[..good.len() - 1000]).unwrap_err();
+    assert!(matches!(e, NnueError::Truncated { .. }));
+    assert!(e.to_string().contains("truncated"), "{e}");
+    assert!(Network::from_bytes(&good[..10]).is_err());
+    let mut long = good.to_vec();
+    long.push(0);
+    let e = Network::from_bytes(&long).unwrap_err();
+    assert!(
+        e.to_string().contains("1 bytes after the last layer"),
+        "{e}"
+    );
+
+    // A damaged section hash (the transformer's, just after the header text).
+    let text_len = u32::from_le_bytes(good[8..12].try_into().unwrap()) as usize;
+    let mut bad = good.to_vec();
+    bad[12 + text_len] ^= 1;
+    let e = Network::from_bytes(&bad).unwrap_err();
+    assert!(matches!(
+        e,
+        NnueError::PartHash {
+            part: "feature transformer",
+            ..
+        }
+    ));
+    assert!(e.to_string().contains("feature transformer hash"), "{e}");
+}
+
+#[test]
+fn the_supported_architectures_have_distinct_hashes_and_sizes() {
+    for (i, a) in SUPPORTED.iter().enumerate() {
+        for b in &SUPPORTED[i + 1..] {
+            assert_ne!(a.hash(), b.hash());
+        }
+    }
+    // The public nets' size with YaneuraOu's header text.
+    let text = HALFKP_256.description();
+    assert_eq!(HALFKP_256.file_size(text.len()), 64_217_077);
+}
+
+/// Runs `gougi search` on `input` (ended by end of input, which is `quit`) and returns its
+/// output lines.
+fn run_search(input: &str) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .arg("search")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start gougi search");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().expect("gougi search ends");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn search_answers_eval_with_the_net_its_eval_file_names() {
+    let path = common::scratch_path("nn.bin");
+    std::fs::write(&path, net_bytes()).unwrap();
+    let damaged = common::scratch_path("truncated-nn.bin");
+    std::fs::write(&damaged, &net_bytes()[..1 << 20]).unwrap();
+    let refs = reference();
+    let mut input = format!(
+        "usi\nsetoption name USI_Hash value 16\n\
+         eval\n\
+         setoption name EvalFile value {}\n\
+         setoption name EvalFile value {}\nisready\n",
+        damaged.display(),
+        path.display()
+    );
+    for (sfen, _) in &refs[..6] {
+        input.push_str(&format!("position sfen {sfen}\neval\n"));
+    }
+    input.push_str("position startpos moves 7g7f 3c3d 8h2b+\neval\n");
+    let out = run_search(&input);
+    let evals: Vec<&str> = out
+        .iter()
+        .filter_map(|l| l.strip_prefix("eval = "))
+        .collect();
+    assert_eq!(evals.len(), 8, "{out:?}");
+    // Before any EvalFile: the linear evaluation of the start position (small, not the net's).
+    let linear: i32 = evals[0].parse().unwrap();
+    assert!(linear.abs() < 200, "{linear}");
+    // The truncated file is refused with the reason, and the good one is then taken.
+    assert!(
+        out.iter()
+            .any(|l| l.starts_with("info string error: EvalFile") && l.contains("truncated")),
+        "{out:?}"
+    );
+    assert!(out.iter().any(|l| l.contains("NNUE halfKP_256x2-32-32")));
+    for ((_, expected), got) in refs[..6].iter().zip(&evals[1..7]) {
+        assert_eq!(got.parse::<i32>().unwrap(), *expected);
+    }
+    // Checked against YaneuraOu as the reference file's values are.
+    assert_eq!(evals[7], "-1470");
+}
+
+#[test]
+fn sums_carried_move_by_move_equal_sums_from_scratch() {
+    // Random games from the reference positions: drops, captures (promoted pieces going back
+    // to the hand unpromoted), promotions, king moves (that half recomputed), null moves.
+    let net = net();
+    let mut rng = gougi::book::SplitMix64::new(52);
+    let mut plies = 0;
+    for (sfen, _) in reference() {
+        let mut pos = Position::from_sfen(&sfen).unwrap();
+        let mut acc = net.accumulate(&pos);
+        for _ in 0..60 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            if rng.next_u64() % 16 == 0 && !pos.in_check() {
+                pos.do_null_move();
+            } else {
+                let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
+                let before = pos.clone();
+                pos.do_move(m);
+                acc = net.update(&acc, &before, m, &pos);
+            }
+            plies += 1;
+            assert_eq!(
+                net.evaluate_accumulated(&acc, pos.side_to_move()),
+                net.evaluate(&pos),
+                "{}",
+                pos.to_sfen()
+            );
+        }
+    }
+    assert!(plies > 1000, "{plies}");
+}
+
+/// The cost of one evaluation from scratch (every feature column, every layer), for the
+/// journal: `cargo test --release --test nnue -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn full_evaluation_speed() {
+    let positions: Vec<Position> = reference()
+        .iter()
+        .map(|(s, _)| Position::from_sfen(s).unwrap())
+        .collect();
+    let net = net();
+    let rounds = 20_000;
+    let start = std::time::Instant::now();
+    let mut sum = 0i64;
+    for _ in 0..rounds {
+        for p in &positions {
+            sum += i64::from(net.evaluate(std::hint::black_box(p)));
+        }
+    }
+    let n = rounds * positions.len();
+    let ns = start.elapsed().as_nanos() as f64 / n as f64;
+    println!(
+        "from scratch: {n} evaluations, {ns:.0} ns each ({:.0} k/s), checksum {sum}",
+        1e6 / ns
+    );
+
+    // Carried sums: one update (a move's columns) plus the layers, per position.
+    let pairs: Vec<(Position, gougi::shogi::Move, Position)> = positions
+        .iter()
+        .filter(|p| !p.legal_moves().is_empty())
+        .map(|p| {
+            let m = p.legal_moves()[0];
+            let mut after = p.clone();
+            after.do_move(m);
+            (p.clone(), m, after)
+        })
+        .collect();
+    let accs: Vec<_> = pairs.iter().map(|(p, _, _)| net.accumulate(p)).collect();
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        for ((before, m, after), acc) in pairs.iter().zip(&accs) {
+            let next = net.update(std::hint::black_box(acc), before, *m, after);
+            sum += i64::from(net.evaluate_accumulated(&next, after.side_to_move()));
+        }
+    }
+    let n = rounds * pairs.len();
+    let ns = start.elapsed().as_nanos() as f64 / n as f64;
+    println!(
+        "carried: {n} updates + evaluations, {ns:.0} ns each ({:.0} k/s), checksum {sum}",
+        1e6 / ns
+    );
+}

@@ -6,6 +6,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use gougi::search::nnue::{self, file::SUPPORTED, Network, NnueError, HALFKP_256};
+use gougi::shogi::sfen::colour_swapped;
 use gougi::shogi::{Color, Position};
 
 mod common;
@@ -36,46 +37,6 @@ fn reference() -> Vec<(String, i32)> {
             (sfen.to_owned(), v.trim().parse().expect("a value"))
         })
         .collect()
-}
-
-/// The position rotated by 180° with the colours swapped (and the side to move): the same
-/// game seen from the other chair.
-fn flip_sfen(sfen: &str) -> String {
-    let f: Vec<&str> = sfen.split_whitespace().collect();
-    let swap = |c: char| {
-        if c.is_ascii_uppercase() {
-            c.to_ascii_lowercase()
-        } else {
-            c.to_ascii_uppercase()
-        }
-    };
-    let rows: Vec<String> = f[0]
-        .split('/')
-        .rev()
-        .map(|row| {
-            // Tokens: a digit, or a piece with its `+`; reversed as tokens.
-            let mut tokens: Vec<String> = Vec::new();
-            let mut plus = false;
-            for c in row.chars() {
-                if c == '+' {
-                    plus = true;
-                } else {
-                    let p = if plus { "+" } else { "" };
-                    tokens.push(format!("{p}{}", swap(c)));
-                    plus = false;
-                }
-            }
-            tokens.reverse();
-            tokens.concat()
-        })
-        .collect();
-    let side = if f[1] == "b" { "w" } else { "b" };
-    let hand: String = if f[2] == "-" {
-        "-".into()
-    } else {
-        f[2].chars().map(swap).collect()
-    };
-    format!("{} {side} {hand} {}", rows.join("/"), f[3])
 }
 
 #[test]
@@ -119,12 +80,12 @@ fn the_flipped_position_evaluates_the_same() {
     // halfKP sees the board from the side to move: the same game from the other chair has
     // the same features in the same order, whatever the weights.
     for (sfen, expected) in reference() {
-        let flipped = flip_sfen(&sfen);
+        let flipped = colour_swapped(&sfen);
         let pos = Position::from_sfen(&flipped).expect("the flipped SFEN is valid");
         assert_eq!(net().evaluate(&pos), expected, "{sfen} flipped: {flipped}");
     }
     assert_eq!(
-        flip_sfen("l8/1+P7/9/9/9/9/9/9/8K b Pr 3"),
+        colour_swapped("l8/1+P7/9/9/9/9/9/9/8K b Pr 3"),
         "k8/9/9/9/9/9/9/7+p1/8L w pR 3"
     );
 }

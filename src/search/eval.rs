@@ -1370,49 +1370,6 @@ mod tests {
         }
     }
 
-    /// The SFEN of `sfen` with the board rotated by 180°, the colours exchanged and the side
-    /// to move swapped.
-    fn colour_swapped(sfen: &str) -> String {
-        let f: Vec<&str> = sfen.split_whitespace().collect();
-        let swap = |c: char| {
-            if c.is_ascii_uppercase() {
-                c.to_ascii_lowercase()
-            } else {
-                c.to_ascii_uppercase()
-            }
-        };
-        let ranks: Vec<String> = f[0]
-            .split('/')
-            .rev()
-            .map(|rank| {
-                let mut tokens: Vec<String> = Vec::new();
-                let mut promoted = false;
-                for c in rank.chars() {
-                    if c == '+' {
-                        promoted = true;
-                        continue;
-                    }
-                    let t = if promoted {
-                        format!("+{}", swap(c))
-                    } else {
-                        swap(c).to_string()
-                    };
-                    promoted = false;
-                    tokens.push(t);
-                }
-                tokens.reverse();
-                tokens.concat()
-            })
-            .collect();
-        let side = if f[1] == "b" { "w" } else { "b" };
-        let hand: String = if f[2] == "-" {
-            "-".into()
-        } else {
-            f[2].chars().map(swap).collect()
-        };
-        format!("sfen {} {side} {hand} 1", ranks.join("/"))
-    }
-
     /// A position and its colour-swapped mirror score the same for the side to move.
     #[test]
     fn colour_swap_negates_the_score() {
@@ -1423,7 +1380,7 @@ mod tests {
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2",
         ] {
             let pos = Position::from_sfen(&format!("sfen {sfen}")).unwrap();
-            let swapped = Position::from_sfen(&colour_swapped(sfen)).unwrap();
+            let swapped = Position::from_sfen(&crate::shogi::sfen::colour_swapped(sfen)).unwrap();
             assert_eq!(ev.black_score(&pos), -ev.black_score(&swapped), "{sfen}");
         }
     }

@@ -357,8 +357,64 @@ impl Position {
     }
 }
 
+/// The same game seen from the other chair: the board rotated by 180°, every piece's colour
+/// and the hands exchanged, the other side to move; the move number is kept (1 when absent).
+/// Text in, text out, with or without the `sfen ` prefix: evaluations that must be symmetric
+/// are tested with it. Malformed text gives malformed text back — parse the result to check.
+pub fn colour_swapped(sfen: &str) -> String {
+    let f: Vec<&str> = sfen
+        .trim_start_matches("sfen ")
+        .split_whitespace()
+        .collect();
+    let swap = |c: char| {
+        if c.is_ascii_uppercase() {
+            c.to_ascii_lowercase()
+        } else {
+            c.to_ascii_uppercase()
+        }
+    };
+    let board = f.first().copied().unwrap_or("");
+    let ranks: Vec<String> = board
+        .split('/')
+        .rev()
+        .map(|rank| {
+            // Tokens are a digit or a piece with its `+`; the rank is read backwards by token.
+            let mut tokens: Vec<String> = Vec::new();
+            let mut promoted = false;
+            for c in rank.chars() {
+                if c == '+' {
+                    promoted = true;
+                    continue;
+                }
+                let plus = if promoted { "+" } else { "" };
+                tokens.push(format!("{plus}{}", swap(c)));
+                promoted = false;
+            }
+            tokens.reverse();
+            tokens.concat()
+        })
+        .collect();
+    let side = if f.get(1) == Some(&"b") { "w" } else { "b" };
+    let hand: String = match f.get(2) {
+        None | Some(&"-") => "-".into(),
+        Some(h) => h.chars().map(swap).collect(),
+    };
+    let ply = f.get(3).copied().unwrap_or("1");
+    format!("{} {side} {hand} {ply}", ranks.join("/"))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn colour_swapped_turns_the_board_and_swaps_colours_and_hands() {
+        assert_eq!(
+            super::colour_swapped("sfen l8/1+P7/9/9/9/9/9/9/8K b Pr 3"),
+            "k8/9/9/9/9/9/9/7+p1/8L w pR 3"
+        );
+        let start = super::STARTPOS_SFEN;
+        assert_eq!(super::colour_swapped(&super::colour_swapped(start)), start);
+    }
+
     use super::*;
 
     #[test]

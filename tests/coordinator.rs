@@ -939,14 +939,10 @@ async fn mate_zero_hashfull_and_seldepth_are_kept_within_usis_ranges() {
     gui.quit().await;
 }
 
-/// `G_InfoRelay=all` with 64 members: the GUI gets at most `RELAY_BURST` (200) lines of thought
-/// at once and then 200 a second, each member's latest line kept. Counted exactly: 64 first
-/// lines at `go` and 136 of the 640 that follow 1 ms later pass (200); 1 ms later every member
-/// prints its depth-99 line, which replaces what it had waiting; those 64 go out one per 5 ms,
-/// the last at 320 ms; nothing else.
-#[tokio::test(start_paused = true)]
-async fn relay_all_with_64_members_is_capped_at_200_lines_a_second_keeping_each_members_latest() {
-    let scripts = vec![Script::always(Go::Answer(1000 * MS)); 64];
+/// `G_InfoRelay=all` with `n` members answering after `answer`: the GUI's `go` (returns its
+/// time) and, 1 ms later, every member's lines for `depths`, member by member within a depth.
+async fn relay_all_round(n: u32, answer: Duration, depths: std::ops::Range<u32>) -> (Gui, Instant) {
+    let scripts = vec![Script::always(Go::Answer(answer)); n as usize];
     let mut gui = start(
         "majority",
         scripts,
@@ -956,12 +952,33 @@ async fn relay_all_with_64_members_is_capped_at_200_lines_a_second_keeping_each_
     gui.send("position startpos").await;
     let t0 = gui.send("go btime 0 wtime 0 byoyomi 5000").await;
     sleep(MS).await;
-    for depth in 2..12 {
-        for m in 1..=64 {
+    for depth in depths {
+        for m in 1..=n {
             let line = format!("info depth {depth} nodes {m} score cp 1 pv 7g7f\n");
             assert!(gui.members.say(m, line.as_bytes()));
         }
     }
+    (gui, t0)
+}
+
+/// The GUI's relayed lines of thought (members' infos with gougi's `multipv`, not its own
+/// summary lines, which carry `time`).
+fn relayed_thought(gui: &Gui) -> Vec<(Instant, String)> {
+    gui.out
+        .lines()
+        .into_iter()
+        .filter(|(_, l)| l.starts_with("info ") && l.contains(" multipv ") && !l.contains(" time "))
+        .collect()
+}
+
+/// `G_InfoRelay=all` with 64 members: the GUI gets at most `RELAY_BURST` (200) lines of thought
+/// at once and then 200 a second, each member's latest line kept. Counted exactly: 64 first
+/// lines at `go` and 136 of the 640 that follow 1 ms later pass (200); 1 ms later every member
+/// prints its depth-99 line, which replaces what it had waiting; those 64 go out one per 5 ms,
+/// the last at 320 ms; nothing else.
+#[tokio::test(start_paused = true)]
+async fn relay_all_with_64_members_is_capped_at_200_lines_a_second_keeping_each_members_latest() {
+    let (mut gui, t0) = relay_all_round(64, 1000 * MS, 2..12).await;
     sleep(MS).await;
     for m in 1..=64 {
         let line = format!("info depth 99 nodes {m} score cp 2 pv 7g7f\n");
@@ -969,12 +986,7 @@ async fn relay_all_with_64_members_is_capped_at_200_lines_a_second_keeping_each_
     }
     let (at, _) = gui.until("bestmove", 2000 * MS).await;
     assert_eq!(at - t0, 1000 * MS);
-    let relayed: Vec<(Instant, String)> = gui
-        .out
-        .lines()
-        .into_iter()
-        .filter(|(_, l)| l.starts_with("info ") && l.contains(" multipv ") && !l.contains(" time "))
-        .collect();
+    let relayed = relayed_thought(&gui);
     assert_eq!(relayed.len(), 264, "{relayed:#?}");
     let latest: Vec<&(Instant, String)> = relayed
         .iter()
@@ -1000,29 +1012,9 @@ async fn relay_all_with_64_members_is_capped_at_200_lines_a_second_keeping_each_
 /// Below the cap nothing changes: three members' lines all reach the GUI, at once.
 #[tokio::test(start_paused = true)]
 async fn relay_all_with_three_members_passes_every_line() {
-    let scripts = vec![Script::always(Go::Answer(500 * MS)); 3];
-    let mut gui = start(
-        "majority",
-        scripts,
-        &["setoption name G_InfoRelay value all"],
-    )
-    .await;
-    gui.send("position startpos").await;
-    let t0 = gui.send("go btime 0 wtime 0 byoyomi 5000").await;
-    sleep(MS).await;
-    for depth in 2..32 {
-        for m in 1..=3 {
-            let line = format!("info depth {depth} nodes {m} score cp 1 pv 7g7f\n");
-            assert!(gui.members.say(m, line.as_bytes()));
-        }
-    }
+    let (mut gui, t0) = relay_all_round(3, 500 * MS, 2..32).await;
     gui.until("bestmove", 2000 * MS).await;
-    let relayed: Vec<(Instant, String)> = gui
-        .out
-        .lines()
-        .into_iter()
-        .filter(|(_, l)| l.starts_with("info ") && l.contains(" multipv ") && !l.contains(" time "))
-        .collect();
+    let relayed = relayed_thought(&gui);
     assert_eq!(relayed.len(), 3 + 90, "{relayed:#?}");
     assert!(relayed.iter().all(|(t, _)| *t - t0 <= MS));
     gui.quit().await;

@@ -564,39 +564,12 @@ impl Engine {
             emit(&format!("info string error: {e}"));
             return;
         }
-        if self.options.eval_file != old_eval && is_nnue_file(&self.options.eval_file) {
-            match Network::load(std::path::Path::new(&self.options.eval_file)) {
-                Ok(net) => {
-                    // Said plainly: until the search evaluates incrementally with the net
-                    // (issue 52), a full evaluation per node would cost it most of its speed.
-                    emit(&format!(
-                        "info string EvalFile: NNUE {} ({}): `eval` answers with it; the \
-                         search still evaluates with the linear weights",
-                        net.arch.name(),
-                        self.options.eval_file
-                    ));
-                    self.nnue = Some(net.shared());
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "EvalFile");
-                    emit(&format!("info string error: EvalFile {e}"));
-                    self.options.eval_file = old_eval;
-                }
-            }
-        } else if self.options.eval_file != old_eval {
-            match Weights::named(&self.options.eval_file) {
-                Ok(w) => {
-                    self.stop();
-                    self.weights = w;
-                    self.nnue = None;
-                    self.workers = None; // workers hold the old evaluation
-                }
-                Err(e) => {
-                    // Keep playing with the evaluation we have; say why the file was refused.
-                    tracing::warn!(error = %e, "EvalFile");
-                    emit(&format!("info string error: EvalFile {e}"));
-                    self.options.eval_file = old_eval;
-                }
+        if self.options.eval_file != old_eval {
+            if let Err(e) = self.load_eval_file() {
+                // Keep playing with the evaluation we have; say why the file was refused.
+                tracing::warn!(error = %e, "EvalFile");
+                emit(&format!("info string error: EvalFile {e}"));
+                self.options.eval_file = old_eval;
             }
         }
         let diversity = (
@@ -620,6 +593,31 @@ impl Engine {
             self.tt = None; // reallocated at the next `isready` or `go`
             self.tt_dirty = false;
         }
+    }
+
+    /// Loads what `EvalFile` names: a YaneuraOu NNUE net (told apart by its first bytes) for
+    /// `eval`, or linear weights for the search.
+    fn load_eval_file(&mut self) -> Result<(), String> {
+        if is_nnue_file(&self.options.eval_file) {
+            let net = Network::load(std::path::Path::new(&self.options.eval_file))
+                .map_err(|e| e.to_string())?;
+            // Said plainly: until the search evaluates incrementally with the net (issue 52),
+            // a full evaluation per node would cost it most of its speed.
+            emit(&format!(
+                "info string EvalFile: NNUE {} ({}): `eval` answers with it; the search still \
+                 evaluates with the linear weights",
+                net.arch.name(),
+                self.options.eval_file
+            ));
+            self.nnue = Some(net.shared());
+        } else {
+            let w = Weights::named(&self.options.eval_file).map_err(|e| e.to_string())?;
+            self.stop();
+            self.weights = w;
+            self.nnue = None;
+            self.workers = None; // workers hold the old evaluation
+        }
+        Ok(())
     }
 
     /// `eval`: the static evaluation of the current position from the side to move's view,

@@ -311,3 +311,140 @@ fn full_evaluation_speed() {
         1e6 / ns
     );
 }
+
+#[test]
+fn the_search_s_lazy_stack_evaluates_as_from_scratch_with_every_kernel() {
+    // A depth-first walk as a search makes one: moves pushed and popped, null moves, king
+    // moves (a half recomputed), evaluations at some nodes only — so changes pile up over
+    // several plies before one is applied.
+    use gougi::search::eval::Evaluator;
+    use gougi::search::nnue::{Kernel, NnueEval};
+    let net = std::sync::Arc::new(net().clone());
+    let kernels = Kernel::available();
+    println!("kernels: {kernels:?}");
+    let mut checked = 0;
+    for &k in &kernels {
+        let mut rng = gougi::book::SplitMix64::new(53);
+        let mut eval = NnueEval::with_kernel(net.clone(), k);
+        for (sfen, _) in reference() {
+            let root = Position::from_sfen(&sfen).unwrap();
+            eval.reset(&root);
+            // (position, whether the move into it was a null move)
+            let mut path: Vec<(Position, bool)> = vec![(root, false)];
+            for _ in 0..400 {
+                let (pos, _) = path.last().unwrap().clone();
+                let moves = pos.legal_moves();
+                let down = path.len() < 12 && !moves.is_empty() && rng.next_u64() % 3 != 0;
+                if down {
+                    let mut next = pos.clone();
+                    if rng.next_u64() % 10 == 0 && !pos.in_check() {
+                        next.do_null_move();
+                        eval.push_null();
+                        path.push((next, true));
+                    } else {
+                        let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
+                        eval.push(&pos, m);
+                        next.do_move(m);
+                        path.push((next, false));
+                    }
+                } else if path.len() > 1 {
+                    path.pop();
+                    eval.pop();
+                }
+                if rng.next_u64() % 4 == 0 {
+                    let pos = &path.last().unwrap().0;
+                    let expected = net.evaluate_with(Kernel::Portable, pos);
+                    assert_eq!(eval.evaluate(pos).0, expected, "{k:?} {}", pos.to_sfen());
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 2000 * kernels.len(), "{checked}");
+}
+
+#[test]
+fn every_kernel_evaluates_the_reference_positions_alike() {
+    use gougi::search::nnue::Kernel;
+    for k in Kernel::available() {
+        for (sfen, expected) in reference() {
+            let pos = Position::from_sfen(&sfen).unwrap();
+            assert_eq!(net().evaluate_with(k, &pos), expected, "{k:?} {sfen}");
+        }
+    }
+}
+
+/// `gougi search` with the net from `EvalFile` (and the kernel the environment asks for, if
+/// any): the last `info` line with a score and the `bestmove` of `go depth 9` from a middle
+/// game.
+fn search_with_net(net_path: &std::path::Path, envs: &[(&str, &str)]) -> (Vec<String>, String) {
+    use std::time::Duration;
+    let mut g = common::Gougi::program_env(
+        std::path::Path::new(env!("CARGO_BIN_EXE_gougi")),
+        &["search"],
+        None,
+        envs,
+    );
+    g.send("usi");
+    g.until_prefix("usiok");
+    g.send("setoption name USI_Hash value 16");
+    g.send("setoption name USI_OwnBook value false");
+    if !net_path.as_os_str().is_empty() {
+        g.send(&format!(
+            "setoption name EvalFile value {}",
+            net_path.display()
+        ));
+    }
+    g.send("isready");
+    let ready = g.until(Duration::from_secs(60), |l| l == "readyok");
+    g.send("position startpos moves 7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d");
+    g.send("go depth 9");
+    let lines = g.until(Duration::from_secs(120), |l| l.starts_with("bestmove"));
+    let best = lines.last().cloned().unwrap_or_default();
+    assert!(best.starts_with("bestmove "), "{lines:?}");
+    let mut said: Vec<String> = ready
+        .into_iter()
+        .filter(|l| l.starts_with("info string"))
+        .collect();
+    let last_info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth 9 "))
+        .cloned()
+        .unwrap_or_else(|| panic!("no depth 9 line: {lines:?}"));
+    // The node count and the line, without the time-dependent fields.
+    let fields: Vec<&str> = last_info.split_whitespace().collect();
+    let after = |k: &str| {
+        let i = fields.iter().position(|f| *f == k).unwrap();
+        fields[i + 1].to_string()
+    };
+    let pv = last_info.split(" pv ").nth(1).unwrap_or("").to_string();
+    said.push(format!(
+        "nodes {} score {} pv {pv}",
+        after("nodes"),
+        after("cp")
+    ));
+    (said, best)
+}
+
+#[test]
+fn the_search_plays_with_the_net_and_both_kernels_search_the_same_tree() {
+    let path = common::scratch_path("search-nn.bin");
+    std::fs::write(&path, net_bytes()).unwrap();
+    let (said_best, best) = search_with_net(&path, &[]);
+    let (said_portable, best_portable) =
+        search_with_net(&path, &[("GOUGI_NNUE_KERNEL", "portable")]);
+    let (said_linear, best_linear) = search_with_net(std::path::Path::new(""), &[]);
+    println!(
+        "{said_best:?} {best}\n{said_portable:?} {best_portable}\n{said_linear:?} {best_linear}"
+    );
+    assert!(
+        said_portable[0].contains("portable kernel"),
+        "{said_portable:?}"
+    );
+    // One thread, the same evaluations: the same tree, node for node, and the same move.
+    assert_eq!(said_best.last(), said_portable.last());
+    assert_eq!(best, best_portable);
+    // The net, not the tables, evaluated: another tree.
+    assert_ne!(said_best.last(), said_linear.last());
+}

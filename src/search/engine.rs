@@ -28,8 +28,9 @@ use crate::usi::{GoLimits, GuiCommand, SetOption, Strictness};
 
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
 use super::eval::{self, Evaluator, TableEval, Weights};
+use super::evaluator::SearchEval;
 use super::movepick::root_moves;
-use super::nnue::{self, Network};
+use super::nnue::{self, Network, NnueEval};
 use super::params::{tune_options_listed, SearchParams};
 use super::timeman::{self, Clock, TimeOptions};
 use super::tt::TranspositionTable;
@@ -253,7 +254,7 @@ fn ponder_from_tt(pos: &Position, best: Move, tt: &TranspositionTable) -> Option
     p.is_legal(m).is_ok().then_some(m)
 }
 
-type Workers = Vec<Worker<TableEval>>;
+type Workers = Vec<Worker<SearchEval>>;
 
 /// The running search, if any.
 struct Running {
@@ -395,10 +396,24 @@ impl Engine {
         }
     }
 
-    /// A fresh evaluation with the options' weights and noise.
-    fn new_eval(&mut self) -> TableEval {
+    /// A fresh linear evaluation with the options' weights and noise.
+    fn new_linear_eval(&mut self) -> TableEval {
         TableEval::new(self.eval_weights())
             .with_noise(self.options.eval_noise as i32, self.options.seed)
+    }
+
+    /// What a new worker evaluates with: the net `EvalFile` named, if it named one (the
+    /// linear tables standing by for positions without both kings), else the tables.
+    fn new_eval(&mut self) -> SearchEval {
+        let linear = self.new_linear_eval();
+        match &self.nnue {
+            Some(net) => SearchEval::with_net(
+                linear,
+                NnueEval::new(net.clone())
+                    .with_noise(self.options.eval_noise as i32, self.options.seed),
+            ),
+            None => SearchEval::linear(linear),
+        }
     }
 
     fn workers(&mut self) -> Workers {
@@ -601,14 +616,14 @@ impl Engine {
         if is_nnue_file(&self.options.eval_file) {
             let net = Network::load(std::path::Path::new(&self.options.eval_file))
                 .map_err(|e| e.to_string())?;
-            // Said plainly: until the search evaluates incrementally with the net (issue 52),
-            // a full evaluation per node would cost it most of its speed.
             emit(&format!(
-                "info string EvalFile: NNUE {} ({}): `eval` answers with it; the search still \
-                 evaluates with the linear weights",
+                "info string EvalFile: NNUE {} ({}, {} kernel)",
                 net.arch.name(),
-                self.options.eval_file
+                self.options.eval_file,
+                nnue::Kernel::best().name()
             ));
+            self.stop();
+            self.workers = None; // workers hold the old evaluation
             self.nnue = Some(net.shared());
         } else {
             let w = Weights::named(&self.options.eval_file).map_err(|e| e.to_string())?;
@@ -622,7 +637,7 @@ impl Engine {
 
     /// `eval`: the static evaluation of the current position from the side to move's view,
     /// as YaneuraOu's command of that name — with the NNUE net when `EvalFile` named one (in
-    /// YaneuraOu's units, bit for bit), else with the linear evaluation the search uses.
+    /// YaneuraOu's units, bit for bit, without `EvalNoise`), else with the linear evaluation.
     fn eval_command(&mut self) {
         self.stop();
         let v = match &self.nnue {
@@ -636,7 +651,7 @@ impl Engine {
             }
             Some(net) => net.evaluate(&self.pos),
             None => {
-                let mut e = self.new_eval();
+                let mut e = self.new_linear_eval();
                 e.reset(&self.pos);
                 e.evaluate(&self.pos).0
             }

@@ -9,6 +9,8 @@
 //! - [`movepick`]: the staged move picker (and the search's move set).
 //! - [`see`]: static exchange evaluation.
 //! - [`eval`]: the `Evaluator` trait and the learned table evaluation.
+//! - [`nnue`]: YaneuraOu's NNUE nets, loaded, evaluated and carried through the search.
+//! - [`evaluator`]: what a worker evaluates with (the tables, or a net).
 //! - [`learn`]: `gougi learn`, self-play data and fitting of the evaluation weights.
 //! - [`params`]: the tunable constants ([`params::SearchParams`]) and their hidden `T_…` options.
 //! - [`alphabeta`]: iterative deepening, PVS, quiescence; `Worker` per thread.
@@ -30,6 +32,7 @@ pub mod alphabeta;
 pub mod bench;
 pub mod engine;
 pub mod eval;
+pub mod evaluator;
 pub mod history;
 pub mod learn;
 pub mod movepick;

@@ -3,12 +3,18 @@
 //! the next sums are the previous ones minus two weight columns plus two — except for the
 //! perspective whose king moved, whose every feature changed: that half is recomputed.
 //!
+//! A move's effect is first described ([`Change`], from the position before it, which is what
+//! the search has when it makes the move) and applied later, if at all: many positions the
+//! search enters are never evaluated (a cut-off from the table, a mate found, a null move
+//! refuted), and [`super::search::NnueEval`] applies changes only when an evaluation asks.
+//!
 //! The sums wrap in 16 bits, as the format's SIMD adds do; addition modulo 2¹⁶ is the same in
 //! any order, so carried sums equal recomputed ones exactly (the tests check it on random
 //! games).
 
 use crate::shogi::{Color, Move, PieceKind, Position};
 
+use super::kernel::{self, Kernel};
 use super::{features, Network, MAX_HALF};
 
 /// One position's transformer sums, per perspective.
@@ -18,39 +24,135 @@ pub struct Accumulator {
     sums: [[i16; MAX_HALF]; 2],
 }
 
+/// What one move does to one perspective's active features.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Change {
+    /// This perspective's king moved: every feature changed, the sums are recomputed from the
+    /// position.
+    pub refresh: bool,
+    /// How many features left (and as many came): 0 to 2.
+    pub n: u8,
+    pub removed: [u32; 2],
+    pub added: [u32; 2],
+}
+
+impl Change {
+    fn swap(&mut self, removed: usize, added: usize) {
+        let i = usize::from(self.n);
+        self.removed[i] = removed as u32;
+        self.added[i] = added as u32;
+        self.n += 1;
+    }
+}
+
+/// What `m`, played from `before`, does to each perspective's features (by
+/// [`Color::index`]).
+pub fn change(before: &Position, m: Move) -> [Change; 2] {
+    let us = before.side_to_move();
+    let moved = before.moved_piece(m).expect("a move moves a piece");
+    let to = m.to();
+    let mut out = [Change::default(); 2];
+    for p in Color::ALL {
+        let c = &mut out[p.index()];
+        if moved.kind == PieceKind::King && p == us {
+            c.refresh = true;
+            continue;
+        }
+        // This perspective's king did not move: its base is the same before and after.
+        let base = features::king_base(before, p);
+        match m.from() {
+            None => {
+                // The last of that kind in hand goes to the board.
+                let n = before.hand(us).count(moved.kind) as usize;
+                c.swap(
+                    features::hand_feature(base, p, us, moved.kind, n - 1),
+                    features::board_feature(base, p, moved, to),
+                );
+            }
+            Some(from) => {
+                if moved.kind != PieceKind::King {
+                    let mut now = moved;
+                    if m.is_promotion() {
+                        now.kind = moved.kind.promote().unwrap_or(moved.kind);
+                    }
+                    c.swap(
+                        features::board_feature(base, p, moved, from),
+                        features::board_feature(base, p, now, to),
+                    );
+                }
+                if let Some(captured) = before.piece_on(to) {
+                    let kind = captured.kind.unpromote();
+                    let n = before.hand(us).count(kind) as usize;
+                    c.swap(
+                        features::board_feature(base, p, captured, to),
+                        features::hand_feature(base, p, us, kind, n),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
 impl Network {
     /// The sums of `pos`, from scratch. Both kings must be on the board.
     pub fn accumulate(&self, pos: &Position) -> Accumulator {
+        self.accumulate_with(Kernel::best(), pos)
+    }
+
+    /// [`Network::accumulate`] with a chosen kernel (the tests compare them).
+    pub fn accumulate_with(&self, k: Kernel, pos: &Position) -> Accumulator {
         let mut a = Accumulator {
             sums: [[0; MAX_HALF]; 2],
         };
         for c in Color::ALL {
-            self.refresh(pos, c, &mut a.sums[c.index()][..self.arch.half]);
+            kernel::refresh(k, self, pos, c, &mut a.sums[c.index()][..self.arch.half]);
         }
         a
     }
 
     /// One perspective's sums from scratch: the biases plus every active feature's column.
-    fn refresh(&self, pos: &Position, perspective: Color, sums: &mut [i16]) {
+    #[inline(always)]
+    pub(super) fn refresh_inline(&self, pos: &Position, perspective: Color, sums: &mut [i16]) {
         sums.copy_from_slice(&self.ft_bias);
-        features::for_each_active(pos, perspective, |f| self.add_column(sums, f));
+        features::for_each_active(pos, perspective, |f| {
+            for (s, w) in sums.iter_mut().zip(self.column(f)) {
+                *s = s.wrapping_add(*w);
+            }
+        });
     }
 
-    #[inline]
-    fn add_column(&self, sums: &mut [i16], feature: usize) {
+    #[inline(always)]
+    fn column(&self, feature: usize) -> &[i16] {
         let half = self.arch.half;
-        let column = &self.ft_weight[feature * half..(feature + 1) * half];
-        for (s, w) in sums.iter_mut().zip(column) {
-            *s = s.wrapping_add(*w);
-        }
+        &self.ft_weight[feature * half..(feature + 1) * half]
     }
 
-    #[inline]
-    fn sub_column(&self, sums: &mut [i16], feature: usize) {
-        let half = self.arch.half;
-        let column = &self.ft_weight[feature * half..(feature + 1) * half];
-        for (s, w) in sums.iter_mut().zip(column) {
-            *s = s.wrapping_sub(*w);
+    /// `out` = `prev` − the removed columns + the added ones (a perspective whose king did not
+    /// move). One pass over the sums whatever the number of features.
+    #[inline(always)]
+    pub(super) fn apply_change_inline(&self, prev: &[i16], out: &mut [i16], c: &Change) {
+        let col = |f: u32| self.column(f as usize);
+        match c.n {
+            0 => out.copy_from_slice(prev),
+            1 => {
+                let (r, a) = (col(c.removed[0]), col(c.added[0]));
+                for (((o, p), r), a) in out.iter_mut().zip(prev).zip(r).zip(a) {
+                    *o = p.wrapping_sub(*r).wrapping_add(*a);
+                }
+            }
+            _ => {
+                let (r0, a0) = (col(c.removed[0]), col(c.added[0]));
+                let (r1, a1) = (col(c.removed[1]), col(c.added[1]));
+                let cols = r0.iter().zip(a0).zip(r1.iter().zip(a1));
+                for ((o, p), ((r0, a0), (r1, a1))) in out.iter_mut().zip(prev).zip(cols) {
+                    *o = p
+                        .wrapping_sub(*r0)
+                        .wrapping_add(*a0)
+                        .wrapping_sub(*r1)
+                        .wrapping_add(*a1);
+                }
+            }
         }
     }
 
@@ -63,42 +165,28 @@ impl Network {
         m: Move,
         after: &Position,
     ) -> Accumulator {
+        self.update_with(Kernel::best(), acc, before, m, after)
+    }
+
+    /// [`Network::update`] with a chosen kernel.
+    pub fn update_with(
+        &self,
+        k: Kernel,
+        acc: &Accumulator,
+        before: &Position,
+        m: Move,
+        after: &Position,
+    ) -> Accumulator {
         let half = self.arch.half;
-        let us = before.side_to_move();
-        let moved = before.moved_piece(m).expect("a move moves a piece");
-        let to = m.to();
+        let changes = change(before, m);
         let mut next = acc.clone();
         for p in Color::ALL {
-            let sums = &mut next.sums[p.index()][..half];
-            if moved.kind == PieceKind::King && p == us {
-                self.refresh(after, p, sums);
-                continue;
-            }
-            // This perspective's king did not move: its base is the same before and after.
-            let base = features::king_base(before, p);
-            match m.from() {
-                None => {
-                    // The last of that kind in hand goes to the board.
-                    let n = before.hand(us).count(moved.kind) as usize;
-                    self.sub_column(sums, features::hand_feature(base, p, us, moved.kind, n - 1));
-                    self.add_column(sums, features::board_feature(base, p, moved, to));
-                }
-                Some(from) => {
-                    if moved.kind != PieceKind::King {
-                        let mut now = moved;
-                        if m.is_promotion() {
-                            now.kind = moved.kind.promote().unwrap_or(moved.kind);
-                        }
-                        self.sub_column(sums, features::board_feature(base, p, moved, from));
-                        self.add_column(sums, features::board_feature(base, p, now, to));
-                    }
-                    if let Some(captured) = before.piece_on(to) {
-                        let kind = captured.kind.unpromote();
-                        let n = before.hand(us).count(kind) as usize;
-                        self.sub_column(sums, features::board_feature(base, p, captured, to));
-                        self.add_column(sums, features::hand_feature(base, p, us, kind, n));
-                    }
-                }
+            let i = p.index();
+            let out = &mut next.sums[i][..half];
+            if changes[i].refresh {
+                kernel::refresh(k, self, after, p, out);
+            } else {
+                kernel::apply_change(k, self, &acc.sums[i][..half], out, &changes[i]);
             }
         }
         next
@@ -107,14 +195,17 @@ impl Network {
     /// The evaluation of a position whose sums are `acc` and whose side to move is `stm`:
     /// what [`Network::evaluate`] returns for it.
     pub fn evaluate_accumulated(&self, acc: &Accumulator, stm: Color) -> i32 {
+        self.evaluate_accumulated_with(Kernel::best(), acc, stm)
+    }
+
+    /// [`Network::evaluate_accumulated`] with a chosen kernel.
+    pub fn evaluate_accumulated_with(&self, k: Kernel, acc: &Accumulator, stm: Color) -> i32 {
         let half = self.arch.half;
-        let mut input = [0u8; 2 * MAX_HALF];
-        for (i, c) in [stm, !stm].into_iter().enumerate() {
-            let sums = &acc.sums[c.index()][..half];
-            for (o, s) in input[i * half..(i + 1) * half].iter_mut().zip(sums) {
-                *o = (*s).clamp(0, 127) as u8;
-            }
-        }
-        self.propagate(&input[..2 * half])
+        kernel::output(
+            k,
+            self,
+            &acc.sums[stm.index()][..half],
+            &acc.sums[(!stm).index()][..half],
+        )
     }
 }

@@ -23,6 +23,8 @@
 pub mod accumulator;
 pub mod features;
 pub mod file;
+pub mod kernel;
+pub mod search;
 
 use std::sync::Arc;
 
@@ -31,6 +33,8 @@ use crate::shogi::Position;
 
 pub use accumulator::Accumulator;
 pub use file::{looks_like_nnue, NnueError};
+pub use kernel::Kernel;
+pub use search::NnueEval;
 
 /// YaneuraOu's default divisor of the output layer's sum (its `FV_SCALE` option).
 pub const FV_SCALE: i32 = 16;
@@ -145,10 +149,29 @@ impl Network {
     /// columns of the active features, see [`accumulator`]), each clipped to 0..=127, the side
     /// to move's half first, then the layers. Both kings must be on the board.
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        self.evaluate_accumulated(&self.accumulate(pos), pos.side_to_move())
+        self.evaluate_with(Kernel::best(), pos)
+    }
+
+    /// [`Network::evaluate`] with a chosen kernel (the tests compare them).
+    pub fn evaluate_with(&self, k: Kernel, pos: &Position) -> i32 {
+        self.evaluate_accumulated_with(k, &self.accumulate_with(k, pos), pos.side_to_move())
+    }
+
+    /// The evaluation from the transformer's sums, the side to move's first: each sum clipped
+    /// to 0..=127 is one byte of the first layer's input, then the layers.
+    #[inline(always)]
+    pub(super) fn output_inline(&self, stm: &[i16], other: &[i16]) -> i32 {
+        let half = self.arch.half;
+        let mut input = [0u8; 2 * MAX_HALF];
+        let (a, b) = input[..2 * half].split_at_mut(half);
+        for (o, s) in a.iter_mut().zip(stm).chain(b.iter_mut().zip(other)) {
+            *o = (*s).clamp(0, 127) as u8;
+        }
+        self.propagate(&input[..2 * half])
     }
 
     /// The layers after the transformer, from its `2 × half` output bytes to the score.
+    #[inline(always)]
     fn propagate(&self, input: &[u8]) -> i32 {
         let a = self.arch;
         let mut h1 = [0u8; 64];
@@ -162,7 +185,7 @@ impl Network {
 
 /// `bias + Σ weight·input` in wrapping 32-bit arithmetic (the format's SIMD adds wrap too;
 /// a sane net never comes near).
-#[inline]
+#[inline(always)]
 fn dot(bias: i32, row: &[i8], input: &[u8]) -> i32 {
     row.iter().zip(input).fold(bias, |s, (&w, &x)| {
         s.wrapping_add(i32::from(w) * i32::from(x))
@@ -183,6 +206,7 @@ fn by_input(weight: &[i8], arch: Arch) -> Vec<i8> {
 
 /// [`affine_relu`] over input-major weights, skipping zero inputs: the same sums (integer
 /// addition wraps the same in any order), with the work spent on the inputs that count.
+#[inline(always)]
 fn affine_sparse_relu(input: &[u8], bias: &[i32], by_input: &[i8], out: &mut [u8]) {
     let n = bias.len();
     let mut sums = [0i32; 64];
@@ -205,6 +229,7 @@ fn affine_sparse_relu(input: &[u8], bias: &[i32], by_input: &[i8], out: &mut [u8
 /// An affine layer followed by the clipped ReLU: each output is its row's [`dot`] shifted
 /// right by the weights' 6 fractional bits and clipped to 0..=127. Rows are as long as the
 /// input rounded up to 32; the padding columns meet zero inputs and are skipped.
+#[inline(always)]
 fn affine_relu(input: &[u8], bias: &[i32], weight: &[i8], out: &mut [u8]) {
     let stride = file::padded(input.len());
     for (i, o) in out.iter_mut().enumerate() {

@@ -169,6 +169,9 @@ enum BenchTarget {
         /// A file of positions (`sfen …` or `startpos moves …`, one a line) instead of the
         /// built-in set.
         file: Option<std::path::PathBuf>,
+        /// Evaluate with this YaneuraOu NNUE net (`nn.bin`) instead of the linear weights.
+        #[arg(long, value_name = "NN_BIN")]
+        eval_file: Option<std::path::PathBuf>,
     },
     /// The latency gougi adds to a round and its info relay throughput, with instant members.
     Proxy {
@@ -277,7 +280,11 @@ fn run() -> anyhow::Result<()> {
         Command::BenchMember { infos } => gougi::gougi::bench::instant_member(infos),
         Command::Bench { target } => match target {
             BenchTarget::Perft => cli::perft::bench(),
-            BenchTarget::Search { depth, file } => cli::bench::search(depth, file),
+            BenchTarget::Search {
+                depth,
+                file,
+                eval_file,
+            } => cli::bench::search(depth, file, eval_file),
             BenchTarget::Mate {
                 files,
                 hash,

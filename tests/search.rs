@@ -518,7 +518,8 @@ fn library_score(
         nodes: None,
         multipv: 1,
     };
-    let mut s = Searcher::with_eval(16, 1, gougi::search::eval::TableEval::new(weights));
+    let linear = gougi::search::eval::TableEval::new(weights);
+    let mut s = Searcher::with_eval(16, 1, gougi::search::evaluator::SearchEval::linear(linear));
     let best = s.search(&pos, limits, None, None).best.unwrap();
     format!("cp {}", best.score.0)
 }

@@ -2,14 +2,36 @@
 //! and the mate solver over problem files.
 
 /// `gougi bench search`: the node signature and speed of the built-in search.
-pub fn search(depth: Option<i32>, file: Option<std::path::PathBuf>) -> anyhow::Result<()> {
-    use crate::search::bench;
+pub fn search(
+    depth: Option<i32>,
+    file: Option<std::path::PathBuf>,
+    eval_file: Option<std::path::PathBuf>,
+) -> anyhow::Result<()> {
+    use crate::search::eval::TableEval;
+    use crate::search::evaluator::SearchEval;
+    use crate::search::{bench, nnue};
     let depth = depth.unwrap_or(bench::DEFAULT_DEPTH).clamp(1, 60);
     let positions = match file {
         Some(f) => bench::positions_from_file(&f).map_err(anyhow::Error::msg)?,
         None => bench::positions(),
     };
-    let r = bench::run_on(positions, depth, |l| println!("{l}")).map_err(anyhow::Error::msg)?;
+    let linear = TableEval::default();
+    let eval = match eval_file {
+        Some(f) => {
+            let net = nnue::Network::load(&f).map_err(anyhow::Error::msg)?;
+            let kernel = nnue::Kernel::best();
+            println!(
+                "NNUE {} ({}, {} kernel)",
+                net.arch.name(),
+                f.display(),
+                kernel.name()
+            );
+            SearchEval::with_net(linear, nnue::NnueEval::new(net.shared()))
+        }
+        None => SearchEval::linear(linear),
+    };
+    let r =
+        bench::run_on(positions, depth, eval, |l| println!("{l}")).map_err(anyhow::Error::msg)?;
     println!("===========================");
     println!("Total time (ms) : {}", r.millis);
     println!("Nodes searched  : {}", r.nodes);

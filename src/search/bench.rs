@@ -11,6 +11,8 @@ use std::time::Instant;
 
 use super::alphabeta::SearchLimits;
 use super::engine::{parse_position, BadPosition};
+use super::eval::TableEval;
+use super::evaluator::SearchEval;
 use super::Searcher;
 use crate::shogi::Position;
 
@@ -90,20 +92,22 @@ pub fn positions_from_file(path: &std::path::Path) -> Result<Vec<String>, Positi
 
 /// Searches every bench position to `depth`; `report` receives one line per position.
 pub fn run(depth: i32, report: impl FnMut(&str)) -> Result<BenchResult, BadPosition> {
-    run_on(positions(), depth, report)
+    let linear = SearchEval::linear(TableEval::default());
+    run_on(positions(), depth, linear, report)
 }
 
-/// Searches the given positions to `depth` (see [`run`]).
+/// Searches the given positions to `depth` with `eval` (see [`run`]).
 pub fn run_on(
     texts: Vec<String>,
     depth: i32,
+    eval: SearchEval,
     mut report: impl FnMut(&str),
 ) -> Result<BenchResult, BadPosition> {
     let positions: Vec<(String, Position)> = texts
         .into_iter()
         .map(|p| parse_position(&p).map(|pos| (p, pos)))
         .collect::<Result<_, _>>()?;
-    let mut searcher = Searcher::new(BENCH_HASH_MB, 1);
+    let mut searcher = Searcher::with_eval(BENCH_HASH_MB, 1, eval);
     let limits = SearchLimits {
         depth: Some(depth),
         nodes: None,

@@ -20,6 +20,7 @@ use std::sync::Mutex;
 use super::alphabeta::SearchLimits;
 use super::engine::parse_position;
 use super::eval::{features, fold_factors, TableEval, Weights, NUM_FACTORS, NUM_WEIGHTS};
+use super::evaluator::SearchEval;
 use super::Searcher;
 use crate::shogi::{Color, Position, Repetition};
 
@@ -145,7 +146,11 @@ pub fn generate(
     std::thread::scope(|s| {
         for _ in 0..opts.threads.max(1) {
             s.spawn(|| {
-                let mut searcher = Searcher::with_eval(opts.hash_mb, 1, TableEval::new(weights));
+                let mut searcher = Searcher::with_eval(
+                    opts.hash_mb,
+                    1,
+                    SearchEval::linear(TableEval::new(weights)),
+                );
                 loop {
                     let g = next_game.fetch_add(1, Ordering::Relaxed);
                     if g >= opts.games {

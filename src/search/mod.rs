@@ -47,6 +47,7 @@ use std::sync::Arc;
 
 use alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, SearchOutcome, Worker};
 use eval::TableEval;
+use evaluator::SearchEval;
 use timeman::TimeBudget;
 use tt::TranspositionTable;
 
@@ -55,16 +56,16 @@ use crate::shogi::Position;
 /// A synchronous search facade: a table and `threads` workers.
 pub struct Searcher {
     tt: Arc<TranspositionTable>,
-    workers: Vec<Worker<TableEval>>,
+    workers: Vec<Worker<SearchEval>>,
 }
 
 impl Searcher {
     pub fn new(hash_mb: usize, threads: usize) -> Searcher {
-        Searcher::with_eval(hash_mb, threads, TableEval::default())
+        Searcher::with_eval(hash_mb, threads, SearchEval::linear(TableEval::default()))
     }
 
     /// A searcher whose workers evaluate with (clones of) `eval`.
-    pub fn with_eval(hash_mb: usize, threads: usize, eval: TableEval) -> Searcher {
+    pub fn with_eval(hash_mb: usize, threads: usize, eval: SearchEval) -> Searcher {
         let tt = Arc::new(TranspositionTable::new(hash_mb));
         let ctl = Arc::new(Control::new(threads));
         let workers = (0..threads.max(1))

@@ -114,12 +114,27 @@ impl Network {
     /// One perspective's sums from scratch: the biases plus every active feature's column.
     #[inline(always)]
     pub(super) fn refresh_inline(&self, pos: &Position, perspective: Color, sums: &mut [i16]) {
-        sums.copy_from_slice(&self.ft_bias);
+        let mut active = [0usize; features::PIECES];
+        let mut n = 0;
         features::for_each_active(pos, perspective, |f| {
-            for (s, w) in sums.iter_mut().zip(self.column(f)) {
-                *s = s.wrapping_add(*w);
-            }
+            active[n] = f;
+            n += 1;
         });
+        // A block of sums at a time, kept in registers while every column adds its part
+        // (column by column over the whole half would load and store the sums 38 times).
+        const BLOCK: usize = 128;
+        let half = self.arch.half;
+        for start in (0..half).step_by(BLOCK) {
+            let mut acc = [0i16; BLOCK];
+            acc.copy_from_slice(&self.ft_bias[start..start + BLOCK]);
+            for &f in &active[..n] {
+                let col = &self.ft_weight[f * half + start..f * half + start + BLOCK];
+                for (a, w) in acc.iter_mut().zip(col) {
+                    *a = a.wrapping_add(*w);
+                }
+            }
+            sums[start..start + BLOCK].copy_from_slice(&acc);
+        }
     }
 
     #[inline(always)]

@@ -106,7 +106,9 @@ pub fn hand_feature(
 }
 
 /// Calls `f` with every active feature of `pos` from `perspective` (38 of them in a position
-/// with all 40 pieces). `pos` must have `perspective`'s king.
+/// with all 40 pieces). `pos` must have `perspective`'s king. Inlined so that the kernel
+/// that calls it (see `kernel`) compiles `f`'s column adds with its own instructions.
+#[inline(always)]
 pub fn for_each_active(pos: &Position, perspective: Color, mut f: impl FnMut(usize)) {
     let base = king_base(pos, perspective);
     let mut count = 0;

@@ -83,7 +83,7 @@ macro_rules! two_copies {
 
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2")]
-            fn $avx($($arg: $ty),*) $(-> $ret)? {
+            unsafe fn $avx($($arg: $ty),*) $(-> $ret)? {
                 body($($arg),*)
             }
 
@@ -113,9 +113,15 @@ two_copies! {
     }
 }
 
-two_copies! {
-    /// The evaluation from the side to move's sums and the other side's.
-    pub fn output / output_avx2(net: &Network, stm: &[i16], other: &[i16]) -> i32 {
-        net.output_inline(stm, other)
+/// The evaluation from the side to move's sums and the other side's: the layers' byte
+/// multiply-adds written with AVX2 intrinsics ([`super::avx2`]), the rest the portable source.
+#[inline]
+pub fn output(kernel: Kernel, net: &Network, stm: &[i16], other: &[i16]) -> i32 {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Kernel::Avx2` is only ever chosen (`Kernel::available`) when the processor
+        // reports AVX2.
+        Kernel::Avx2 => unsafe { net.output_avx2(stm, other) },
+        _ => net.output_inline(stm, other),
     }
 }

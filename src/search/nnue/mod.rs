@@ -21,6 +21,7 @@
 //! file format is in [`file`].
 
 pub mod accumulator;
+mod avx2;
 pub mod features;
 pub mod file;
 pub mod kernel;

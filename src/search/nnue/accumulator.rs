@@ -121,8 +121,9 @@ impl Network {
             n += 1;
         });
         // A block of sums at a time, kept in registers while every column adds its part
-        // (column by column over the whole half would load and store the sums 38 times).
-        const BLOCK: usize = 128;
+        // (column by column over the whole half would load and store the sums 38 times); 64
+        // sums are four AVX2 registers or eight SSE2 ones, with room to spare in both.
+        const BLOCK: usize = 64;
         let half = self.arch.half;
         for start in (0..half).step_by(BLOCK) {
             let mut acc = [0i16; BLOCK];

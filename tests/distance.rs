@@ -63,19 +63,22 @@ fn a_member_behind_a_30_ms_relay_is_budgeted_for_and_its_answers_are_used() {
             out.missed[k].iter().map(|m| m.0).collect::<Vec<_>>()
         );
     }
-    // The GUI is told once what the remote member's lag costs it, and nothing about the local
-    // one, which is told what it always was: the byoyomi less G_Margin (60 ms).
+    // The GUI is told once what the remote member's lag costs it. The local member is told
+    // what it always was, the byoyomi less G_Margin (60 ms), while its own overrun stays within
+    // half the margin: on a loaded machine it may not at every move (the 200-move run of
+    // `tests/ssh.rs` saw it told 2 ms less on average), so at 90 % of the moves here.
     let plain = format!("go btime 0 wtime 0 byoyomi {}", BYOYOMI_MS - 60);
     let told: Vec<&String> = out
         .lines
         .iter()
         .filter(|l| l.starts_with("info string [Info]") && l.contains("answers reach gougi"))
         .collect();
-    assert_eq!(told.len(), 1, "{told:#?}");
-    assert!(told[0].contains("E2 (remote)"), "{told:#?}");
+    let remote_told = told.iter().filter(|l| l.contains("E2 (remote)")).count();
+    assert_eq!(remote_told, 1, "{told:#?}");
     let local_gos = gos(&local_log);
     assert_eq!(local_gos.len(), out.moves);
-    assert!(local_gos.iter().all(|l| *l == plain), "{local_gos:#?}");
+    let plain_gos = local_gos.iter().filter(|l| **l == plain).count();
+    assert!(plain_gos * 10 >= out.moves * 9, "{local_gos:#?}");
     // The remote member was told less once its lag was known (its first go: the plain clock).
     let remote_gos = gos(&remote_log);
     assert_eq!(remote_gos[0], plain);

@@ -170,6 +170,14 @@ fn children_of(pid: u32) -> Vec<u32> {
     out
 }
 
+/// The tests that time moves take turns: run beside the 16-member game (17 processes on a
+/// 2-core machine), the distance test's members overran gougi's decision by load alone.
+static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn timed() -> std::sync::MutexGuard<'static, ()> {
+    TIMED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn gougi_bin() -> &'static str {
     env!("CARGO_BIN_EXE_gougi")
 }
@@ -321,6 +329,7 @@ fn a_match_and_a_tune_run_an_engine_over_ssh() {
 /// remote answer dropped as late). gougi's descriptors and memory are printed (`--nocapture`).
 #[test]
 fn sixteen_members_eight_over_ssh_answer_legally_in_time() {
+    let _turn = timed();
     use gougi::shogi::position::Position;
     let dir = scratch_dir("ssh-sixteen");
     let Some(sshd) = Sshd::start(&dir) else {
@@ -420,6 +429,7 @@ fn sixteen_members_eight_over_ssh_answer_legally_in_time() {
 /// move's remote answer is lost while gougi learns: see `tests/distance.rs`.)
 #[test]
 fn a_member_over_ssh_through_a_30_ms_relay_is_budgeted_for_and_its_answers_are_used() {
+    let _turn = timed();
     use common::distance::{play, thinker};
     let dir = scratch_dir("ssh-distance");
     let Some(sshd) = Sshd::start(&dir) else {
@@ -489,6 +499,7 @@ fn a_member_over_ssh_through_a_30_ms_relay_is_budgeted_for_and_its_answers_are_u
 #[test]
 #[ignore = "200 moves at byoyomi 1000: 3.5 minutes"]
 fn distance_long() {
+    let _turn = timed();
     use common::distance::{gos, play, thinker};
     let dir = scratch_dir("ssh-distance-long");
     let Some(sshd) = Sshd::start(&dir) else {

@@ -45,6 +45,7 @@
 //! | `busy <ms>` | wait the full time even if `stop` arrives (the stop still counts for later actions) |
 //! | `lag <ms>` | wait the full time without reading input: what arrives meanwhile is read afterwards, in order, so a `stop` sent after the next `go` still stops that `go` (unlike `busy`, which takes it for this search); a slow reply to `stop` is `sleep 4000 ; lag 100 ; play` |
 //! | `wait stop` | hold until `stop` (or `gameover`) arrives; at once if it already did |
+//! | `think` | use the clock as an engine that spends all of it: wait until the `go`'s `movetime`, else its `byoyomi`, has passed since the `go` was read (a `stop` cuts it short; with neither, until `stop`) |
 //! | `hang` | never print again and ignore everything (including `quit`); the transcript is still written; exits at stdin EOF so no process is left behind |
 //! | `linger` | never print again, never read again: stdin EOF, `quit` and `stop` change nothing; runs until killed (a member deep in a search that ignores its closed input: only gougi's kill, or its death, may end it) |
 //! | `exit <code>` | exit at once with that status (a crash) |
@@ -131,6 +132,8 @@ enum Action {
     Busy(Duration),
     Lag(Duration),
     WaitStop,
+    /// Wait out the `go`'s `movetime` or `byoyomi` (stoppable).
+    Think,
     Hang,
     /// Like `Hang`, but stdin EOF does not end it either: runs until killed.
     Linger,
@@ -240,6 +243,7 @@ fn parse_actions(text: &str, line_no: usize) -> Result<Vec<Action>, String> {
             "busy" => Action::Busy(ms()?),
             "lag" => Action::Lag(ms()?),
             "wait" if arg == "stop" => Action::WaitStop,
+            "think" if arg.is_empty() => Action::Think,
             "hang" => Action::Hang,
             "linger" => Action::Linger,
             "play" if arg.is_empty() => Action::Play,
@@ -428,6 +432,8 @@ struct Engine {
     rng: Rng,
     /// The `skill:` option's value, once set.
     skill_value: Option<f64>,
+    /// When the current `go`'s clock runs out for `think` (`None`: it has no time limit).
+    think_until: Option<Instant>,
 }
 
 fn print_line(text: &str) {
@@ -529,6 +535,11 @@ impl Engine {
                         stopped = self.wait(None, true);
                     }
                 }
+                Action::Think => {
+                    if !stopped {
+                        stopped = self.wait(self.think_until, true);
+                    }
+                }
                 Action::Hang => self.hang(),
                 Action::Linger => linger(),
                 Action::Exit(code) => process::exit(*code),
@@ -554,6 +565,16 @@ impl Engine {
 
     fn go(&mut self, line: &str) {
         let words: Vec<&str> = line.split_whitespace().collect();
+        let field = |name: &str| {
+            words
+                .iter()
+                .position(|&w| w == name)
+                .and_then(|k| words.get(k + 1))
+                .and_then(|v| v.parse::<u64>().ok())
+        };
+        self.think_until = field("movetime")
+            .or(field("byoyomi"))
+            .map(|ms| Instant::now() + Duration::from_millis(ms));
         let is_mate = words.contains(&"mate");
         let (list, count) = if is_mate {
             (&self.script.mate, &mut self.mate_count)
@@ -595,7 +616,19 @@ impl Engine {
             while mode.is_none() {
                 let line = self.receive(None).unwrap_or_default();
                 match first_word(&line) {
-                    "ponderhit" => mode = Some(Mode::Normal),
+                    "ponderhit" => {
+                        // The clock starts now (a ponderhit may carry its own).
+                        let hit: Vec<&str> = line.split_whitespace().collect();
+                        let byoyomi = hit
+                            .iter()
+                            .position(|&w| w == "byoyomi")
+                            .and_then(|k| hit.get(k + 1))
+                            .and_then(|v| v.parse::<u64>().ok());
+                        let length = byoyomi.or(field("movetime")).or(field("byoyomi"));
+                        self.think_until =
+                            length.map(|ms| Instant::now() + Duration::from_millis(ms));
+                        mode = Some(Mode::Normal)
+                    }
                     "stop" | "gameover" => mode = Some(Mode::Immediate),
                     "quit" => process::exit(0),
                     _ => self.pending.push_back(line),
@@ -749,6 +782,7 @@ fn main() {
         entry: Entry::default(),
         rng: Rng::new(seed),
         skill_value: None,
+        think_until: None,
     };
     engine.main_loop();
 }

@@ -1019,3 +1019,33 @@ async fn relay_all_with_three_members_passes_every_line() {
     assert!(relayed.iter().all(|(t, _)| *t - t0 <= MS));
     gui.quit().await;
 }
+
+/// Issue 53 item 2: a member that takes 250 ms to answer a `stop` (a member at a distance, or
+/// one that unwinds slowly) thinks on main time past gougi's soft deadline (10 s + byoyomi 1 s:
+/// soft at `main/4 + byoyomi` = 3.5 s, decided by 3.53 s). Stopped at the soft deadline, its
+/// answer came 220 ms after gougi decided; gougi learns its lag after `stop` from that answer and
+/// stops it that much earlier, so from the second move on its answer is used.
+#[tokio::test(start_paused = true)]
+async fn a_member_slow_to_stop_on_main_time_is_stopped_earlier_and_its_answer_used() {
+    let scripts = vec![
+        Script::always(Go::Answer(100 * MS)).named("a"),
+        Script::always(Go::Answer(60_000 * MS))
+            .stop_latency(250 * MS)
+            .named("b"),
+    ];
+    let mut gui = start("optimistic", scripts, &[]).await;
+    let mut used = Vec::new();
+    for k in 0..6 {
+        let (took, lines) = gui
+            .play("btime 10000 wtime 10000 byoyomi 1000", 20_000 * MS)
+            .await;
+        assert!(took <= 3_530 * MS, "move {k}: {took:?} {lines:#?}");
+        used.push(lines.iter().any(|l| {
+            (l.starts_with("info string [O]") || l.starts_with("info string [X]"))
+                && l.ends_with("[b]")
+        }));
+    }
+    assert_eq!(used, [false, true, true, true, true, true]);
+    assert_eq!(faults(&gui.all_output()), Vec::<String>::new());
+    gui.quit().await;
+}

@@ -208,6 +208,32 @@ fn delay_before_bestmove() {
 }
 
 #[test]
+fn think_spends_the_byoyomi_or_movetime_and_stop_cuts_it_short() {
+    let mut m = Mock::start("go: think ; bestmove 7g7f\n");
+    let t = Instant::now();
+    m.send("go btime 0 wtime 0 byoyomi 300");
+    m.expect("bestmove 7g7f");
+    assert!(
+        t.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        t.elapsed()
+    );
+    let t = Instant::now();
+    m.send("go movetime 200 byoyomi 5000");
+    m.expect("bestmove 7g7f");
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_millis(200) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
+    let t = Instant::now();
+    m.send("go btime 0 wtime 0 byoyomi 600000");
+    m.send("stop");
+    m.expect("bestmove 7g7f");
+    assert!(t.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
 fn stop_cuts_a_sleep_short() {
     let mut m = Mock::start("go: sleep 600000 ; info depth 5 ; sleep 600000 ; bestmove 7g7f\n");
     m.send("go infinite");

@@ -85,6 +85,66 @@ pub fn give_back(limits: &crate::usi::GoLimits, black: bool, own: u64) -> crate:
     l
 }
 
+/// What a member's learned answer lag ([`crate::gougi::lag`], `estimate` ms) costs it: the
+/// part the margin does not already pay. `G_Margin` was sized for a local member's own overrun
+/// (gougi decides at `available − margin/2`, so an answer up to `margin/2` after the member's
+/// clock ran out is still in); only the lag beyond that is taken off the member's clock, and
+/// the member is stopped that much earlier. A local member (lag a few ms) is told what it was
+/// always told.
+pub fn lag_extra(estimate: u64, margin: u64) -> u64 {
+    estimate.saturating_sub(margin.min(MAX_CLOCK_MS) / 2)
+}
+
+/// The clock a member is told with `extra` ms ([`lag_extra`]) taken off, so that its answer,
+/// late by its lag, still reaches gougi in time: from its byoyomi when it has one (the end of
+/// its clock), else from its `movetime`, else from our main time. Never more than half of the
+/// field it comes from: a wrong estimate may shorten a member's thought, never take all of it.
+/// `go nodes`/`depth`/`mate`/`infinite` (no clock): unchanged.
+pub fn take_lag(limits: &crate::usi::GoLimits, black: bool, extra: u64) -> crate::usi::GoLimits {
+    let mut l = limits.clone();
+    if extra == 0 || l.mate.is_some() || l.infinite {
+        return l;
+    }
+    let take = |v: &mut Option<u64>| {
+        if let Some(t) = v {
+            let t0 = (*t).min(MAX_CLOCK_MS);
+            *t = t0 - extra.min(t0 / 2);
+        }
+    };
+    if l.movetime.is_some() {
+        take(&mut l.movetime);
+    } else if l.byoyomi.is_some_and(|b| b > 0) {
+        take(&mut l.byoyomi);
+    } else if black {
+        take(&mut l.btime);
+    } else {
+        take(&mut l.wtime);
+    }
+    l
+}
+
+/// When a member told `limits` must have answered, in ms after its `go` was sent: the end of
+/// its clock (our main time and byoyomi, or `movetime`) less `own`, its `NetworkDelay2`, which
+/// [`give_back`] added to that clock. `None` without a clock (`go nodes`, `infinite`, `mate`).
+/// A `go ponder`'s clock starts at `ponderhit`. The lag of an answer is measured from here.
+pub fn answer_due(limits: &crate::usi::GoLimits, black: bool, own: u64) -> Option<u64> {
+    if limits.mate.is_some() || limits.infinite {
+        return None;
+    }
+    if let Some(t) = limits.movetime {
+        return Some(t.min(MAX_CLOCK_MS));
+    }
+    if !limits.has_clock() {
+        return None;
+    }
+    let (main, _) = limits.clock_of(black);
+    let end = main
+        .unwrap_or(0)
+        .min(MAX_CLOCK_MS)
+        .saturating_add(limits.byoyomi.unwrap_or(0).min(MAX_CLOCK_MS));
+    Some(end.saturating_sub(own.min(MAX_CLOCK_MS)))
+}
+
 /// The soft deadline is at most `main / SOFT_CAP_DIVISOR + byoyomi + inc` (see the module notes):
 /// the built-in search's own cap (`search::timeman::MAX_CLOCK_DIVISOR`; a test checks they are
 /// equal, since `gougi` does not import `search`), so gougi does not stop it (by more than the

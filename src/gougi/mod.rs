@@ -7,6 +7,7 @@ pub mod calibrate;
 pub mod coordinator;
 pub mod deadline;
 pub mod game;
+pub mod lag;
 pub mod options;
 pub mod policy;
 pub mod ranges;

@@ -9,34 +9,41 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+pub mod distance;
+
 /// Builds the mock engine for this profile once and returns its path.
 pub fn mock_engine_path() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test binary path");
-        let profile_dir = exe
-            .parent()
-            .and_then(|d| d.parent())
-            .expect("target/<profile>/deps layout")
-            .to_path_buf();
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "--quiet", "--example", "mock_engine"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile_dir.ends_with("release") {
-            build.arg("--release");
-        }
-        assert!(build
-            .status()
-            .expect("cargo build --example mock_engine")
-            .success());
-        let path = profile_dir
-            .join("examples")
-            .join(format!("mock_engine{}", std::env::consts::EXE_SUFFIX));
-        assert!(path.exists(), "no mock engine at {}", path.display());
-        path
-    })
-    .clone()
+    PATH.get_or_init(|| example_path("mock_engine")).clone()
+}
+
+/// Builds the delay relay (`examples/delay_relay.rs`) for this profile once; its path.
+pub fn delay_relay_path() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| example_path("delay_relay")).clone()
+}
+
+/// Builds example `name` for this profile (a no-op when up to date) and returns its path.
+fn example_path(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let profile_dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>/deps layout")
+        .to_path_buf();
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args(["build", "--quiet", "--example", name])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if profile_dir.ends_with("release") {
+        build.arg("--release");
+    }
+    assert!(build.status().expect("cargo build --example").success());
+    let path = profile_dir
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "no {name} at {}", path.display());
+    path
 }
 
 /// This test process's directory for scratch files: `<temp>/gougi-tests/<binary>-<pid>`.

@@ -67,6 +67,8 @@ impl<W: std::io::Write> Coordinator<W> {
                 &member_limits,
                 round.id,
                 false,
+                after.black_to_move(),
+                self.options.margin_ms,
             );
             self.slots[slots[k]].clear_round();
             round.elsewhere.insert(slots[k], after);
@@ -196,12 +198,22 @@ impl<W: std::io::Write> Coordinator<W> {
             limits.byoyomi = Some(share.as_millis() as u64);
             round.soft = Some(now + share);
         }
+        let margin = self.options.margin_ms;
         let slot = &mut self.slots[check.leader];
         if slot.spec.nodes == NodesRule::Off {
             // It cannot take `nodes` (its own limit decides; see `limits_for`).
             limits = limits_for(&slot.spec, &limits);
         }
-        start_search(slot, &after.command, &limits, round.id, false);
+        let black = after.black_to_move();
+        start_search(
+            slot,
+            &after.command,
+            &limits,
+            round.id,
+            false,
+            black,
+            margin,
+        );
         slot.clear_round();
         round.elsewhere.insert(check.leader, after);
         round.stop_sent = false;

@@ -138,7 +138,8 @@ impl<W: std::io::Write> Coordinator<W> {
                 nodes,
                 ..Default::default()
             };
-            start_search(&mut self.slots[i], &position, &limits, 0, true);
+            // A mate search has no clock (`go mate T` is its own limit): nothing to take off.
+            start_search(&mut self.slots[i], &position, &limits, 0, true, true, 0);
         }
     }
 
@@ -193,7 +194,15 @@ impl<W: std::io::Write> Coordinator<W> {
                 mate: Some(MateLimit::Time(timeout)),
                 ..Default::default()
             };
-            start_search(&mut self.slots[i], &game.sfen_command(), &limits, 0, true);
+            start_search(
+                &mut self.slots[i],
+                &game.sfen_command(),
+                &limits,
+                0,
+                true,
+                true,
+                0,
+            );
         }
     }
 

@@ -117,6 +117,7 @@ impl<W: std::io::Write> Coordinator<W> {
     /// Member `i` answered: its oldest request, when that was for the current round.
     pub(super) fn take_request(&mut self, i: usize) -> Option<Request> {
         let req = self.slots[i].take_answer();
+        self.tell_lag(i);
         let current = self.round.as_ref().map(|r| r.id);
         match req {
             Some(r) if Some(r.round) == current => Some(r),
@@ -314,24 +315,36 @@ pub(super) fn stop_search(slot: &mut Slot, now: Instant) {
 
 /// Send `position` + `go` for round `round` (`mate`: a `go mate`), stopping first if the member
 /// still owes an earlier answer; between the two, the `setoption`s its
-/// `Engine<N>.SoloOption`s need this round ([`solo::sync`]).
+/// `Engine<N>.SoloOption`s need this round ([`solo::sync`]). The clock in `limits` is shortened
+/// by the member's learned answer lag beyond what `margin` (`G_Margin`) covers
+/// ([`deadline::take_lag`]; `black`: the side to move in `position`, whose main time it is), and
+/// the request remembers when that clock runs out, to measure the answer's lag against.
 pub(super) fn start_search(
     slot: &mut Slot,
     position: &PositionCommand,
     limits: &GoLimits,
     round: u64,
     mate: bool,
+    black: bool,
+    margin: u64,
 ) {
     if slot.garbage_at.is_some() {
         // Its broken `bestmove` answered the request it owed.
         slot.take_answer();
     }
     let now = Instant::now();
+    if let Some(at_least) = slot.requests.overdue(now) {
+        slot.clock_lag.record(at_least.as_secs_f64() * 1000.0);
+        debug!(member = slot.spec.number, lag_ms = ?at_least, "answer overdue at the next go");
+    }
     stop_search(slot, now);
     solo::sync(slot);
+    let limits = deadline::take_lag(limits, black, slot.clock_extra(margin));
+    let clock = deadline::answer_due(&limits, black, own_margin(slot)).map(Duration::from_millis);
+    let ponder = limits.ponder;
     send(slot, &GuiCommand::Position(position.clone()));
-    send(slot, &GuiCommand::Go(limits.clone()));
-    slot.requests.push(round, mate, now);
+    send(slot, &GuiCommand::Go(limits));
+    slot.requests.push(round, mate, now, clock, ponder);
 }
 
 /// The `go` limits one member gets, after its `Engine<N>.Nodes` rule.

@@ -13,7 +13,8 @@
 //! `rounds` (planning a `go`, `stop`, `ponderhit`, timers, when to decide), `intake`
 //! (`info`, `bestmove`, mate claims, the relay), `decide` (policies, `G_Resign`, the vote),
 //! `exchanges` (the exchange rule's phases, the `leader` type's re-searches), `mates` (mate members, `go mate`, the
-//! built-in solver), `output` (annotated lines, the final `info`).
+//! built-in solver), `output` (annotated lines, the final `info`), `distance` (members whose
+//! answers lag: earlier stops, the GUI told of a member's lag).
 //!
 //! # Members and stale answers
 //! Every `go` sent to a member is pushed on that member's queue of outstanding requests, and
@@ -50,6 +51,7 @@ use crate::gougi::annotate::{self, History, MemberLine, Verdict};
 use crate::gougi::answer::{Answer, Eval};
 use crate::gougi::deadline::{self, Clock};
 use crate::gougi::game::{AnswerRefused, Game, PositionRefused};
+use crate::gougi::lag::Lag;
 use crate::gougi::options::{self, GOptions, InfoRelay, OutputEncoding, VoteScoring};
 use crate::gougi::policy::change_player;
 use crate::gougi::policy::exchange::{self, Phase1};
@@ -73,6 +75,7 @@ use crate::usi::{
 };
 
 mod decide;
+mod distance;
 mod exchanges;
 mod intake;
 mod limits;
@@ -90,8 +93,8 @@ use limits::*;
 use members::*;
 use output::*;
 use relay_cap::RelayCap;
+use requests::{LagKind, Request, Requests};
 pub use requests::{Owed, Probe};
-use requests::{Request, Requests};
 use solo::Solo;
 pub use state::MAX_FAILURES;
 use state::*;
@@ -194,6 +197,9 @@ impl<W: std::io::Write> Coordinator<W> {
                 config_unsent: Vec::new(),
                 solo: Solo::default(),
                 requests: Requests::default(),
+                clock_lag: Lag::default(),
+                stop_lag: Lag::default(),
+                lag_told: false,
                 awaiting_ready: false,
                 ready_since: None,
                 restarts: 0,

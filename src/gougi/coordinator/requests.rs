@@ -18,6 +18,7 @@
 //! ([`Requests::answered`]); a process that ends forgets all of them ([`Requests::clear`]).
 
 use std::collections::VecDeque;
+use std::time::Duration;
 
 use tokio::time::Instant;
 
@@ -34,6 +35,48 @@ pub struct Request {
     pub stopped: Option<Instant>,
     /// When it became the oldest request: the member is answering it from then on.
     pub front_since: Instant,
+    /// When the clock the member was told runs out (`None`: no clock, or a ponder search
+    /// before its `ponderhit`): with `stopped`, where its answer's lag is measured from.
+    pub due: Option<Instant>,
+    /// The length of that clock, for a ponder search whose clock starts at `ponderhit`.
+    pub clock: Option<Duration>,
+    /// When its `go` was sent.
+    pub sent: Instant,
+    /// Its lag was already learned from (see [`Requests::overdue`]): its answer is no sample.
+    pub lag_learned: bool,
+}
+
+/// What an answer's lag was measured from (see `gougi::lag`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LagKind {
+    /// The end of the clock the member was told: it answered on its own clock.
+    Clock,
+    /// gougi's `stop`, sent before its clock ended: how long it takes to stop and answer.
+    Stop,
+}
+
+/// A `stop` sent this close to the end of the member's clock (or after it) ended nothing the
+/// clock would not have: gougi's soft deadline is where a byoyomi member's clock ends, and its
+/// timer fires a little after the member's clock was counted from.
+pub const STOP_AT_CLOCK_END: Duration = Duration::from_millis(10);
+
+impl Request {
+    /// The lag of an answer to this request that arrived at `now` (see `gougi::lag`): since
+    /// its clock's end when it answered on its clock, since its `stop` when that came first; or
+    /// `None` when the answer came before both (the member chose to answer early: nothing
+    /// learned about the network).
+    pub fn lag(&self, now: Instant) -> Option<(LagKind, Duration)> {
+        if self.lag_learned {
+            return None;
+        }
+        let (kind, from) = match (self.stopped, self.due) {
+            (Some(s), Some(d)) if s + STOP_AT_CLOCK_END < d => (LagKind::Stop, s),
+            (_, Some(d)) => (LagKind::Clock, d),
+            (Some(s), None) => (LagKind::Stop, s),
+            (None, None) => return None,
+        };
+        Some((kind, now.checked_duration_since(from)?))
+    }
 }
 
 /// A member's outstanding requests, oldest first.
@@ -59,7 +102,16 @@ impl Requests {
     /// A `go` for round `round` (`mate`: a `go mate`) was sent `now`. The caller has called
     /// [`Requests::stop`] first (and sent the `stop` it asked for), so no search is ever
     /// started on top of one still running.
-    pub fn push(&mut self, round: u64, mate: bool, now: Instant) {
+    /// `clock`: how long the member was told it may think, if it has a clock (from `now`, or
+    /// from `ponderhit` for a `ponder` search).
+    pub fn push(
+        &mut self,
+        round: u64,
+        mate: bool,
+        now: Instant,
+        clock: Option<Duration>,
+        ponder: bool,
+    ) {
         debug_assert!(
             self.queue.back().is_none_or(|r| r.stopped.is_some()),
             "a go on top of a search that was not stopped"
@@ -69,6 +121,10 @@ impl Requests {
             mate,
             stopped: None,
             front_since: now,
+            due: clock.filter(|_| !ponder).map(|c| now + c),
+            clock,
+            sent: now,
+            lag_learned: false,
         });
     }
 
@@ -83,6 +139,45 @@ impl Requests {
             }
             _ => false,
         }
+    }
+
+    /// `ponderhit` at `now`: the newest request's clock starts, `clock` long (the
+    /// `ponderhit`'s own clock), else as long as its `go ponder` said.
+    pub fn ponderhit(&mut self, now: Instant, clock: Option<Duration>) {
+        if let Some(r) = self.queue.back_mut() {
+            r.due = clock.or(r.clock).map(|c| now + c);
+        }
+    }
+
+    /// When the newest request's clock ends (`None`: no clock, or not started yet).
+    pub fn newest_due(&self) -> Option<Instant> {
+        self.queue.back().and_then(|r| r.due)
+    }
+
+    /// A new `go` goes out at `now` while the newest request, whose clock ended before `now`
+    /// and which was not stopped before that, is still owed: the member lags at least
+    /// `now − due`. Returned once per request (its answer, when it comes, is then no sample), so
+    /// that the next `go` is already budgeted for it: otherwise a member at a distance would
+    /// lose its first two answers (the first arrives only after the second `go` went out).
+    pub fn overdue(&mut self, now: Instant) -> Option<Duration> {
+        let r = self.queue.back_mut()?;
+        let due = r.due?;
+        let on_clock = r.stopped.is_none_or(|s| s + STOP_AT_CLOCK_END >= due);
+        if r.lag_learned || !on_clock || due >= now {
+            return None;
+        }
+        r.lag_learned = true;
+        Some(now - due)
+    }
+
+    /// When the newest request's `go` was sent.
+    pub fn newest_sent(&self) -> Option<Instant> {
+        self.queue.back().map(|r| r.sent)
+    }
+
+    /// Whether the newest request was told to stop (true when nothing is owed).
+    pub fn newest_stopped(&self) -> bool {
+        self.queue.back().is_none_or(|r| r.stopped.is_some())
     }
 
     /// The member answered (`bestmove`, `checkmate`, or a broken line that stands for one) at
@@ -157,7 +252,6 @@ impl<W: std::io::Write> super::Coordinator<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     const MS: Duration = Duration::from_millis(1);
 
@@ -165,7 +259,7 @@ mod tests {
     async fn a_ponder_miss_does_not_charge_the_new_search_for_the_old_stop() {
         let t0 = Instant::now();
         let mut q = Requests::default();
-        q.push(1, false, t0);
+        q.push(1, false, t0, None, false);
         assert_eq!(
             q.hang_deadline(),
             None,
@@ -174,7 +268,7 @@ mod tests {
         let stop = t0 + 500 * MS;
         assert!(q.stop(stop));
         assert!(!q.stop(stop + MS), "one stop per request");
-        q.push(2, false, stop);
+        q.push(2, false, stop, None, false);
         assert_eq!(q.hang_deadline(), Some(stop + HUNG_AFTER));
         // The stopped search's answer comes 300 ms later: the new search owes nothing yet.
         assert_eq!(q.answered(stop + 300 * MS).map(|r| r.round), Some(1));
@@ -193,9 +287,9 @@ mod tests {
     async fn the_clock_of_a_queued_stopped_request_starts_when_it_becomes_the_oldest() {
         let t0 = Instant::now();
         let mut q = Requests::default();
-        q.push(1, false, t0);
+        q.push(1, false, t0, None, false);
         q.stop(t0);
-        q.push(2, false, t0);
+        q.push(2, false, t0, None, false);
         q.stop(t0 + 10 * MS);
         assert_eq!(q.hang_deadline(), Some(t0 + HUNG_AFTER));
         // The first answer took 2.9 s: the second stop is read only now.
@@ -205,5 +299,51 @@ mod tests {
         q.clear();
         assert_eq!(q.hang_deadline(), None);
         assert!(q.answered(first).is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answers_lag_runs_from_the_earlier_of_its_stop_and_its_clocks_end() {
+        let t0 = Instant::now();
+        let mut q = Requests::default();
+        q.push(1, false, t0, Some(900 * MS), false);
+        // Answered before its clock ran out, never stopped: nothing learned.
+        let r = q.answered(t0 + 500 * MS).unwrap();
+        assert_eq!(r.lag(t0 + 500 * MS), None);
+        // Its clock ran out at 900 ms, the answer came at 960 ms.
+        assert_eq!(r.lag(t0 + 960 * MS), Some((LagKind::Clock, 60 * MS)));
+        // Stopped at 400 ms (the round was settled): the lag runs from the stop.
+        q.push(2, false, t0, Some(900 * MS), false);
+        q.stop(t0 + 400 * MS);
+        let r = q.answered(t0 + 470 * MS).unwrap();
+        assert_eq!(r.lag(t0 + 470 * MS), Some((LagKind::Stop, 70 * MS)));
+        // Stopped as its clock ended (the soft deadline): a clock sample.
+        q.push(3, false, t0, Some(900 * MS), false);
+        q.stop(t0 + 895 * MS);
+        let r = q.answered(t0 + 950 * MS).unwrap();
+        assert_eq!(r.lag(t0 + 950 * MS), Some((LagKind::Clock, 50 * MS)));
+        // No clock (`go nodes`) and no stop: no sample; a ponder search gets its clock later.
+        q.push(4, false, t0, None, false);
+        assert_eq!(q.front().unwrap().lag(t0 + 5_000 * MS), None);
+        q.stop(t0 + 100 * MS);
+        assert_eq!(
+            q.front().unwrap().lag(t0 + 150 * MS),
+            Some((LagKind::Stop, 50 * MS))
+        );
+        q.answered(t0);
+        q.push(5, false, t0, Some(300 * MS), true);
+        assert_eq!(q.newest_due(), None);
+        assert_eq!(q.front().unwrap().lag(t0 + 5_000 * MS), None);
+        q.ponderhit(t0 + 1_000 * MS, None);
+        assert_eq!(q.newest_due(), Some(t0 + 1_300 * MS));
+        assert_eq!(
+            q.front().unwrap().lag(t0 + 1_350 * MS),
+            Some((LagKind::Clock, 50 * MS))
+        );
+        q.ponderhit(t0 + 1_000 * MS, Some(200 * MS));
+        assert_eq!(
+            q.front().unwrap().lag(t0 + 1_350 * MS),
+            Some((LagKind::Clock, 150 * MS))
+        );
+        assert!(!q.newest_stopped());
     }
 }

@@ -66,10 +66,14 @@ impl<W: std::io::Write> Coordinator<W> {
             if later.contains(&i) {
                 // `Engine<N>.Ponder=false`: its search starts now, as a plain `go`.
                 let limits = told(slot, &member_limits, black);
-                start_search(slot, &command, &limits, id, false);
+                start_search(slot, &command, &limits, id, false, black, margin);
             } else {
-                let hit = deadline::give_back(&hit, black, own_margin(slot));
+                let own = own_margin(slot);
+                let hit = deadline::give_back(&hit, black, own);
+                let hit = deadline::take_lag(&hit, black, slot.clock_extra(margin));
+                let clock = deadline::answer_due(&hit, black, own).map(Duration::from_millis);
                 send(slot, &GuiCommand::PonderHit(hit));
+                slot.requests.ponderhit(Instant::now(), clock);
             }
         }
     }
@@ -271,6 +275,8 @@ impl<W: std::io::Write> Coordinator<W> {
                 &told(slot, &request, black),
                 id,
                 kind == RoundKind::Tsume,
+                black,
+                margin,
             );
         }
         round.leader = round.participants.first().copied();
@@ -357,6 +363,7 @@ impl<W: std::io::Write> Coordinator<W> {
         if let Some(r) = &self.round {
             if !r.stop_sent {
                 t.extend(r.soft);
+                t.extend(self.lag_stops(r));
             }
             t.extend(r.hard);
         }
@@ -393,19 +400,7 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             None => self.relay_cap.end_round(),
         }
-        let Some(round) = &mut self.round else { return };
-        if !round.stop_sent && round.soft.is_some_and(|s| s <= now) {
-            round.stop_sent = true;
-            let owing: Vec<usize> = round
-                .participants
-                .iter()
-                .copied()
-                .filter(|p| !round.answers.contains_key(p))
-                .collect();
-            for i in owing {
-                stop_search(&mut self.slots[i], now);
-            }
-        }
+        self.stop_at_soft_deadlines(now);
         self.maybe_finish();
     }
 
@@ -523,6 +518,8 @@ impl<W: std::io::Write> Coordinator<W> {
                 &told(slot, &member_limits, black),
                 id,
                 false,
+                black,
+                margin,
             );
         }
         true

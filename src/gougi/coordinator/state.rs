@@ -155,6 +155,14 @@ pub(super) struct Slot {
     /// Score at gougi's previous decision in this game ("2 plies ago").
     pub(super) prev: Option<Score>,
     pub(super) handshake_deadline: Instant,
+    /// How late its answers reach gougi after its clock ran out, and after a `stop` (learned
+    /// from its answers, see `gougi::lag`; kept across restarts: the network between gougi and
+    /// the member's machine is the same). Apart, because an engine slow to stop (or a `stop`
+    /// ending a long analysis) says nothing about when it answers on its own clock.
+    pub(super) clock_lag: Lag,
+    pub(super) stop_lag: Lag,
+    /// The GUI was told what its lag costs it (once per member and run).
+    pub(super) lag_told: bool,
     /// Out-of-range values this member was already named for (`gougi::ranges`): once per
     /// member and run, since an engine that prints one prints it at every line.
     pub(super) warned: Warned,
@@ -191,9 +199,37 @@ impl Slot {
 
     /// The member answered (a `bestmove`, a `checkmate`, or a broken line that stands for
     /// one): its oldest request is done. The one place an answer is taken off its queue.
+    /// Its lag (see `gougi::lag`) is learned here too.
     pub(super) fn take_answer(&mut self) -> Option<Request> {
         self.garbage_at = None;
-        self.requests.answered(Instant::now())
+        let now = Instant::now();
+        let done = self.requests.answered(now);
+        if let Some((kind, lag)) = done.as_ref().and_then(|r| r.lag(now)) {
+            let learned = match kind {
+                LagKind::Clock => &mut self.clock_lag,
+                LagKind::Stop => &mut self.stop_lag,
+            };
+            learned.record(lag.as_secs_f64() * 1000.0);
+            debug!(
+                member = self.spec.number,
+                ?kind,
+                lag_ms = lag.as_secs_f64() * 1000.0,
+                estimate = learned.estimate(),
+                "answer lag"
+            );
+        }
+        done
+    }
+
+    /// What its learned lag takes off its clock, with `margin` (`G_Margin`): see
+    /// [`deadline::lag_extra`].
+    pub(super) fn clock_extra(&self, margin: u64) -> u64 {
+        deadline::lag_extra(self.clock_lag.estimate(), margin)
+    }
+
+    /// How much earlier than the soft deadline its learned lag after `stop` has it stopped.
+    pub(super) fn stop_extra(&self, margin: u64) -> u64 {
+        deadline::lag_extra(self.stop_lag.estimate(), margin)
     }
 
     pub(super) fn clear_round(&mut self) {

@@ -362,3 +362,92 @@ fn leader_phases_split_the_clock() {
         exchange_phase2(Duration::from_millis(3_030), 60).0
     );
 }
+
+#[test]
+fn a_lag_within_half_the_margin_costs_nothing() {
+    assert_eq!(lag_extra(0, 60), 0);
+    assert_eq!(lag_extra(30, 60), 0);
+    assert_eq!(lag_extra(95, 60), 65);
+    assert_eq!(lag_extra(95, 0), 95);
+    assert_eq!(lag_extra(u64::MAX, u64::MAX), u64::MAX - MAX_CLOCK_MS / 2);
+}
+
+#[test]
+fn the_lag_comes_off_the_end_of_the_clock_and_never_more_than_half_of_it() {
+    let byoyomi = crate::usi::GoLimits {
+        btime: Some(0),
+        wtime: Some(0),
+        byoyomi: Some(940),
+        ..Default::default()
+    };
+    let l = take_lag(&byoyomi, true, 65);
+    assert_eq!((l.byoyomi, l.btime, l.wtime), (Some(875), Some(0), Some(0)));
+    assert_eq!(take_lag(&byoyomi, true, 5_000).byoyomi, Some(470));
+    assert_eq!(take_lag(&byoyomi, false, 0), byoyomi);
+    // Main time and byoyomi: the byoyomi is the end of the clock.
+    let both = crate::usi::GoLimits {
+        btime: Some(60_000),
+        wtime: Some(50_000),
+        byoyomi: Some(10_000),
+        ..Default::default()
+    };
+    let l = take_lag(&both, false, 100);
+    assert_eq!(
+        (l.btime, l.wtime, l.byoyomi),
+        (Some(60_000), Some(50_000), Some(9_900))
+    );
+    // Sudden death: our own main time, not the opponent's.
+    let fischer = crate::usi::GoLimits {
+        btime: Some(60_000),
+        wtime: Some(50_000),
+        binc: Some(1_000),
+        winc: Some(1_000),
+        ..Default::default()
+    };
+    let l = take_lag(&fischer, false, 100);
+    assert_eq!((l.btime, l.wtime), (Some(60_000), Some(49_900)));
+    let movetime = crate::usi::GoLimits {
+        movetime: Some(200),
+        ..Default::default()
+    };
+    assert_eq!(take_lag(&movetime, true, 300).movetime, Some(100));
+    // No clock, nothing to take.
+    let nodes = crate::usi::GoLimits {
+        nodes: Some(10_000),
+        ..Default::default()
+    };
+    assert_eq!(take_lag(&nodes, true, 300), nodes);
+}
+
+#[test]
+fn a_members_answer_is_due_at_the_end_of_the_clock_it_was_told_less_its_own_margin() {
+    let l = crate::usi::GoLimits {
+        btime: Some(0),
+        wtime: Some(0),
+        byoyomi: Some(1_060),
+        ..Default::default()
+    };
+    assert_eq!(answer_due(&l, true, 120), Some(940));
+    let both = crate::usi::GoLimits {
+        btime: Some(3_000),
+        wtime: Some(50_000),
+        byoyomi: Some(1_000),
+        ..Default::default()
+    };
+    assert_eq!(answer_due(&both, true, 0), Some(4_000));
+    let movetime = crate::usi::GoLimits {
+        movetime: Some(500),
+        ..Default::default()
+    };
+    assert_eq!(answer_due(&movetime, true, 100), Some(500));
+    let nodes = crate::usi::GoLimits {
+        nodes: Some(1),
+        ..Default::default()
+    };
+    assert_eq!(answer_due(&nodes, true, 0), None);
+    let infinite = crate::usi::GoLimits {
+        infinite: true,
+        ..Default::default()
+    };
+    assert_eq!(answer_due(&infinite, true, 0), None);
+}

@@ -23,6 +23,7 @@
 pub mod accumulator;
 pub mod features;
 pub mod file;
+pub mod train;
 
 use std::sync::Arc;
 

@@ -77,19 +77,19 @@ pub enum LearnStep {
         /// Output net file.
         #[arg(long)]
         out: std::path::PathBuf,
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 4)]
         epochs: usize,
         #[arg(long, default_value_t = 1024)]
         batch: usize,
         /// Adam step size.
-        #[arg(long, default_value_t = 1e-3)]
+        #[arg(long, default_value_t = 3e-4)]
         lr: f32,
         /// The step size is multiplied by this after each epoch.
-        #[arg(long, default_value_t = 0.8)]
+        #[arg(long, default_value_t = 0.7)]
         lr_decay: f32,
         /// Step size of the per-king transformer rows relative to `--lr` (the shared piece
         /// rows learn at `--lr`).
-        #[arg(long, default_value_t = 0.1)]
+        #[arg(long, default_value_t = 0.02)]
         king_lr: f32,
         /// Weight of the search score in the target; the rest goes to the game result.
         #[arg(long, default_value_t = 0.7)]

@@ -1,8 +1,10 @@
 //! Training a halfKP net from `gougi learn gen`'s self-play lines (`SFEN <tab> score (Black's
 //! view) <tab> result`), in floats, and quantizing it into YaneuraOu's file format.
 //!
-//! The float net is the integer net of [`super`] with its scales divided out, so that one
-//! rounding per weight is all that separates them:
+//! The float net is the integer net of [`super`] with its scales divided out, and it computes
+//! with its weights and hidden outputs rounded as the file rounds them (the gradient moving the
+//! unrounded weights), so the file written evaluates as the float net did, to the file's final
+//! truncating division:
 //!
 //! - the transformer: `acc = b + Σ (W[f] + P[f mod FE_END])` over the 38 active features of a
 //!   perspective, clipped to `0..=1` (the file's `0..=127`, weights and biases × 127 into
@@ -21,8 +23,10 @@
 //! The loss is the linear learner's ([`crate::search::learn`]): the cross-entropy between the
 //! predicted win rate `σ(eval / 600)` and `λ σ(score / 600) + (1 − λ) result` (elmo's mixture),
 //! so the net's units are the linear evaluation's (a pawn ≈ 90). Adam; the transformer's rows
-//! are updated lazily, only those of the features a batch touched (a batch touches a few
-//! thousand of the 125,388 rows), as a sparse Adam does.
+//! are updated lazily, only those of the features a batch touched (a small share of the
+//! 125,388), as a sparse Adam does. Each training position is also used mirrored left to
+//! right; every 20th block of 200 lines is held out, and the net with the lowest held-out loss
+//! is the one written.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};

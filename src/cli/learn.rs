@@ -70,6 +70,64 @@ pub enum LearnStep {
         #[arg(long, default_value = "halfKP_256x2-32-32")]
         arch: String,
     },
+    /// Train an NNUE net (YaneuraOu's halfKP format) on data files from `gougi learn gen`;
+    /// writes the net with the lowest held-out loss, and its loss table and plot
+    /// (`OUT.loss.tsv`, `OUT.loss.svg`).
+    NnueTrain {
+        /// Output net file.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[arg(long, default_value_t = 4)]
+        epochs: usize,
+        #[arg(long, default_value_t = 1024)]
+        batch: usize,
+        /// Adam step size.
+        #[arg(long, default_value_t = 3e-4)]
+        lr: f32,
+        /// The step size is multiplied by this after each epoch.
+        #[arg(long, default_value_t = 0.7)]
+        lr_decay: f32,
+        /// Step size of the per-king transformer rows relative to `--lr` (the shared piece
+        /// rows learn at `--lr`).
+        #[arg(long, default_value_t = 0.02)]
+        king_lr: f32,
+        /// Weight of the search score in the target; the rest goes to the game result.
+        #[arg(long, default_value_t = 0.7)]
+        lambda: f32,
+        /// Every N-th block of 200 lines is held out for validation (0: none).
+        #[arg(long, default_value_t = 20)]
+        validation: usize,
+        /// Initial weights and sample order.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Do not also train on each position mirrored left to right.
+        #[arg(long)]
+        no_mirror: bool,
+        /// The architecture, e.g. halfKP_256x2-32-32 (the public nets').
+        #[arg(long, default_value = "halfKP_256x2-32-32")]
+        arch: String,
+        /// Data files from `gougi learn gen`.
+        #[arg(required = true)]
+        data: Vec<std::path::PathBuf>,
+    },
+}
+
+/// The supported NNUE architecture named `name` (case aside).
+fn nnue_arch(name: &str) -> anyhow::Result<crate::search::nnue::Arch> {
+    use crate::search::nnue::file::SUPPORTED;
+    match SUPPORTED
+        .iter()
+        .find(|a| a.name().eq_ignore_ascii_case(name))
+    {
+        Some(a) => Ok(*a),
+        None => {
+            let names: Vec<String> = SUPPORTED.iter().map(|a| a.name()).collect();
+            anyhow::bail!(
+                "unknown architecture {name}; supported: {}",
+                names.join(", ")
+            )
+        }
+    }
 }
 
 /// `gougi learn`.
@@ -155,24 +213,57 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
         }
         LearnStep::Init { out } => write(&Weights::hand_set(), &out),
         LearnStep::NnueRandom { out, seed, arch } => {
-            use crate::search::nnue::{file::SUPPORTED, Network};
-            let Some(a) = SUPPORTED
-                .iter()
-                .find(|a| a.name().eq_ignore_ascii_case(&arch))
-            else {
-                let names: Vec<String> = SUPPORTED.iter().map(|a| a.name()).collect();
-                anyhow::bail!(
-                    "unknown architecture {arch}; supported: {}",
-                    names.join(", ")
-                );
-            };
-            let bytes = Network::random(*a, seed).to_bytes();
+            use crate::search::nnue::Network;
+            let a = nnue_arch(&arch)?;
+            let bytes = Network::random(a, seed).to_bytes();
             std::fs::write(&out, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
             println!(
                 "{}: {} seed {seed}, {} bytes",
                 out.display(),
                 a.name(),
                 bytes.len()
+            );
+            Ok(())
+        }
+        LearnStep::NnueTrain {
+            out,
+            epochs,
+            batch,
+            lr,
+            lr_decay,
+            king_lr,
+            lambda,
+            validation,
+            seed,
+            no_mirror,
+            arch,
+            data,
+        } => {
+            use crate::search::nnue::train;
+            let o = train::Options {
+                arch: nnue_arch(&arch)?,
+                epochs,
+                batch: batch.max(1),
+                lr,
+                lr_decay,
+                king_lr,
+                lambda,
+                validation,
+                seed,
+                mirror: !no_mirror,
+                ..train::Options::default()
+            };
+            let start = std::time::Instant::now();
+            let r = train::train(&data, &o, &out, &mut |l| println!("{l}"))
+                .map_err(anyhow::Error::msg)?;
+            println!(
+                "{}: {} from {} positions ({} held out), epoch {} written, {:.0} s",
+                out.display(),
+                o.arch.name(),
+                r.train_positions,
+                r.valid_positions,
+                r.best_epoch,
+                start.elapsed().as_secs_f64()
             );
             Ok(())
         }

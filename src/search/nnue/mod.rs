@@ -26,6 +26,7 @@ pub mod features;
 pub mod file;
 pub mod kernel;
 pub mod search;
+pub mod train;
 
 use std::sync::Arc;
 

@@ -13,23 +13,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use common::distance::{legal_moves, position};
 use common::{mock_config, scratch_dir, Gougi};
-use gougi::shogi::position::Position;
 
 const BYOYOMI_MS: u64 = 1000;
-
-fn position(moves: &[String]) -> String {
-    if moves.is_empty() {
-        "position startpos".into()
-    } else {
-        format!("position startpos moves {}", moves.join(" "))
-    }
-}
-
-fn legal_moves(pos: &str) -> Vec<String> {
-    let board = Position::from_usi_position(pos).expect("the test's positions are legal");
-    board.legal_moves().iter().map(|m| m.to_string()).collect()
-}
 
 /// The moves file of the mock's `play`, for one position; replaced atomically (members read
 /// it at every `go`).

@@ -41,9 +41,39 @@ impl Outcome {
     pub fn used_pct(&self, k: usize) -> f64 {
         100.0 * self.used[k] as f64 / self.moves.max(1) as f64
     }
+
+    /// Prints the game's figures under `label`, then checks that no `bestmove` came after
+    /// the byoyomi and that each of `names`' answers was used on ≥ 95 % of moves (on a loaded
+    /// 2-core machine a local member too can overrun gougi's decision once in a while: the
+    /// margin's business, not these tests').
+    pub fn assert_in_time_and_used(&self, label: &str, names: &[&str]) {
+        let used: Vec<String> = names
+            .iter()
+            .enumerate()
+            .map(|(k, who)| format!("{who} used {:.1} %", self.used_pct(k)))
+            .collect();
+        println!(
+            "{label}, {} moves: late bestmoves {}, {}, slowest {:?}",
+            self.moves,
+            self.late,
+            used.join(", "),
+            self.slowest
+        );
+        assert_eq!(self.late, 0, "gougi answered after the byoyomi");
+        for (k, who) in names.iter().enumerate() {
+            assert!(
+                self.used_pct(k) >= 95.0,
+                "the {who} member's answer was used at {} of {} moves; missed: {:#?}",
+                self.used[k],
+                self.moves,
+                self.missed[k].iter().map(|m| m.0).collect::<Vec<_>>()
+            );
+        }
+    }
 }
 
-fn position(moves: &[String]) -> String {
+/// The `position` command of the start position after `moves`.
+pub fn position(moves: &[String]) -> String {
     if moves.is_empty() {
         "position startpos".into()
     } else {
@@ -51,7 +81,8 @@ fn position(moves: &[String]) -> String {
     }
 }
 
-fn legal_moves(pos: &str) -> Vec<String> {
+/// The legal moves of a `position` command's position, in USI.
+pub fn legal_moves(pos: &str) -> Vec<String> {
     let board = Position::from_usi_position(pos).expect("the test's positions are legal");
     board.legal_moves().iter().map(|m| m.to_string()).collect()
 }

@@ -448,3 +448,130 @@ fn the_search_plays_with_the_net_and_both_kernels_search_the_same_tree() {
     // The net, not the tables, evaluated: another tree.
     assert_ne!(said_best.last(), said_linear.last());
 }
+
+/// `gougi search` alone with `EvalFile` (empty: the linear tables) at `go nodes`, one thread:
+/// its `bestmove` line.
+fn solo_bestmove(eval_file: &str, position: &str, nodes: u32) -> String {
+    use std::time::Duration;
+    let mut g = common::Gougi::program(
+        std::path::Path::new(env!("CARGO_BIN_EXE_gougi")),
+        &["search"],
+        None,
+    );
+    g.send("usi");
+    g.until_prefix("usiok");
+    for (name, value) in [("USI_Hash", "16"), ("USI_OwnBook", "false")] {
+        g.send(&format!("setoption name {name} value {value}"));
+    }
+    if !eval_file.is_empty() {
+        g.send(&format!("setoption name EvalFile value {eval_file}"));
+    }
+    g.send("isready");
+    g.until(Duration::from_secs(60), |l| l == "readyok");
+    g.send("usinewgame");
+    g.send(position);
+    g.send(&format!("go nodes {nodes}"));
+    let lines = g.until(Duration::from_secs(60), |l| l.starts_with("bestmove"));
+    lines.last().cloned().unwrap_or_default()
+}
+
+/// Issue 52 item 6: one consultation of `builtin:search` members with different evaluation
+/// files — the linear tables, an NNUE net, an earlier built-in round — each member playing
+/// exactly as that search alone would, and the GUI told which net each member loaded (or why
+/// it could not).
+#[test]
+fn a_consultation_mixes_members_with_linear_and_nnue_evaluations() {
+    use std::time::Duration;
+    let dir = common::scratch_dir("nnue-mixed");
+    let net = dir.join("nn.bin");
+    std::fs::write(&net, net_bytes()).unwrap();
+    let member = |n: u32, name: &str, eval: &str| {
+        let mut s = format!(
+            "Engine{n}.Path=builtin:search\nEngine{n}.Name={name}\n\
+             Engine{n}.Option.USI_Hash=16\nEngine{n}.Option.USI_OwnBook=false\n\
+             Engine{n}.Option.Threads=1\n"
+        );
+        if !eval.is_empty() {
+            s.push_str(&format!("Engine{n}.Option.EvalFile={eval}\n"));
+        }
+        s
+    };
+    let config = dir.join("mixed.config");
+    std::fs::write(
+        &config,
+        format!(
+            "Gougi.Type=majority\n{}{}{}",
+            member(1, "linear", ""),
+            member(2, "nnue", &net.display().to_string()),
+            member(3, "round9", "builtin:r9"),
+        ),
+    )
+    .unwrap();
+    let position = "position startpos moves 7g7f 3c3d 2g2f 8c8d 2f2e 8d8e";
+    let nodes = 3000;
+    let mut g = common::Gougi::with_config(&config);
+    g.send("usi");
+    g.until_prefix("usiok");
+    g.send("isready");
+    let ready = g.until(Duration::from_secs(60), |l| l == "readyok");
+    assert!(
+        ready.iter().any(|l| l
+            == &format!(
+                "info string E2 (nnue): EvalFile: NNUE halfKP_256x2-32-32 ({}, {} kernel)",
+                net.display(),
+                nnue::kernel::Kernel::best().name()
+            )),
+        "{ready:?}"
+    );
+    g.send("usinewgame");
+    g.send(position);
+    g.send(&format!("go nodes {nodes}"));
+    let lines = g.until(Duration::from_secs(60), |l| l.starts_with("bestmove"));
+    for (name, eval) in [
+        ("linear", String::new()),
+        ("nnue", net.display().to_string()),
+        ("round9", "builtin:r9".to_owned()),
+    ] {
+        let solo = solo_bestmove(&eval, position, nodes);
+        let said = lines
+            .iter()
+            .find(|l| l.starts_with("info string [") && l.ends_with(&format!("[{name}]")))
+            .unwrap_or_else(|| panic!("no line for {name}: {lines:?}"));
+        // `info string [O] bestmove 7g7f ponder 3c3d [７六歩(77) …] … [name]`
+        let proposed: Vec<&str> = said.split_whitespace().skip(3).take(3).collect();
+        let solo_words: Vec<&str> = solo.split_whitespace().take(3).collect();
+        assert_eq!(
+            proposed.join(" "),
+            solo_words.join(" "),
+            "{name}: {said} / alone: {solo}"
+        );
+    }
+    g.send("quit");
+
+    // A net that is not there: the GUI is told which member and why; the member plays on.
+    std::fs::write(
+        &config,
+        format!(
+            "Gougi.Type=majority\n{}{}",
+            member(1, "linear", ""),
+            member(2, "nnue", &dir.join("missing.bin").display().to_string()),
+        ),
+    )
+    .unwrap();
+    let mut g = common::Gougi::with_config(&config);
+    g.send("usi");
+    g.until_prefix("usiok");
+    g.send("isready");
+    let ready = g.until(Duration::from_secs(60), |l| l == "readyok");
+    assert!(
+        ready
+            .iter()
+            .any(|l| l.starts_with("info string E2 (nnue): error: EvalFile ")
+                && l.contains("missing.bin")),
+        "{ready:?}"
+    );
+    g.send(position);
+    g.send("go nodes 1000");
+    let lines = g.until(Duration::from_secs(60), |l| l.starts_with("bestmove"));
+    assert!(lines.iter().any(|l| l.ends_with("[nnue]")), "{lines:?}");
+}

@@ -1492,3 +1492,39 @@ fn min_cores_members_sit_out_timed_rounds_only() {
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(logs.iter().map(|l| gos(l)).collect::<Vec<_>>(), [3, 3, 1]);
 }
+
+/// What a member says while it loads (between `isready` and its `readyok`: which evaluation
+/// file, or why not) reaches the GUI under the member's label, at most 8 lines per `isready`,
+/// so a chatty loader cannot flood the GUI's pane.
+#[test]
+fn a_members_loading_messages_reach_the_gui_capped() {
+    let loading: String = (1..=12)
+        .map(|k| format!("info string loading part {k} ; "))
+        .collect();
+    let scripts = [
+        format!("id name e1\nisready: {loading}readyok\ngo: info depth 1 score cp 5 pv 7g7f ; bestmove 7g7f\n"),
+        "id name e2\ngo: info depth 1 score cp 5 pv 7g7f ; bestmove 7g7f\n".to_owned(),
+    ];
+    let dir = scratch_dir("loading-messages");
+    let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
+    let mut g = Gougi::with_config(&mock_config(&dir, "majority", &refs, None, ""));
+    g.send("usi");
+    g.until_prefix("usiok");
+    let expected: Vec<String> = (1..=8)
+        .map(|k| format!("info string E1 (e1): loading part {k}"))
+        .collect();
+    for _ in 0..2 {
+        // Counted afresh at every `isready`.
+        g.send("isready");
+        let ready = g.until_prefix("readyok");
+        let said: Vec<String> = ready
+            .iter()
+            .filter(|l| l.starts_with("info string"))
+            .cloned()
+            .collect();
+        assert_eq!(said, expected, "{ready:#?}");
+    }
+    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
+    assert!(!lines.iter().any(|l| l.contains("loading")), "{lines:#?}");
+}

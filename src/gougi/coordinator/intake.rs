@@ -50,6 +50,21 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn on_info(&mut self, i: usize, mut info: Info) {
+        if let Some(InfoText::String(text)) = &info.text {
+            let slot = &mut self.slots[i];
+            let loading = slot.awaiting_ready || slot.state == SlotState::Readying;
+            if loading {
+                // What a member says while it loads (which evaluation file, or why it could
+                // not read it) is the user's only sign of a wrong path: a member whose net
+                // failed to load plays on with its default evaluation.
+                slot.ready_said += 1;
+                if slot.ready_said <= READY_SAY_LIMIT {
+                    let line = format!("info string {}: {text}", slot.label());
+                    self.say(line);
+                }
+                return;
+            }
+        }
         if !self.owes_current(i) {
             // A late line, or a mate member's progress on its own position. The reference
             // wrapped the mate member's lines as `info string info …`: noise in the GUI's

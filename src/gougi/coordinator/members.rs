@@ -55,6 +55,7 @@ impl<W: std::io::Write> Coordinator<W> {
         if get_ready {
             slot.state = SlotState::Readying;
             slot.ready_since = Some(Instant::now());
+            slot.ready_said = 0;
             send(slot, &GuiCommand::IsReady);
         } else {
             slot.state = SlotState::Ready;

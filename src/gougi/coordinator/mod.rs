@@ -202,6 +202,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 lag_told: false,
                 awaiting_ready: false,
                 ready_since: None,
+                ready_said: 0,
                 restarts: 0,
                 failures: 0,
                 restart_at: None,

@@ -209,6 +209,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 }
                 send(slot, &GuiCommand::IsReady);
                 slot.awaiting_ready = true;
+                slot.ready_said = 0;
                 slot.ready_since = Some(now);
             }
         }

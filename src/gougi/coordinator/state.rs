@@ -19,6 +19,11 @@ pub(super) const READY_WAIT: Duration = Duration::from_secs(4);
 /// A member that has not answered `isready` this long is killed (the reference's 60 s).
 pub(super) const READY_LIMIT: Duration = Duration::from_secs(60);
 
+/// How many of a member's `info string` lines between `isready` and its `readyok` reach the
+/// GUI: what it loaded, or why it could not (`EvalFile` errors), without letting a chatty
+/// loader fill the GUI's pane.
+pub(super) const READY_SAY_LIMIT: u32 = 8;
+
 /// Empty keep-alive lines while waiting for `readyok`, as YaneuraOu does for Shogidokoro.
 pub(super) const KEEPALIVE: Duration = Duration::from_secs(5);
 
@@ -137,6 +142,9 @@ pub(super) struct Slot {
     pub(super) awaiting_ready: bool,
     /// When `isready` was sent and not yet answered.
     pub(super) ready_since: Option<Instant>,
+    /// `info string` lines it said while loading (since that `isready`): relayed up to
+    /// [`READY_SAY_LIMIT`].
+    pub(super) ready_said: u32,
     pub(super) restarts: u32,
     /// Failures in a row since the member last answered a round (or since `usinewgame`).
     pub(super) failures: u32,

@@ -24,10 +24,12 @@ fn net() -> &'static Network {
 
 /// `(SFEN, YaneuraOu's value)` from `tests/data/nnue/random-seed1.tsv`.
 fn reference() -> Vec<(String, i32)> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/nnue/random-seed1.tsv"
-    );
+    reference_file("random-seed1.tsv")
+}
+
+/// `(SFEN, YaneuraOu's value)` from a file of `tests/data/nnue/`.
+fn reference_file(name: &str) -> Vec<(String, i32)> {
+    let path = format!("{}/tests/data/nnue/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(path)
         .expect("reference file")
         .lines()
@@ -574,4 +576,49 @@ fn a_consultation_mixes_members_with_linear_and_nnue_evaluations() {
     g.send("go nodes 1000");
     let lines = g.until(Duration::from_secs(60), |l| l.starts_with("bestmove"));
     assert!(lines.iter().any(|l| l.ends_with("[nnue]")), "{lines:?}");
+}
+
+/// The net built into the binary (`EvalFile=builtin:n1`, gougi's own trained net, kept
+/// xz-compressed) decompresses to the public nets' shape and evaluates as YaneuraOu does with
+/// the same file; through the engine it is one `setoption` away, and a name that is neither a
+/// round nor a net is refused with both lists.
+#[test]
+fn the_built_in_net_evaluates_as_yaneuraou_does() {
+    let refs = reference_file("n1.tsv");
+    assert!(refs.len() >= 20);
+    let n1 = Network::named("builtin:n1").expect("n1 decompresses and loads");
+    assert_eq!(n1.arch, HALFKP_256);
+    for (sfen, expected) in &refs {
+        let pos = Position::from_sfen(sfen).expect("a valid SFEN");
+        assert_eq!(n1.evaluate(&pos), *expected, "{sfen}");
+    }
+    // A trained net, not the random one: other values.
+    assert!(refs.iter().zip(reference()).any(|((_, a), (_, b))| *a != b));
+
+    let mut input = "usi\nsetoption name USI_Hash value 16\n\
+                     setoption name EvalFile value builtin:n9\n\
+                     setoption name EvalFile value builtin:n1\nisready\n"
+        .to_owned();
+    for (sfen, _) in &refs[..4] {
+        input.push_str(&format!("position sfen {sfen}\neval\n"));
+    }
+    let out = run_search(&input);
+    assert!(
+        out.iter()
+            .any(|l| l.starts_with("info string error: EvalFile builtin:n9")
+                && l.contains("nets: builtin:n1")),
+        "{out:?}"
+    );
+    assert!(
+        out.iter()
+            .any(|l| l.starts_with("info string EvalFile: NNUE halfKP_256x2-32-32 (builtin:n1, ")),
+        "{out:?}"
+    );
+    let evals: Vec<i32> = out
+        .iter()
+        .filter_map(|l| l.strip_prefix("eval = "))
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let expected: Vec<i32> = refs[..4].iter().map(|(_, v)| *v).collect();
+    assert_eq!(evals, expected, "{out:?}");
 }

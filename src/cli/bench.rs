@@ -18,7 +18,7 @@ pub fn search(
     let linear = TableEval::default();
     let eval = match eval_file {
         Some(f) => {
-            let net = nnue::Network::load(&f).map_err(anyhow::Error::msg)?;
+            let net = nnue::Network::named(&f.to_string_lossy()).map_err(anyhow::Error::msg)?;
             let kernel = nnue::Kernel::best();
             println!(
                 "NNUE {} ({}, {} kernel)",

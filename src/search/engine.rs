@@ -614,8 +614,7 @@ impl Engine {
     /// `eval`, or linear weights for the search.
     fn load_eval_file(&mut self) -> Result<(), String> {
         if is_nnue_file(&self.options.eval_file) {
-            let net = Network::load(std::path::Path::new(&self.options.eval_file))
-                .map_err(|e| e.to_string())?;
+            let net = Network::named(&self.options.eval_file)?;
             emit(&format!(
                 "info string EvalFile: NNUE {} ({}, {} kernel)",
                 net.arch.name(),
@@ -803,11 +802,15 @@ impl Engine {
     }
 }
 
-/// Whether `EvalFile`'s value names an NNUE file: a file (not empty, not a `builtin:` round)
+/// Whether `EvalFile`'s value names an NNUE net: a built-in net (`builtin:n1`), or a file (not
+/// empty, not a `builtin:` round)
 /// whose first bytes are the NNUE format's version. Anything else goes to the linear loader,
 /// which says why it refuses what it cannot read.
 fn is_nnue_file(name: &str) -> bool {
     use std::io::Read;
+    if nnue::is_builtin_net(name) {
+        return true;
+    }
     if name.is_empty() || name.starts_with(eval::BUILTIN_PREFIX) {
         return false;
     }

@@ -455,7 +455,11 @@ pub enum WeightsFileError {
         path: std::path::PathBuf,
         source: WeightsError,
     },
-    #[error("{name}: no such built-in round (built in: {})", builtin_names().join(", "))]
+    #[error(
+        "{name}: no such built-in round (built in: {}; nets: {})",
+        builtin_names().join(", "),
+        crate::search::nnue::builtin_net_names().join(", ")
+    )]
     UnknownRound { name: String },
 }
 

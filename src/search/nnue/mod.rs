@@ -80,7 +80,44 @@ pub struct Network {
     out_weight: Vec<i8>,
 }
 
+/// Nets built into the binary, by the name `EvalFile` gives them (`builtin:n1`), each an
+/// xz-compressed net file (see `nets/README.md`): a consultation can mix a net with the linear
+/// members with no file beside the binary.
+const BUILTIN_NETS: [(&str, &[u8]); 1] = [("n1", include_bytes!("nets/n1.bin.xz"))];
+
+/// Every `EvalFile` value that names a built-in net.
+pub fn builtin_net_names() -> Vec<String> {
+    BUILTIN_NETS
+        .iter()
+        .map(|(n, _)| format!("{}{n}", crate::search::eval::BUILTIN_PREFIX))
+        .collect()
+}
+
+/// Whether `name` is one of [`builtin_net_names`].
+pub fn is_builtin_net(name: &str) -> bool {
+    builtin_bytes(name).is_some()
+}
+
+fn builtin_bytes(name: &str) -> Option<&'static [u8]> {
+    let short = name.strip_prefix(crate::search::eval::BUILTIN_PREFIX)?;
+    BUILTIN_NETS
+        .iter()
+        .find(|(n, _)| *n == short)
+        .map(|(_, bytes)| *bytes)
+}
+
 impl Network {
+    /// The net `EvalFile` names: a built-in one ([`builtin_net_names`]) or a file.
+    pub fn named(name: &str) -> Result<Network, String> {
+        let Some(packed) = builtin_bytes(name) else {
+            return Network::load(std::path::Path::new(name));
+        };
+        let mut bytes = Vec::new();
+        lzma_rs::xz_decompress(&mut std::io::Cursor::new(packed), &mut bytes)
+            .map_err(|e| format!("{name}: {e}"))?;
+        Network::from_bytes(&bytes).map_err(|e| format!("{name}: {e}"))
+    }
+
     /// Reads a net from a file's bytes, refusing other architectures and damaged files.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NnueError> {
         file::parse(bytes)

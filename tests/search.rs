@@ -631,7 +631,8 @@ fn eval_file_names_built_in_rounds() {
     assert_eq!(
         err.last().unwrap(),
         "info string error: EvalFile builtin:r99: no such built-in round \
-         (built in: builtin:r14, builtin:r13, builtin:r11, builtin:r9, builtin:r8, builtin:r7)"
+         (built in: builtin:r14, builtin:r13, builtin:r11, builtin:r9, builtin:r8, builtin:r7; \
+         nets: builtin:n1)"
     );
     e.send("usinewgame"); // cleared tables and history, as for each round above
     e.send(&format!("position {position}"));

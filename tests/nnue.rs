@@ -477,6 +477,16 @@ fn solo_bestmove(eval_file: &str, position: &str, nodes: u32) -> String {
     lines.last().cloned().unwrap_or_default()
 }
 
+/// gougi with `config`, through `usi` and `isready`: the process and the lines up to `readyok`.
+fn ready_consultation(config: &std::path::Path) -> (common::Gougi, Vec<String>) {
+    let mut g = common::Gougi::with_config(config);
+    g.send("usi");
+    g.until_prefix("usiok");
+    g.send("isready");
+    let ready = g.until(std::time::Duration::from_secs(60), |l| l == "readyok");
+    (g, ready)
+}
+
 /// Issue 52 item 6: one consultation of `builtin:search` members with different evaluation
 /// files — the linear tables, an NNUE net, an earlier built-in round — each member playing
 /// exactly as that search alone would, and the GUI told which net each member loaded (or why
@@ -511,11 +521,7 @@ fn a_consultation_mixes_members_with_linear_and_nnue_evaluations() {
     .unwrap();
     let position = "position startpos moves 7g7f 3c3d 2g2f 8c8d 2f2e 8d8e";
     let nodes = 3000;
-    let mut g = common::Gougi::with_config(&config);
-    g.send("usi");
-    g.until_prefix("usiok");
-    g.send("isready");
-    let ready = g.until(Duration::from_secs(60), |l| l == "readyok");
+    let (mut g, ready) = ready_consultation(&config);
     assert!(
         ready.iter().any(|l| l
             == &format!(
@@ -560,11 +566,7 @@ fn a_consultation_mixes_members_with_linear_and_nnue_evaluations() {
         ),
     )
     .unwrap();
-    let mut g = common::Gougi::with_config(&config);
-    g.send("usi");
-    g.until_prefix("usiok");
-    g.send("isready");
-    let ready = g.until(Duration::from_secs(60), |l| l == "readyok");
+    let (mut g, ready) = ready_consultation(&config);
     assert!(
         ready
             .iter()

@@ -292,6 +292,45 @@ fn a_slow_move_loses_on_time() {
 }
 
 #[test]
+fn without_byoyomi_the_grace_is_spent_once_per_game() {
+    // Sudden death 300 ms, grace 400: A thinks 150 ms a move, so its clock is gone after two
+    // moves and every later move overdraws. A per-move grace let it play on for ever (here to
+    // the end of its script, then an illegal move); the grace as one overdraft for the game
+    // ends it on time at its fifth move (its fourth if the pipes add 25 ms a move).
+    let a = [
+        "7g7f", "2g2f", "2f2e", "6g6f", "5i6h", "4i5h", "3i4h", "1g1f",
+    ]
+    .map(|m| format!("go: sleep 150 ; bestmove {m}"))
+    .join("\n");
+    let b = moves(&[
+        "3c3d", "8c8d", "8d8e", "4a3b", "5a4b", "7a6b", "6a5b", "1c1d",
+    ]);
+    let (out, stdout) = duel(
+        "arena-overdraft",
+        &a,
+        &b,
+        None,
+        &["--games", "1", "--time", "300", "--grace", "400"],
+    );
+    assert!(stdout.contains("game ends: time loss 1"), "{stdout}");
+    let game = &summary(&out)["games"][0];
+    assert_eq!(game["result"], "0-1", "{game}");
+    let plies = game["plies"].as_u64().unwrap();
+    assert!(plies == 6 || plies == 8, "{game}");
+    // The limit is what the overdraft left of the grace (0.100 s, less the pipes' share).
+    let detail = game["detail"].as_str().unwrap();
+    let grace: f64 = detail
+        .rsplit("grace ")
+        .next()
+        .and_then(|g| g.strip_suffix(" s)"))
+        .unwrap_or_else(|| panic!("{detail}"))
+        .parse()
+        .unwrap();
+    assert!(grace < 0.25, "{detail}");
+    assert!(detail.contains("(allowance 0.000 s + grace"), "{detail}");
+}
+
+#[test]
 fn a_crashing_engine_loses_and_is_restarted() {
     let dir = scratch_dir("arena-crash");
     let transcript = dir.join("a.log");

@@ -289,3 +289,50 @@ fn a_leader_asked_alone_gets_the_whole_clock() {
         ["position startpos", "go btime 0 wtime 0 byoyomi 940"]
     );
 }
+
+#[test]
+fn a_banked_leader_re_searches_for_the_time_it_banked() {
+    // `G_TimeBank 50`, sudden death 60 s: the first phase is told half the main time (60 000 −
+    // G_Margin 60, halved), not three quarters. E2 answers after 100 ms and disagrees, so the
+    // leader's re-searches get what the first phase would have taken on the whole clock (twice
+    // its ≥ 100 ms) as byoyomi — half each, the second what the first left — and no
+    // `G_LeaderNodes`. The all-members types' second ask of every member does not happen here.
+    let (mut g, transcript) = start(
+        "leader-bank",
+        &[
+            "info depth 3 score cp -20 pv 3c3d ; bestmove 3c3d",
+            "info depth 3 score cp -120 pv 8c8d ; bestmove 8c8d",
+        ],
+        &[E2],
+    );
+    g.send("setoption name G_TimeBank value 50");
+    let lines = play(&mut g, "position startpos", "go btime 60000 wtime 60000");
+    assert_eq!(
+        decision(&lines)[2..4],
+        [
+            "info string [leader] E1 (e1) re-searched 7g7f 20, 2g2f 120 (margin 50): plays 2g2f",
+            "info string [why] 2g2f: E2 (e2)'s move; the leader E1 (e1)'s re-search values it at 120, more than its own 7g7f at 20 + margin 50",
+        ]
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove 2g2f ponder 8c8d");
+    let s = searches(&transcript);
+    assert_eq!(
+        [&s[..3], &[s[4].clone()]].concat(),
+        [
+            "position startpos",
+            "go btime 29970 wtime 60000",
+            "position startpos moves 7g7f",
+            "position startpos moves 2g2f",
+        ],
+        "{s:#?}"
+    );
+    assert_eq!(s.len(), 6, "{s:#?}");
+    let byoyomi = |l: &str| -> u64 {
+        l.strip_prefix("go btime 0 wtime 0 byoyomi ")
+            .and_then(|ms| ms.parse().ok())
+            .unwrap_or_else(|| panic!("a timed re-search with no nodes: {l}"))
+    };
+    let (first, second) = (byoyomi(&s[3]), byoyomi(&s[5]));
+    assert!((95..2_000).contains(&first), "{s:#?}");
+    assert!(second + 5 >= first && second < 4_000, "{s:#?}");
+}

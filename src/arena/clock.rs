@@ -9,6 +9,12 @@
 //! byoyomi (秒読み) is per move and does not accumulate; a node limit (`go … nodes N`) may be
 //! combined with a time control, and with no time control at all a move may take at most the
 //! hang limit.
+//!
+//! The grace is per move under byoyomi, which starts afresh every move. Without byoyomi
+//! (sudden death, Fischer) it is one overdraft for the whole game: what a side used beyond its
+//! allowances adds up, and it loses once the sum passes the grace. A per-move grace there let a
+//! side whose clock had run out play on for ever at up to the grace a move (2026-12-02: the
+//! 2-thread search ran 3 s sudden-death games to 3.42 s).
 
 use std::time::Duration;
 
@@ -88,6 +94,8 @@ pub struct TimeLoss;
 pub struct Clocks {
     limits: [Limits; 2],
     remaining_ms: [u64; 2],
+    /// Time used beyond the allowances so far, without byoyomi (see the module notes).
+    overdrawn_ms: [u64; 2],
     jitter: Option<Jitter>,
 }
 
@@ -119,6 +127,7 @@ impl Clocks {
         Clocks {
             limits,
             remaining_ms: [limits[0].time_ms, limits[1].time_ms],
+            overdrawn_ms: [0, 0],
             jitter: None,
         }
     }
@@ -192,15 +201,30 @@ impl Clocks {
         s
     }
 
+    /// What is left of `grace` for `c`'s move: all of it under byoyomi, else what the game's
+    /// overdraft has not used (see the module notes).
+    pub fn grace_left(&self, c: Color, grace: Duration) -> Duration {
+        let i = c.index();
+        if self.limits[i].byoyomi_ms > 0 {
+            return grace;
+        }
+        grace.saturating_sub(Duration::from_millis(self.overdrawn_ms[i]))
+    }
+
     /// Charges `used` to `c` after its move. `Err(TimeLoss)` when it overstepped its allowance
-    /// by more than `grace`; otherwise the byoyomi part is not carried over.
+    /// by more than [`Clocks::grace_left`]; otherwise the byoyomi part is not carried over and,
+    /// without byoyomi, the overstep is added to the side's overdraft.
     pub fn charge(&mut self, c: Color, used: Duration, grace: Duration) -> Result<(), TimeLoss> {
+        let i = c.index();
         if let Some(allow) = self.allowance(c) {
-            if used > allow + grace {
+            if used > allow + self.grace_left(c, grace) {
                 return Err(TimeLoss);
             }
+            if self.limits[i].byoyomi_ms == 0 && used > allow {
+                let over = u64::try_from((used - allow).as_millis()).unwrap_or(u64::MAX);
+                self.overdrawn_ms[i] = self.overdrawn_ms[i].saturating_add(over);
+            }
         }
-        let i = c.index();
         let used_ms = u64::try_from(used.as_millis()).unwrap_or(u64::MAX);
         self.remaining_ms[i] = self.remaining_ms[i].saturating_sub(used_ms);
         Ok(())
@@ -299,6 +323,50 @@ mod tests {
         assert!(c
             .charge(Color::White, Duration::from_millis(101), Duration::ZERO)
             .is_err());
+    }
+
+    #[test]
+    fn without_byoyomi_the_grace_is_one_overdraft_for_the_game() {
+        let grace = Duration::from_millis(200);
+        let ms = Duration::from_millis;
+        // Sudden death 300 ms: 350 leaves 150 of the grace; at 0 left, 100 more is still in it,
+        // and 60 after that is not (150 + 60 > 200 altogether).
+        let sd = Limits {
+            time_ms: 300,
+            ..Default::default()
+        };
+        let mut c = Clocks::new([sd, sd]);
+        c.charge(Color::Black, ms(350), grace).unwrap();
+        assert_eq!(c.remaining_ms(Color::Black), 0);
+        assert_eq!(c.grace_left(Color::Black, grace), ms(150));
+        c.charge(Color::Black, ms(100), grace).unwrap();
+        assert_eq!(c.grace_left(Color::Black, grace), ms(50));
+        assert!(c.charge(Color::Black, ms(60), grace).is_err());
+        // The other side's grace is its own.
+        assert_eq!(c.grace_left(Color::White, grace), grace);
+        // Fischer: the increment is the allowance of a side at 0; beyond it the overdraft grows.
+        let f = Limits {
+            time_ms: 100,
+            inc_ms: 50,
+            ..Default::default()
+        };
+        let mut c = Clocks::new([f, f]);
+        c.start_turn(Color::White);
+        c.charge(Color::White, ms(300), grace).unwrap(); // 150 allowed: 150 over
+        c.start_turn(Color::White);
+        c.charge(Color::White, ms(50), grace).unwrap(); // the increment: nothing over
+        c.start_turn(Color::White);
+        assert!(c.charge(Color::White, ms(101), grace).is_err()); // 51 over: 201 in all
+                                                                  // Byoyomi: every move has the whole grace again.
+        let b = Limits {
+            byoyomi_ms: 100,
+            ..Default::default()
+        };
+        let mut c = Clocks::new([b, b]);
+        for _ in 0..5 {
+            c.charge(Color::Black, ms(290), grace).unwrap();
+            assert_eq!(c.grace_left(Color::Black, grace), grace);
+        }
     }
 
     #[test]

@@ -458,7 +458,8 @@ pub async fn play_watched(
         };
         let go_line = clocks.go_line(us);
         let allowance = clocks.allowance(us);
-        let budget = allowance.map_or(rules.hang_limit, |a| a + rules.grace);
+        let grace = clocks.grace_left(us, rules.grace);
+        let budget = allowance.map_or(rules.hang_limit, |a| a + grace);
         let late = |used: Option<Duration>| TimeLossDetail {
             side: us,
             name: names[us.index()].clone(),
@@ -466,7 +467,7 @@ pub async fn play_watched(
             allowance_ms: allowance.map(|a| u64::try_from(a.as_millis()).unwrap_or(u64::MAX)),
             grace_ms: u64::try_from(
                 if allowance.is_some() {
-                    rules.grace
+                    grace
                 } else {
                     rules.hang_limit
                 }

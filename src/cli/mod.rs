@@ -35,7 +35,8 @@ pub struct GameArgs {
     /// Node budget per move (`go … nodes N`).
     #[arg(long)]
     nodes: Option<u64>,
-    /// Time over the allowance still accepted before a move loses on time, milliseconds.
+    /// Time over the allowance still accepted before a move loses on time, milliseconds: per
+    /// move under byoyomi, for the whole game in sudden death and Fischer.
     #[arg(long, default_value_t = 200, value_name = "MS")]
     grace: u64,
     /// With no clock (nodes only), the longest a move may take, milliseconds.

@@ -28,7 +28,8 @@
 //! The other limits are planned here too, so that every sum of the clock is in this file:
 //! `go movetime` ([`plan_movetime`]), `go mate` ([`plan_mate`]), the exchange rule's two
 //! phases ([`exchange_phase1`], [`exchange_phase2`]), the leader's first phase and re-searches
-//! ([`leader_phase1`], [`leader_share`]) and time banking ([`banked_main`]).
+//! ([`leader_phase1`], [`leader_share`]) and time banking ([`banked_main`], [`leader_bank`],
+//! [`bank_share`]).
 
 use std::time::Duration;
 
@@ -295,6 +296,26 @@ pub fn leader_phase1(soft: Duration) -> Duration {
 /// for the answers to come in, as in [`exchange_phase2`].
 pub fn leader_share(left: Duration, margin: u64, searches: u32) -> Duration {
     exchange_phase2(left, margin).0 / searches.max(1)
+}
+
+/// `leader` with `G_TimeBank` (`percent` > 0): how long its re-searches may take together,
+/// from the first phase's time `first`. The members thought `percent` less than the plan on
+/// their banked clock, so `first · 100 / (100 − percent)` is about what they would have taken
+/// on the whole clock: a move the members disagree on gets that again, to re-search the
+/// candidates, as the all-members types search it again with the whole clock. A move they
+/// agree on leaves the difference on gougi's clock.
+pub fn leader_bank(first: Duration, percent: u64) -> Duration {
+    let keep = 100 - percent.clamp(1, 90);
+    first.mul_f64(100.0 / keep as f64)
+}
+
+/// The shortest timed re-search `leader` starts from its bank (ms): a smaller byoyomi would
+/// end before a search has a move, and `byoyomi 0` means no byoyomi to some engines.
+pub const LEADER_BANK_MIN_MS: u64 = 10;
+
+/// One of `searches` timed re-searches still to run: an equal share of the bank `left`.
+pub fn bank_share(left: Duration, searches: u32) -> Duration {
+    (left / searches.max(1)).max(Duration::from_millis(LEADER_BANK_MIN_MS))
 }
 
 // The tests are a file of their own: with them inline this file passed the 600-line bound

@@ -142,8 +142,11 @@ pub const SPECS: &[Spec] = &[
     // the rest (0 = wait for every member; majority always decides once the vote is settled).
     spin!("G_EarlyAgreement", (0, 0, 100), true, early_agreement_pct: u64),
     // Time banking (sudden death and Fischer only): members are told this percentage less main
-    // time, and a move they disagree on is searched again with the whole clock (0 = off; see
-    // `deadline::banked_main`). Unused byoyomi cannot be banked.
+    // time, and a move they disagree on gets more: the all-members types search it again with
+    // the whole clock, `leader` re-searches the candidates for as long as the first phase would
+    // have taken unbanked instead of `G_LeaderNodes` (0 = off; see `deadline::banked_main`,
+    // `deadline::leader_bank`). Unused byoyomi cannot be banked; exchange, change-player and
+    // the mate types ignore it.
     spin!("G_TimeBank", (0, 0, 90), true, time_bank_pct: u64),
     // Milliseconds the built-in mate solver may spend confirming a member's `score mate +N`
     // before it counts (0 = believe every claim, as the reference did). See `verify.rs`.

@@ -147,6 +147,11 @@ impl<W: std::io::Write> Coordinator<W> {
             queue: std::iter::once(leader).chain(candidates).collect(),
             current: None,
             values: Vec::new(),
+            bank_end: round.banked.then(|| {
+                let now = Instant::now();
+                let first = now.saturating_duration_since(round.started);
+                now + deadline::leader_bank(first, self.options.time_bank_pct)
+            }),
         };
         if !self.leader_can_search(&round, &check) {
             self.finish_all(round);
@@ -181,18 +186,28 @@ impl<W: std::io::Write> Coordinator<W> {
             .expect("re-searched answers are moves");
         let after = round.game.after(&[mv]);
         let mut limits = GoLimits {
-            nodes: Some(self.options.leader_nodes),
+            nodes: check
+                .bank_end
+                .is_none()
+                .then_some(self.options.leader_nodes),
             ..Default::default()
         };
         if let Some(hard) = round.hard {
             // An equal share of what is left for each search still to run, as `byoyomi`
             // (understood by every engine); gougi stops it at its share.
             let now = Instant::now();
-            let share = deadline::leader_share(
+            let searches = check.queue.len() as u32 + 1;
+            let mut share = deadline::leader_share(
                 hard.saturating_duration_since(now),
                 self.options.margin_ms,
-                check.queue.len() as u32 + 1,
+                searches,
             );
+            if let Some(end) = check.bank_end {
+                share = share.min(deadline::bank_share(
+                    end.saturating_duration_since(now),
+                    searches,
+                ));
+            }
             limits.btime = Some(0);
             limits.wtime = Some(0);
             limits.byoyomi = Some(share.as_millis() as u64);

@@ -174,7 +174,11 @@ impl<W: std::io::Write> Coordinator<W> {
             slot.solo.wanted = normals == [i];
         }
         let mut request = member_limits.clone();
-        if kind == RoundKind::Play && policy.shape() == Shape::All && normals.len() >= 2 {
+        // `G_TimeBank` under sudden death and Fischer, for the types that can spend the bank
+        // on a disagreement: the all-members types ask everyone again (`spend_bank`), `leader`
+        // gives its re-searches time instead of `G_LeaderNodes` (`leader_next`).
+        let banks = matches!(policy.shape(), Shape::All | Shape::Leader);
+        if kind == RoundKind::Play && banks && normals.len() >= 2 {
             if let Some(banked) = bank(&limits, black, &request, self.options.time_bank_pct) {
                 request = banked;
                 round.banked = true;
@@ -238,7 +242,12 @@ impl<W: std::io::Write> Coordinator<W> {
                     // it gets the whole clock, as the engine alone would (with the quarter kept
                     // back it thought 158 ms a move where `gougi search` thought 209 at
                     // byoyomi 300, and scored 32 % against it over 28 games).
-                    if (kind == RoundKind::Play || kind == RoundKind::Ponder) && normals.len() > 1 {
+                    // A banked round's first phase is the banked clock instead (with
+                    // `G_TimeBank=25` the same main time as the quarter kept back).
+                    if (kind == RoundKind::Play || kind == RoundKind::Ponder)
+                        && normals.len() > 1
+                        && !round.banked
+                    {
                         request = scale_limits(&member_limits, black, deadline::LEADER_FIRST_SHARE);
                         if let Some(s) = soft {
                             round.soft = Some(started + deadline::leader_phase1(s));
@@ -477,7 +486,11 @@ impl<W: std::io::Write> Coordinator<W> {
         let Some(round) = &mut self.round else {
             return false;
         };
-        if !round.banked || round.extended || round.kind != RoundKind::Play {
+        if !round.banked
+            || round.extended
+            || round.kind != RoundKind::Play
+            || self.config.policy.shape() != Shape::All
+        {
             return false;
         }
         let mut moves: Vec<BestMove> = Vec::new();

@@ -282,6 +282,9 @@ pub(super) struct LeaderCheck {
     pub(super) current: Option<usize>,
     /// The leader's value of each move re-searched (answer index, value); `None`: no score.
     pub(super) values: Vec<(usize, Option<i64>)>,
+    /// A banked round (`G_TimeBank`): the re-searches are timed, not `G_LeaderNodes`, and
+    /// end by this instant (see [`deadline::leader_bank`]).
+    pub(super) bank_end: Option<Instant>,
 }
 
 /// A member's answer within a round.
@@ -332,7 +335,8 @@ pub(super) struct Round {
     pub(super) ponder_later: Vec<usize>,
     /// `G_TimeBank`: members were told a banked (shortened) main time for this round.
     pub(super) banked: bool,
-    /// `G_TimeBank`: the members disagreed and were asked again with the whole clock.
+    /// `G_TimeBank`, all-members types: the members disagreed and were asked again with the
+    /// whole clock.
     pub(super) extended: bool,
 }
 

@@ -451,3 +451,18 @@ fn a_members_answer_is_due_at_the_end_of_the_clock_it_was_told_less_its_own_marg
     };
     assert_eq!(answer_due(&infinite, true, 0), None);
 }
+
+#[test]
+fn leaders_bank_is_what_the_first_phase_would_have_taken_on_the_whole_clock() {
+    let ms = |d: Duration| d.as_millis() as u64;
+    // 50 % banked: the first phase took half of a move, the re-searches get a whole move.
+    assert_eq!(ms(leader_bank(Duration::from_millis(100), 50)), 200);
+    // 25 %: three quarters of a move took 300 ms, so a whole one is 400.
+    assert_eq!(ms(leader_bank(Duration::from_millis(300), 25)), 400);
+    // The option's maximum, 90: ten times the first phase.
+    assert_eq!(ms(leader_bank(Duration::from_millis(30), 90)), 300);
+    // Shared equally among the searches left, never below the floor.
+    assert_eq!(ms(bank_share(Duration::from_millis(200), 2)), 100);
+    assert_eq!(ms(bank_share(Duration::from_millis(200), 0)), 200);
+    assert_eq!(ms(bank_share(Duration::ZERO, 3)), LEADER_BANK_MIN_MS);
+}

@@ -174,11 +174,10 @@ impl<W: std::io::Write> Coordinator<W> {
             slot.solo.wanted = normals == [i];
         }
         let mut request = member_limits.clone();
-        // `G_TimeBank` under sudden death and Fischer, for the types that can spend the bank
-        // on a disagreement: the all-members types ask everyone again (`spend_bank`), `leader`
-        // gives its re-searches time instead of `G_LeaderNodes` (`leader_next`).
-        let banks = matches!(policy.shape(), Shape::All | Shape::Leader);
-        if kind == RoundKind::Play && banks && normals.len() >= 2 {
+        // `G_TimeBank`, for the types that spend a bank on a disagreement: the all-members
+        // types ask everyone again (`spend_bank`), `leader` times its re-searches (`leader_next`).
+        let banks = matches!(policy.shape(), Shape::All | Shape::Leader) && normals.len() >= 2;
+        if kind == RoundKind::Play && banks {
             if let Some(banked) = bank(&limits, black, &request, self.options.time_bank_pct) {
                 request = banked;
                 round.banked = true;
@@ -242,8 +241,7 @@ impl<W: std::io::Write> Coordinator<W> {
                     // it gets the whole clock, as the engine alone would (with the quarter kept
                     // back it thought 158 ms a move where `gougi search` thought 209 at
                     // byoyomi 300, and scored 32 % against it over 28 games).
-                    // A banked round's first phase is the banked clock instead (with
-                    // `G_TimeBank=25` the same main time as the quarter kept back).
+                    // A banked round's first phase is the banked clock instead.
                     if (kind == RoundKind::Play || kind == RoundKind::Ponder)
                         && normals.len() > 1
                         && !round.banked
@@ -483,14 +481,11 @@ impl<W: std::io::Write> Coordinator<W> {
     /// round was restarted.
     fn spend_bank(&mut self) -> bool {
         let margin = self.options.margin_ms;
+        let all = self.config.policy.shape() == Shape::All;
         let Some(round) = &mut self.round else {
             return false;
         };
-        if !round.banked
-            || round.extended
-            || round.kind != RoundKind::Play
-            || self.config.policy.shape() != Shape::All
-        {
+        if !all || !round.banked || round.extended || round.kind != RoundKind::Play {
             return false;
         }
         let mut moves: Vec<BestMove> = Vec::new();

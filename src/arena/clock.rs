@@ -356,8 +356,9 @@ mod tests {
         c.start_turn(Color::White);
         c.charge(Color::White, ms(50), grace).unwrap(); // the increment: nothing over
         c.start_turn(Color::White);
-        assert!(c.charge(Color::White, ms(101), grace).is_err()); // 51 over: 201 in all
-                                                                  // Byoyomi: every move has the whole grace again.
+        // 51 over: 201 in all.
+        assert!(c.charge(Color::White, ms(101), grace).is_err());
+        // Byoyomi: every move has the whole grace again.
         let b = Limits {
             byoyomi_ms: 100,
             ..Default::default()

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use gougi::search::nnue::{self, file::SUPPORTED, Network, NnueError, HALFKP_256};
+use gougi::search::nnue::{self, file::SUPPORTED, Network, NnueError, HALFKP_256, KP_256};
 use gougi::shogi::sfen::colour_swapped;
 use gougi::shogi::{Color, Position};
 
@@ -229,13 +229,19 @@ fn search_answers_eval_with_the_net_its_eval_file_names() {
 
 #[test]
 fn sums_carried_move_by_move_equal_sums_from_scratch() {
-    // Random games from the reference positions: drops, captures (promoted pieces going back
-    // to the hand unpromoted), promotions, king moves (that half recomputed), null moves.
-    let net = net();
+    check_carried_sums(net(), &reference());
+}
+
+/// Random games from the reference positions: drops, captures (promoted pieces going back
+/// to the hand unpromoted), promotions, king moves (in HalfKP that half recomputed; in K+P one
+/// column swapped in each half), null moves: the sums carried move by move evaluate as the
+/// position from scratch at every ply.
+fn check_carried_sums(net: &Network, positions: &[(String, i32)]) {
     let mut rng = gougi::book::SplitMix64::new(52);
     let mut plies = 0;
-    for (sfen, _) in reference() {
-        let mut pos = Position::from_sfen(&sfen).unwrap();
+    let mut king_moves = 0;
+    for (sfen, _) in positions {
+        let mut pos = Position::from_sfen(sfen).unwrap();
         let mut acc = net.accumulate(&pos);
         for _ in 0..60 {
             let moves = pos.legal_moves();
@@ -248,6 +254,10 @@ fn sums_carried_move_by_move_equal_sums_from_scratch() {
                 let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
                 let before = pos.clone();
                 pos.do_move(m);
+                king_moves += usize::from(
+                    pos.king_square(before.side_to_move())
+                        != before.king_square(before.side_to_move()),
+                );
                 acc = net.update(&acc, &before, m, &pos);
             }
             plies += 1;
@@ -260,6 +270,7 @@ fn sums_carried_move_by_move_equal_sums_from_scratch() {
         }
     }
     assert!(plies > 1000, "{plies}");
+    assert!(king_moves > 20, "{king_moves}");
 }
 
 /// The cost of one evaluation from scratch (every feature column, every layer), for the
@@ -316,20 +327,24 @@ fn full_evaluation_speed() {
 
 #[test]
 fn the_search_s_lazy_stack_evaluates_as_from_scratch_with_every_kernel() {
-    // A depth-first walk as a search makes one: moves pushed and popped, null moves, king
-    // moves (a half recomputed), evaluations at some nodes only — so changes pile up over
-    // several plies before one is applied.
+    check_lazy_stack(net(), &reference());
+}
+
+/// A depth-first walk as a search makes one: moves pushed and popped, null moves, king moves,
+/// evaluations at some nodes only — so changes pile up over several plies before one is
+/// applied; every kernel's evaluation equals the portable one from scratch.
+fn check_lazy_stack(net: &Network, positions: &[(String, i32)]) {
     use gougi::search::eval::Evaluator;
     use gougi::search::nnue::{Kernel, NnueEval};
-    let net = std::sync::Arc::new(net().clone());
+    let net = std::sync::Arc::new(net.clone());
     let kernels = Kernel::available();
     println!("kernels: {kernels:?}");
     let mut checked = 0;
     for &k in &kernels {
         let mut rng = gougi::book::SplitMix64::new(53);
         let mut eval = NnueEval::with_kernel(net.clone(), k);
-        for (sfen, _) in reference() {
-            let root = Position::from_sfen(&sfen).unwrap();
+        for (sfen, _) in positions {
+            let root = Position::from_sfen(sfen).unwrap();
             eval.reset(&root);
             // (position, whether the move into it was a null move)
             let mut path: Vec<(Position, bool)> = vec![(root, false)];
@@ -623,4 +638,85 @@ fn the_built_in_net_evaluates_as_yaneuraou_does() {
         .collect();
     let expected: Vec<i32> = refs[..4].iter().map(|(_, v)| *v).collect();
     assert_eq!(evals, expected, "{out:?}");
+}
+
+/// The K+P net of `gougi learn nnue-random --seed 1 --arch kp_256x2-32-32` (893,928 bytes).
+fn kp_net() -> &'static Network {
+    static NET: OnceLock<Network> = OnceLock::new();
+    NET.get_or_init(|| {
+        let bytes = Network::random(KP_256, 1).to_bytes();
+        Network::from_bytes(&bytes).expect("the K+P net loads")
+    })
+}
+
+#[test]
+fn a_k_p_net_loads_and_evaluates_as_yaneuraou_does() {
+    let bytes = Network::random(KP_256, 1).to_bytes();
+    assert_eq!(bytes.len(), 893_928);
+    assert_eq!(&bytes[4..8], &0x5C64_64A9u32.to_le_bytes());
+    let net = kp_net();
+    assert_eq!(net.arch, KP_256);
+    assert!(net.description.starts_with("Features=K+P[1710->256x2]"));
+    assert_eq!(net.to_bytes(), bytes);
+    let refs = reference_file("kp-random-seed1.tsv");
+    assert_eq!(refs.len(), reference().len());
+    assert!(refs.iter().all(|(_, v)| *v != 0));
+    for k in nnue::Kernel::available() {
+        for (sfen, expected) in &refs {
+            let pos = Position::from_sfen(sfen).unwrap();
+            assert_eq!(net.evaluate_with(k, &pos), *expected, "{k:?} {sfen}");
+            // K+P sees the board from the side to move too.
+            let flipped = Position::from_sfen(&colour_swapped(sfen)).unwrap();
+            assert_eq!(
+                net.evaluate_with(k, &flipped),
+                *expected,
+                "{k:?} {sfen} flipped"
+            );
+        }
+    }
+}
+
+#[test]
+fn k_p_sums_carried_and_stacked_equal_sums_from_scratch() {
+    let refs = reference_file("kp-random-seed1.tsv");
+    check_carried_sums(kp_net(), &refs);
+    check_lazy_stack(kp_net(), &refs);
+}
+
+#[test]
+fn search_plays_with_a_k_p_net_and_training_one_is_refused() {
+    let path = common::scratch_path("kp-nn.bin");
+    std::fs::write(&path, kp_net().to_bytes()).unwrap();
+    let out = run_search(&format!(
+        "usi\nsetoption name USI_Hash value 16\nsetoption name USI_OwnBook value false\n\
+         setoption name EvalFile value {}\nisready\n\
+         position startpos moves 7g7f 3c3d 8h2b+\neval\ngo depth 5\n",
+        path.display()
+    ));
+    assert!(
+        out.iter().any(|l| l.contains("NNUE KP_256x2-32-32")),
+        "{out:?}"
+    );
+    // Checked against YaneuraOu as the reference file's values are.
+    assert!(out.iter().any(|l| l == "eval = 1032"), "{out:?}");
+    assert!(
+        out.iter()
+            .any(|l| l.starts_with("bestmove ") && l != "bestmove resign"),
+        "{out:?}"
+    );
+
+    let data = common::scratch_path("kp-train.txt");
+    std::fs::write(&data, "").unwrap();
+    let train = Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["learn", "nnue-train", "--arch", "kp_256x2-32-32", "--out"])
+        .arg(common::scratch_path("kp-out.bin"))
+        .arg(&data)
+        .output()
+        .expect("run gougi learn");
+    assert!(!train.status.success());
+    let err = String::from_utf8_lossy(&train.stderr);
+    assert!(
+        err.contains("halfKP architectures only") && err.contains("KP_256x2-32-32"),
+        "{err}"
+    );
 }

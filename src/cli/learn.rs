@@ -239,9 +239,18 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
             arch,
             data,
         } => {
-            use crate::search::nnue::train;
+            use crate::search::nnue::{features::FeatureSet, train};
+            let arch = nnue_arch(&arch)?;
+            // The trainer's shared (piece, square) rows are HalfKP's; K+P nets are loaded and
+            // evaluated, not trained here.
+            if arch.features != FeatureSet::HalfKP {
+                anyhow::bail!(
+                    "nnue-train trains halfKP architectures only; {} is loaded, not trained",
+                    arch.name()
+                );
+            }
             let o = train::Options {
-                arch: nnue_arch(&arch)?,
+                arch,
                 epochs,
                 batch: batch.max(1),
                 lr,

@@ -1,7 +1,8 @@
 //! The feature transformer's sums carried from a position to the next: a move changes at most
 //! two features of each perspective (the moved piece; a captured piece going to the hand), so
-//! the next sums are the previous ones minus two weight columns plus two — except for the
-//! perspective whose king moved, whose every feature changed: that half is recomputed.
+//! the next sums are the previous ones minus two weight columns plus two — except, in HalfKP,
+//! for the perspective whose king moved, whose every feature changed: that half is recomputed.
+//! In K+P a king is a feature like a piece: its move swaps one column in each half.
 //!
 //! A move's effect is first described ([`Change`], from the position before it, which is what
 //! the search has when it makes the move) and applied later, if at all: many positions the
@@ -14,8 +15,9 @@
 
 use crate::shogi::{Color, Move, PieceKind, Position};
 
+use super::features::{self, FeatureSet};
 use super::kernel::{self, Kernel};
-use super::{features, Network, MAX_HALF};
+use super::{Network, MAX_HALF};
 
 /// One position's transformer sums, per perspective.
 #[derive(Clone)]
@@ -27,8 +29,8 @@ pub struct Accumulator {
 /// What one move does to one perspective's active features.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Change {
-    /// This perspective's king moved: every feature changed, the sums are recomputed from the
-    /// position.
+    /// This perspective's king moved in HalfKP: every feature changed, the sums are
+    /// recomputed from the position.
     pub refresh: bool,
     /// How many features left (and as many came): 0 to 2.
     pub n: u8,
@@ -45,21 +47,22 @@ impl Change {
     }
 }
 
-/// What `m`, played from `before`, does to each perspective's features (by
+/// What `m`, played from `before`, does to each perspective's features in `set` (by
 /// [`Color::index`]).
-pub fn change(before: &Position, m: Move) -> [Change; 2] {
+pub fn change(set: FeatureSet, before: &Position, m: Move) -> [Change; 2] {
     let us = before.side_to_move();
     let moved = before.moved_piece(m).expect("a move moves a piece");
     let to = m.to();
     let mut out = [Change::default(); 2];
     for p in Color::ALL {
         let c = &mut out[p.index()];
-        if moved.kind == PieceKind::King && p == us {
+        if set == FeatureSet::HalfKP && moved.kind == PieceKind::King && p == us {
             c.refresh = true;
             continue;
         }
-        // This perspective's king did not move: its base is the same before and after.
-        let base = features::king_base(before, p);
+        // In HalfKP this perspective's king did not move: its base is the same before and
+        // after. In K+P the base is 0.
+        let base = set.base(before, p);
         match m.from() {
             None => {
                 // The last of that kind in hand goes to the board.
@@ -78,6 +81,11 @@ pub fn change(before: &Position, m: Move) -> [Change; 2] {
                     c.swap(
                         features::board_feature(base, p, moved, from),
                         features::board_feature(base, p, now, to),
+                    );
+                } else if set == FeatureSet::KP {
+                    c.swap(
+                        features::king_feature(p, us, from),
+                        features::king_feature(p, us, to),
                     );
                 }
                 if let Some(captured) = before.piece_on(to) {
@@ -114,9 +122,9 @@ impl Network {
     /// One perspective's sums from scratch: the biases plus every active feature's column.
     #[inline(always)]
     pub(super) fn refresh_inline(&self, pos: &Position, perspective: Color, sums: &mut [i16]) {
-        let mut active = [0usize; features::PIECES];
+        let mut active = [0usize; features::MAX_ACTIVE];
         let mut n = 0;
-        features::for_each_active(pos, perspective, |f| {
+        features::for_each_active(self.arch.features, pos, perspective, |f| {
             active[n] = f;
             n += 1;
         });
@@ -194,7 +202,7 @@ impl Network {
         after: &Position,
     ) -> Accumulator {
         let half = self.arch.half;
-        let changes = change(before, m);
+        let changes = change(self.arch.features, before, m);
         let mut next = acc.clone();
         for p in Color::ALL {
             let i = p.index();

@@ -1,8 +1,13 @@
-//! HalfKP input features, numbered as YaneuraOu numbers them (its "BonaPiece" indices), so
-//! that the weights of a YaneuraOu net land on the features they were trained for.
+//! The input features, numbered as YaneuraOu numbers them (its "BonaPiece" indices), so that
+//! the weights of a YaneuraOu net land on the features they were trained for. Two feature sets
+//! ([`FeatureSet`]):
 //!
-//! A feature is (the perspective's king square, one other piece): `king × FE_END + piece`,
-//! where both are seen from the perspective: for White the board is rotated by 180° and
+//! - **HalfKP** (the public nets'): a feature is (the perspective's king square, one other
+//!   piece), `king × FE_END + piece`;
+//! - **K+P** (`kp_256x2-32-32`, nets under a megabyte): the pieces alone, `piece`, and after
+//!   them ([`FE_END`] on) the two kings, each on its own: `FE_END + 81 × (enemy) + square`.
+//!
+//! Both are seen from the perspective: for White the board is rotated by 180° and
 //! "friend"/"enemy" are swapped. The piece index is
 //!
 //! - for a piece in hand, the i-th (from 0) piece of a kind a side holds: that side's base for
@@ -11,8 +16,9 @@
 //!   counting as golds) plus the square index (file-major from 1一 = 0, as ours).
 //!
 //! Every non-king piece of the 38 is a feature: on the board or in hand. A position with
-//! fewer (a handicap game, a composed problem) leaves the rest at index 0 — YaneuraOu's
-//! "no piece", which still reads the weights of feature `king × FE_END` — and we do the same.
+//! fewer (a handicap game, a composed problem) leaves the rest at piece index 0 —
+//! YaneuraOu's "no piece", which still reads the weights of feature `king × FE_END` (HalfKP)
+//! or 0 (K+P) — and we do the same.
 
 use crate::shogi::{Color, Piece, PieceKind, Position, Square};
 
@@ -20,10 +26,75 @@ use crate::shogi::{Color, Piece, PieceKind, Position, Square};
 pub const FE_HAND_END: usize = 90;
 /// The number of piece indices per king square.
 pub const FE_END: usize = FE_HAND_END + 18 * 81;
-/// Input features: king squares × piece indices.
+/// HalfKP's input features: king squares × piece indices.
 pub const DIMENSIONS: usize = 81 * FE_END;
 /// The pieces other than kings, each one feature per perspective.
 pub const PIECES: usize = 38;
+/// The most features active at once in either set: the pieces and, in K+P, the two kings.
+pub const MAX_ACTIVE: usize = PIECES + 2;
+
+/// Which features a net's transformer reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FeatureSet {
+    /// (own king square, piece): a king move changes every feature of its side's half.
+    HalfKP,
+    /// Pieces and kings apart: a king move changes one feature of each half.
+    KP,
+}
+
+impl FeatureSet {
+    /// The number of input features.
+    pub const fn dimensions(self) -> usize {
+        match self {
+            FeatureSet::HalfKP => DIMENSIONS,
+            FeatureSet::KP => FE_END + 2 * 81,
+        }
+    }
+
+    /// The feature set's structure hash, as the format defines it: HalfKP's constant with its
+    /// "friend king" flag; for K+P, K's constant mixed with P's rotated by one bit.
+    pub const fn hash(self) -> u32 {
+        match self {
+            FeatureSet::HalfKP => 0x5D69_D5B9 ^ 1,
+            FeatureSet::KP => {
+                let (k, p) = (0xD3CE_E169u32, 0x764C_FB4Bu32);
+                k ^ (p << 1) ^ (p >> 31)
+            }
+        }
+    }
+
+    /// The name in YaneuraOu's architecture text, e.g. `HalfKP(Friend)`.
+    pub const fn text(self) -> &'static str {
+        match self {
+            FeatureSet::HalfKP => "HalfKP(Friend)",
+            FeatureSet::KP => "K+P",
+        }
+    }
+
+    /// The prefix of the architecture's short name, e.g. `halfKP` in `halfKP_256x2-32-32`.
+    pub const fn short(self) -> &'static str {
+        match self {
+            FeatureSet::HalfKP => "halfKP",
+            FeatureSet::KP => "KP",
+        }
+    }
+
+    /// Where `perspective`'s piece features start: its king's [`king_base`] for HalfKP, 0 for
+    /// K+P. `pos` must have that king.
+    #[inline(always)]
+    pub fn base(self, pos: &Position, perspective: Color) -> usize {
+        match self {
+            FeatureSet::HalfKP => king_base(pos, perspective),
+            FeatureSet::KP => 0,
+        }
+    }
+}
+
+/// K+P's feature of `owner`'s king on `sq`, from `perspective`.
+#[inline]
+pub fn king_feature(perspective: Color, owner: Color, sq: Square) -> usize {
+    FE_END + 81 * usize::from(owner != perspective) + seen(sq, perspective)
+}
 
 /// Where the pieces in hand of each kind start, in [`PieceKind::HAND`] order (pawn, lance,
 /// knight, silver, gold, bishop, rook): `[friend, enemy]`. Index 0 is "no piece"; each kind
@@ -105,16 +176,24 @@ pub fn hand_feature(
     base + HAND_BASE[kind.index()][usize::from(owner != perspective)] + i
 }
 
-/// Calls `f` with every active feature of `pos` from `perspective` (38 of them in a position
-/// with all 40 pieces). `pos` must have `perspective`'s king. Inlined so that the kernel
-/// that calls it (see `kernel`) compiles `f`'s column adds with its own instructions.
+/// Calls `f` with every active feature of `pos` from `perspective` in `set` (38 pieces, and
+/// in K+P the two kings). `pos` must have both kings. Inlined so that the kernel that calls it
+/// (see `kernel`) compiles `f`'s column adds with its own instructions.
 #[inline(always)]
-pub fn for_each_active(pos: &Position, perspective: Color, mut f: impl FnMut(usize)) {
-    let base = king_base(pos, perspective);
+pub fn for_each_active(
+    set: FeatureSet,
+    pos: &Position,
+    perspective: Color,
+    mut f: impl FnMut(usize),
+) {
+    let base = set.base(pos, perspective);
     let mut count = 0;
     for sq in pos.occupied() {
         let p = pos.piece_on(sq).expect("an occupied square has a piece");
         if p.kind == PieceKind::King {
+            if set == FeatureSet::KP {
+                f(king_feature(perspective, p.color, sq));
+            }
             continue;
         }
         f(board_feature(base, perspective, p, sq));
@@ -135,9 +214,9 @@ pub fn for_each_active(pos: &Position, perspective: Color, mut f: impl FnMut(usi
 }
 
 /// The active features as a list (tests, tools).
-pub fn active(pos: &Position, perspective: Color) -> Vec<usize> {
-    let mut v = Vec::with_capacity(PIECES);
-    for_each_active(pos, perspective, |i| v.push(i));
+pub fn active(set: FeatureSet, pos: &Position, perspective: Color) -> Vec<usize> {
+    let mut v = Vec::with_capacity(MAX_ACTIVE);
+    for_each_active(set, pos, perspective, |i| v.push(i));
     v
 }
 
@@ -158,8 +237,8 @@ mod tests {
     #[test]
     fn startpos_features_mirror_between_perspectives() {
         let pos = Position::startpos();
-        let mut b = active(&pos, Color::Black);
-        let mut w = active(&pos, Color::White);
+        let mut b = active(FeatureSet::HalfKP, &pos, Color::Black);
+        let mut w = active(FeatureSet::HalfKP, &pos, Color::White);
         assert_eq!(b.len(), PIECES);
         b.sort_unstable();
         w.sort_unstable();
@@ -172,7 +251,7 @@ mod tests {
     #[test]
     fn hand_pieces_count_one_feature_each() {
         let pos = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b 3P2r 1").unwrap();
-        let f = active(&pos, Color::Black);
+        let f = active(FeatureSet::HalfKP, &pos, Color::Black);
         let k = 44 * FE_END;
         for i in 0..3 {
             assert!(f.contains(&(k + 1 + i)));
@@ -180,5 +259,27 @@ mod tests {
         assert!(f.contains(&(k + 88)) && f.contains(&(k + 89)));
         // The 33 pieces the position lacks are "no piece".
         assert_eq!(f.iter().filter(|&&i| i == k).count(), PIECES - 5);
+    }
+
+    #[test]
+    fn k_p_features_are_half_kp_s_pieces_without_the_king_and_the_two_kings() {
+        let pos = Position::startpos();
+        for c in Color::ALL {
+            let half = active(FeatureSet::HalfKP, &pos, c);
+            let kp = active(FeatureSet::KP, &pos, c);
+            assert_eq!(kp.len(), MAX_ACTIVE);
+            let base = king_base(&pos, c);
+            let pieces: Vec<usize> = kp.iter().copied().filter(|&f| f < FE_END).collect();
+            assert_eq!(pieces, half.iter().map(|f| f - base).collect::<Vec<_>>());
+            // Each side sees its own king on 5九 (44) and the other on 5一 (36).
+            assert!(kp.contains(&(FE_END + 44)) && kp.contains(&(FE_END + 81 + 36)));
+        }
+        assert_eq!(FeatureSet::KP.dimensions(), 1710);
+        assert!(kp_max() < FeatureSet::KP.dimensions());
+    }
+
+    /// The largest K+P feature: the enemy king on the last square.
+    fn kp_max() -> usize {
+        king_feature(Color::Black, Color::White, Square::try_index(80).unwrap())
     }
 }

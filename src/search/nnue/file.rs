@@ -17,34 +17,44 @@
 //! another architecture is recognised by its hash before any weight is read; the error then
 //! quotes the file's own architecture text.
 
-use super::features;
+use super::features::FeatureSet;
 use super::{Arch, Network};
 
 /// The format version every YaneuraOu classic NNUE file starts with.
 pub const VERSION: u32 = 0x7AF3_2F16;
 
 /// The architectures this loader reads: halfKP feature transformers of three widths and the
-/// two hidden layers after them. The public nets are the first.
-pub const SUPPORTED: [Arch; 4] = [
+/// two hidden layers after them, and K+P at 256. The public nets are the first.
+pub const SUPPORTED: [Arch; 5] = [
     Arch {
+        features: FeatureSet::HalfKP,
         half: 256,
         l1: 32,
         l2: 32,
     },
     Arch {
+        features: FeatureSet::HalfKP,
         half: 512,
         l1: 16,
         l2: 32,
     },
     Arch {
+        features: FeatureSet::HalfKP,
         half: 1024,
         l1: 8,
         l2: 32,
     },
     Arch {
+        features: FeatureSet::HalfKP,
         half: 1024,
         l1: 8,
         l2: 64,
+    },
+    Arch {
+        features: FeatureSet::KP,
+        half: 256,
+        l1: 32,
+        l2: 32,
     },
 ];
 
@@ -99,8 +109,7 @@ pub const fn padded(n: usize) -> usize {
 }
 
 // The structure hashes, as the format defines them: each layer mixes a constant of its kind
-// with its width and the hash of the layer before it.
-const HALFKP_FRIEND_HASH: u32 = 0x5D69_D5B9 ^ 1;
+// with its width and the hash of the layer before it (the features' own: FeatureSet::hash).
 const INPUT_SLICE_HASH: u32 = 0xEC42_E90D;
 const AFFINE_HASH: u32 = 0xCC03_DAE4;
 const CLIPPED_RELU_HASH: u32 = 0x538D_24C7;
@@ -116,7 +125,7 @@ const fn relu_hash(prev: u32) -> u32 {
 impl Arch {
     /// The feature transformer's hash.
     pub const fn transformer_hash(&self) -> u32 {
-        HALFKP_FRIEND_HASH ^ (2 * self.half) as u32
+        self.features.hash() ^ (2 * self.half) as u32
     }
 
     /// The network's (the layers after the transformer) hash.
@@ -134,24 +143,26 @@ impl Arch {
 
     /// The short name users know it by, e.g. `halfKP_256x2-32-32`.
     pub fn name(&self) -> String {
-        format!("halfKP_{}x2-{}-{}", self.half, self.l1, self.l2)
+        let f = self.features.short();
+        format!("{f}_{}x2-{}-{}", self.half, self.l1, self.l2)
     }
 
     /// The architecture text YaneuraOu writes in a file's header.
     pub fn description(&self) -> String {
         let (h2, l1, l2) = (2 * self.half, self.l1, self.l2);
         format!(
-            "Features=HalfKP(Friend)[{}->{}x2],Network=AffineTransform[1<-{l2}](ClippedReLU[{l2}]\
+            "Features={}[{}->{}x2],Network=AffineTransform[1<-{l2}](ClippedReLU[{l2}]\
              (AffineTransform[{l2}<-{l1}](ClippedReLU[{l1}](AffineTransformSparseInput[{l1}<-{h2}]\
              (InputSlice[{h2}(0:{h2})])))))",
-            features::DIMENSIONS,
+            self.features.text(),
+            self.features.dimensions(),
             self.half
         )
     }
 
     /// The size of a file of this architecture with a `text_len`-byte header text.
     pub fn file_size(&self, text_len: usize) -> usize {
-        let transformer = 4 + 2 * self.half + 2 * features::DIMENSIONS * self.half;
+        let transformer = 4 + 2 * self.half + 2 * self.features.dimensions() * self.half;
         let network = 4
             + 4 * self.l1
             + self.l1 * padded(2 * self.half)
@@ -258,7 +269,7 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NnueError> {
     }
     r.hash("feature transformer", arch.transformer_hash())?;
     let ft_bias = r.i16s(arch.half);
-    let ft_weight = r.i16s(features::DIMENSIONS * arch.half);
+    let ft_weight = r.i16s(arch.features.dimensions() * arch.half);
     r.hash("network", arch.network_hash())?;
     let l1_bias = r.i32s(arch.l1);
     let l1_weight = r.i8s(arch.l1 * padded(2 * arch.half));

@@ -47,10 +47,11 @@ pub const MAX_EVAL: i32 = 32000 - 246 - 1;
 /// The widest feature transformer supported (one perspective's half).
 const MAX_HALF: usize = 1024;
 
-/// The shape of a halfKP net: the feature transformer's width per perspective and the two
-/// hidden layers' widths (`halfKP_<half>x2-<l1>-<l2>`).
+/// The shape of a net: its input features, the feature transformer's width per perspective
+/// and the two hidden layers' widths (`halfKP_<half>x2-<l1>-<l2>`, `KP_<half>x2-<l1>-<l2>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Arch {
+    pub features: features::FeatureSet,
     pub half: usize,
     pub l1: usize,
     pub l2: usize,
@@ -143,7 +144,7 @@ impl Network {
         let mut uniform =
             |lo: i32, hi: i32| -> i32 { lo + (rng.next_u64() % (hi - lo + 1) as u64) as i32 };
         let ft_bias = (0..arch.half).map(|_| uniform(-16, 80) as i16).collect();
-        let ft_weight = (0..features::DIMENSIONS * arch.half)
+        let ft_weight = (0..arch.features.dimensions() * arch.half)
             .map(|_| uniform(-24, 24) as i16)
             .collect();
         let mut layer = |outputs: usize, inputs: usize, w: i32, b: i32| {
@@ -287,6 +288,8 @@ fn affine_relu(input: &[u8], bias: &[i32], weight: &[i8], out: &mut [u8]) {
 
 /// The public nets' architecture.
 pub const HALFKP_256: Arch = file::SUPPORTED[0];
+/// K+P at 256 (`kp_256x2-32-32`): nets under a megabyte.
+pub const KP_256: Arch = file::SUPPORTED[4];
 
 #[cfg(test)]
 mod tests {
@@ -297,6 +300,10 @@ mod tests {
         // The hash every public halfKP_256x2-32-32 nn.bin carries in its header.
         assert_eq!(HALFKP_256.hash(), 0x3E5A_A6EE);
         assert_eq!(HALFKP_256.name(), "halfKP_256x2-32-32");
+        // The hash YaneuraOu's kp_256x2-32-32 build loads without a warning.
+        assert_eq!(KP_256.hash(), 0x5C64_64A9);
+        assert_eq!(KP_256.name(), "KP_256x2-32-32");
+        assert_eq!(KP_256.file_size(KP_256.description().len()), 893_928);
     }
 
     #[test]

@@ -124,7 +124,7 @@ impl Evaluator for NnueEval {
     }
 
     fn push(&mut self, pos: &Position, m: Move) {
-        self.push_ply(change(pos, m));
+        self.push_ply(change(self.net.arch.features, pos, m));
     }
 
     fn push_null(&mut self) {

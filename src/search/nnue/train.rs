@@ -134,7 +134,7 @@ impl Samples {
 fn push_features(pos: &Position, out: &mut Vec<u32>) {
     let stm = pos.side_to_move();
     for c in [stm, !stm] {
-        features::for_each_active(pos, c, |f| out.push(f as u32));
+        features::for_each_active(features::FeatureSet::HalfKP, pos, c, |f| out.push(f as u32));
     }
 }
 

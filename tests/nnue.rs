@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use gougi::search::nnue::{self, file::SUPPORTED, Network, NnueError, HALFKP_256, KP_256};
 use gougi::shogi::sfen::colour_swapped;
-use gougi::shogi::{Color, Position};
+use gougi::shogi::{Color, PieceKind, Position};
 
 mod common;
 
@@ -254,10 +254,8 @@ fn check_carried_sums(net: &Network, positions: &[(String, i32)]) {
                 let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
                 let before = pos.clone();
                 pos.do_move(m);
-                king_moves += usize::from(
-                    pos.king_square(before.side_to_move())
-                        != before.king_square(before.side_to_move()),
-                );
+                let king = before.moved_piece(m).map(|p| p.kind) == Some(PieceKind::King);
+                king_moves += usize::from(king);
                 acc = net.update(&acc, &before, m, &pos);
             }
             plies += 1;
@@ -641,17 +639,19 @@ fn the_built_in_net_evaluates_as_yaneuraou_does() {
 }
 
 /// The K+P net of `gougi learn nnue-random --seed 1 --arch kp_256x2-32-32` (893,928 bytes).
+fn kp_net_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| Network::random(KP_256, 1).to_bytes())
+}
+
 fn kp_net() -> &'static Network {
     static NET: OnceLock<Network> = OnceLock::new();
-    NET.get_or_init(|| {
-        let bytes = Network::random(KP_256, 1).to_bytes();
-        Network::from_bytes(&bytes).expect("the K+P net loads")
-    })
+    NET.get_or_init(|| Network::from_bytes(kp_net_bytes()).expect("the K+P net loads"))
 }
 
 #[test]
 fn a_k_p_net_loads_and_evaluates_as_yaneuraou_does() {
-    let bytes = Network::random(KP_256, 1).to_bytes();
+    let bytes = kp_net_bytes();
     assert_eq!(bytes.len(), 893_928);
     assert_eq!(&bytes[4..8], &0x5C64_64A9u32.to_le_bytes());
     let net = kp_net();
@@ -686,7 +686,7 @@ fn k_p_sums_carried_and_stacked_equal_sums_from_scratch() {
 #[test]
 fn search_plays_with_a_k_p_net_and_training_one_is_refused() {
     let path = common::scratch_path("kp-nn.bin");
-    std::fs::write(&path, kp_net().to_bytes()).unwrap();
+    std::fs::write(&path, kp_net_bytes()).unwrap();
     let out = run_search(&format!(
         "usi\nsetoption name USI_Hash value 16\nsetoption name USI_OwnBook value false\n\
          setoption name EvalFile value {}\nisready\n\

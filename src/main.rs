@@ -192,6 +192,10 @@ enum BenchTarget {
         /// the default of a real game, re-chooses the leader at each line).
         #[arg(long, default_value = "all")]
         relay: String,
+        /// Plies into a game for the rounds' positions (0: the start position): a GUI sends
+        /// the whole game at every move, so late positions make longer `position` lines.
+        #[arg(long, default_value_t = 0)]
+        ply: usize,
     },
 }
 
@@ -298,12 +302,14 @@ fn run() -> anyhow::Result<()> {
                 relay_rounds,
                 members,
                 relay,
+                ply,
             } => gougi::gougi::bench::run(&gougi::gougi::bench::Settings {
                 rounds,
                 infos,
                 relay_rounds,
                 members,
                 relay,
+                ply,
             }),
         },
     }

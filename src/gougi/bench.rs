@@ -10,10 +10,17 @@
 //!   lines). gougi's own CPU time per round is read from `/proc` beside it: with many members
 //!   on few cores the round trip also holds the members' wake-ups, which are not gougi's cost.
 //!
+//! - **direct N**: the bench itself talking to N instant members, as a GUI that ran N engines
+//!   would: `position` and `go` to each, then every `bestmove`. This is what N members cost on
+//!   this machine without gougi: their wake-ups on shared cores, N pipe writes and N reads.
+//!
 //! The added latency is bounded above by `proxy − direct` per percentile (the extra pipe hops
 //! included), so a p99 below 1 ms there proves gougi adds less than 1 ms after the last
-//! member's `bestmove`. With `infos` > 0 and `G_InfoRelay all`, the proxy relays every member's
-//! info lines, which gives the relay throughput (lines per second through gougi).
+//! member's `bestmove`. Against one member (`direct`) the difference also holds the other
+//! N − 1 members' wake-ups, which grow with N whoever talks to them; against `direct N` it is
+//! what putting gougi between a GUI and N members adds. Both are printed. With `infos` > 0 and
+//! `G_InfoRelay all`, the proxy relays every member's info lines, which gives the relay
+//! throughput (lines per second through gougi).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -118,17 +125,17 @@ impl Engine {
         }
     }
 
-    /// Round trips `position` + `go` → `bestmove`; durations and lines read.
-    fn rounds(&mut self, n: usize) -> anyhow::Result<(Vec<Duration>, usize)> {
+    /// Round trips `position` + `go` → `bestmove`, alternating between `positions`; durations
+    /// and lines read.
+    fn rounds(
+        &mut self,
+        n: usize,
+        positions: &[String; 2],
+    ) -> anyhow::Result<(Vec<Duration>, usize)> {
         let mut times = Vec::with_capacity(n);
         let mut lines = 0;
         for k in 0..n {
-            let pos = if k % 2 == 0 {
-                "position startpos"
-            } else {
-                "position startpos moves 7g7f"
-            };
-            self.send(pos)?;
+            self.send(&positions[k % 2])?;
             let t = Instant::now();
             self.send("go btime 0 wtime 0 byoyomi 10000")?;
             lines += self.until("bestmove")?;
@@ -136,6 +143,31 @@ impl Engine {
         }
         Ok((times, lines))
     }
+}
+
+/// Round trips with N members talked to directly: `position` to each, then `go` to each (the
+/// clock starts before the first `go`, as [`Engine::rounds`] starts it before its `go`), then
+/// every member's `bestmove`.
+fn group_rounds(
+    engines: &mut [Engine],
+    n: usize,
+    positions: &[String; 2],
+) -> anyhow::Result<Vec<Duration>> {
+    let mut times = Vec::with_capacity(n);
+    for k in 0..n {
+        for e in engines.iter_mut() {
+            e.send(&positions[k % 2])?;
+        }
+        let t = Instant::now();
+        for e in engines.iter_mut() {
+            e.send("go btime 0 wtime 0 byoyomi 10000")?;
+        }
+        for e in engines.iter_mut() {
+            e.until("bestmove")?;
+        }
+        times.push(t.elapsed());
+    }
+    Ok(times)
 }
 
 impl Drop for Engine {
@@ -180,12 +212,43 @@ pub struct Settings {
     pub members: Vec<usize>,
     /// `G_InfoRelay` for the relay rounds.
     pub relay: String,
+    /// Plies into a game for the rounds' positions (0: the start position).
+    pub ply: usize,
+}
+
+/// The two `position` lines the rounds alternate between: `ply` and `ply + 1` plies into a game
+/// that always plays the first legal move (any legal game would do: what matters to the bench is
+/// the length of the line every member is sent), or fewer if that game ends before.
+fn positions(ply: usize) -> [String; 2] {
+    let mut pos = Position::startpos();
+    let mut moves = Vec::new();
+    let mut lines = Vec::new();
+    for k in 0..=ply + 1 {
+        if k >= ply {
+            lines.push(if moves.is_empty() {
+                "position startpos".to_string()
+            } else {
+                format!("position startpos moves {}", moves.join(" "))
+            });
+        }
+        let Some(mv) = pos.legal_moves().first().copied() else {
+            break;
+        };
+        moves.push(mv.to_string());
+        pos.do_move(mv);
+    }
+    let first = lines.first().cloned().unwrap_or_default();
+    let second = lines.get(1).cloned().unwrap_or_else(|| first.clone());
+    [first, second]
 }
 
 /// One member count's figures, for the closing table.
 struct Row {
     members: usize,
+    /// Over one member talked to directly (p50, p99), µs.
     added: [f64; 2],
+    /// Over the same N members talked to directly (p50, p99), µs.
+    added_n: [f64; 2],
     /// gougi's own CPU time per latency round (user + system), µs: what the coordinator costs,
     /// apart from the members' wake-ups that share the machine's cores with it.
     cpu_us: Option<f64>,
@@ -252,12 +315,17 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         e.send("usinewgame")
     };
 
-    println!("round trip go -> bestmove, instant members ({rounds} rounds)");
+    let positions = positions(settings.ply);
+    println!(
+        "round trip go -> bestmove, instant members ({rounds} rounds, positions {} and {} plies in)",
+        positions[0].split_whitespace().count().saturating_sub(3),
+        positions[1].split_whitespace().count().saturating_sub(3)
+    );
     let mut direct_cmd = Command::new(&exe);
     direct_cmd.args(["bench-member", "--infos", "0"]);
     let mut direct = Engine::start(direct_cmd)?;
     handshake(&mut direct)?;
-    let (d_times, _) = direct.rounds(rounds)?;
+    let (d_times, _) = direct.rounds(rounds, &positions)?;
     let d = summary("direct", d_times);
     drop(direct);
 
@@ -270,10 +338,10 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         let pid = proxy.child.id();
         // One round first: every member's first `go` is behind it, so descriptors and memory
         // are those of a running game.
-        proxy.rounds(1)?;
+        proxy.rounds(1, &positions)?;
         let (fds, rss_kb) = (proc_stats::fds(pid), proc_stats::rss_kb(pid));
         let cpu_before = proc_stats::cpu(pid);
-        let (p_times, _) = proxy.rounds(rounds)?;
+        let (p_times, _) = proxy.rounds(rounds, &positions)?;
         let cpu_us = match (cpu_before, proc_stats::cpu(pid)) {
             (Some(a), Some(b)) => Some((b - a).as_secs_f64() * 1e6 / rounds.max(1) as f64),
             _ => None,
@@ -281,11 +349,34 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         let p = summary(&format!("proxy {n}"), p_times);
         let added = |k: usize| p[k].saturating_sub(d[k]).as_secs_f64() * 1e6;
         println!(
-            "added by gougi ({n} members, upper bound): p50 {:.1} us  p99 {:.1} us",
+            "added by gougi ({n} members, upper bound, over one member): p50 {:.1} us  p99 {:.1} us",
             added(0),
             added(1)
         );
         drop(proxy);
+
+        // The same N members without gougi, started after the proxy's are gone so that the
+        // two never share the machine.
+        let mut group = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut cmd = Command::new(&exe);
+            cmd.args(["bench-member", "--infos", "0"]);
+            let mut e = Engine::start(cmd)?;
+            handshake(&mut e)?;
+            group.push(e);
+        }
+        group_rounds(&mut group, 1, &positions)?;
+        let dn = summary(
+            &format!("direct {n}"),
+            group_rounds(&mut group, rounds, &positions)?,
+        );
+        drop(group);
+        let added_n = |k: usize| p[k].saturating_sub(dn[k]).as_secs_f64() * 1e6;
+        println!(
+            "added by gougi ({n} members, upper bound, over {n} members direct): p50 {:.1} us  p99 {:.1} us",
+            added_n(0),
+            added_n(1)
+        );
 
         let mut relay = None;
         if relay_rounds > 0 && infos > 0 {
@@ -298,7 +389,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
                 settings.relay
             ))?;
             let t = Instant::now();
-            let (_, lines) = engine.rounds(relay_rounds)?;
+            let (_, lines) = engine.rounds(relay_rounds, &positions)?;
             let secs = t.elapsed().as_secs_f64();
             // Every member prints `infos` lines and one more with its bestmove's score.
             let handled = n * (infos + 1) * relay_rounds;
@@ -314,6 +405,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         rows.push(Row {
             members: n,
             added: [added(0), added(1)],
+            added_n: [added_n(0), added_n(1)],
             cpu_us,
             relay,
             fds,
@@ -322,17 +414,19 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
     }
     println!();
     println!(
-        "members  added p50 us  added p99 us  gougi cpu us/round  member lines/s  gui lines/s  fds  fds/member  RSS kB  RSS kB/member"
+        "members  added p50 us  added p99 us  over N direct p50  p99 us  gougi cpu us/round  member lines/s  gui lines/s  fds  fds/member  RSS kB  RSS kB/member"
     );
     let opt =
         |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
     for r in &rows {
         let n = r.members as f64;
         println!(
-            "{:>7}  {:>12.1}  {:>12.1}  {:>18}  {:>14}  {:>11}  {:>4}  {:>10}  {:>6}  {:>13}",
+            "{:>7}  {:>12.1}  {:>12.1}  {:>17.1}  {:>6.1}  {:>18}  {:>14}  {:>11}  {:>4}  {:>10}  {:>6}  {:>13}",
             r.members,
             r.added[0],
             r.added[1],
+            r.added_n[0],
+            r.added_n[1],
             opt(r.cpu_us, 1),
             opt(r.relay.map(|x| x.0), 0),
             opt(r.relay.map(|x| x.1), 0),

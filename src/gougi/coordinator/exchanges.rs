@@ -63,7 +63,7 @@ impl<W: std::io::Write> Coordinator<W> {
             let member_limits = limits_for(&self.slots[slots[k]].spec, &limits);
             start_search(
                 &mut self.slots[slots[k]],
-                &after.command,
+                &after.command.to_string(),
                 &member_limits,
                 round.id,
                 false,
@@ -222,7 +222,7 @@ impl<W: std::io::Write> Coordinator<W> {
         let black = after.black_to_move();
         start_search(
             slot,
-            &after.command,
+            &after.command.to_string(),
             &limits,
             round.id,
             false,

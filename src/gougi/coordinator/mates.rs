@@ -139,7 +139,15 @@ impl<W: std::io::Write> Coordinator<W> {
                 ..Default::default()
             };
             // A mate search has no clock (`go mate T` is its own limit): nothing to take off.
-            start_search(&mut self.slots[i], &position, &limits, 0, true, true, 0);
+            start_search(
+                &mut self.slots[i],
+                &position.to_string(),
+                &limits,
+                0,
+                true,
+                true,
+                0,
+            );
         }
     }
 
@@ -196,7 +204,7 @@ impl<W: std::io::Write> Coordinator<W> {
             };
             start_search(
                 &mut self.slots[i],
-                &game.sfen_command(),
+                &game.sfen_command().to_string(),
                 &limits,
                 0,
                 true,

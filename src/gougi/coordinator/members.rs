@@ -322,7 +322,7 @@ pub(super) fn stop_search(slot: &mut Slot, now: Instant) {
 /// the request remembers when that clock runs out, to measure the answer's lag against.
 pub(super) fn start_search(
     slot: &mut Slot,
-    position: &PositionCommand,
+    position: &str,
     limits: &GoLimits,
     round: u64,
     mate: bool,
@@ -343,7 +343,7 @@ pub(super) fn start_search(
     let limits = deadline::take_lag(limits, black, slot.clock_extra(margin));
     let clock = deadline::answer_due(&limits, black, own_margin(slot)).map(Duration::from_millis);
     let ponder = limits.ponder;
-    send(slot, &GuiCommand::Position(position.clone()));
+    send_line(slot, position);
     send(slot, &GuiCommand::Go(limits));
     slot.requests.push(round, mate, now, clock, ponder);
 }

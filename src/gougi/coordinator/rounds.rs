@@ -60,7 +60,7 @@ impl<W: std::io::Write> Coordinator<W> {
             GoLimits::default()
         };
         let later = std::mem::take(&mut round.ponder_later);
-        let (id, command) = (round.id, round.game.command.clone());
+        let (id, command) = (round.id, round.game.command.to_string());
         for &i in &round.participants.clone() {
             let slot = &mut self.slots[i];
             if later.contains(&i) {
@@ -260,6 +260,8 @@ impl<W: std::io::Write> Coordinator<W> {
         } else if round.participants.is_empty() {
             self.say("info string [Error] no member is available; gougi answers by itself");
         }
+        // Rendered once for every member: 150 moves late in a game, 64 members (issue 53).
+        let command_line = round.game.command.to_string();
         for &i in &round.participants {
             let slot = &mut self.slots[i];
             if kind == RoundKind::Ponder && !slot.spec.ponder {
@@ -272,9 +274,9 @@ impl<W: std::io::Write> Coordinator<W> {
                 && policy.info().mate_sfen
                 && slot.spec.role == Role::Mate
             {
-                round.game.sfen_command()
+                round.game.sfen_command().to_string()
             } else {
-                round.game.command.clone()
+                command_line.clone()
             };
             start_search(
                 slot,
@@ -516,7 +518,7 @@ impl<W: std::io::Write> Coordinator<W> {
             elapsed,
             "members disagree: spending the bank"
         );
-        let (id, command) = (round.id, round.game.command.clone());
+        let (id, command) = (round.id, round.game.command.to_string());
         for &i in &round.participants.clone() {
             let slot = &mut self.slots[i];
             slot.clear_round();

@@ -314,6 +314,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         e.until("readyok")?;
         e.send("usinewgame")
     };
+    // One instant member with no info lines, talked to directly, ready for its first `go`.
+    let direct_member = || -> anyhow::Result<Engine> {
+        let mut cmd = Command::new(&exe);
+        cmd.args(["bench-member", "--infos", "0"]);
+        let mut e = Engine::start(cmd)?;
+        handshake(&mut e)?;
+        Ok(e)
+    };
 
     let positions = positions(settings.ply);
     println!(
@@ -321,10 +329,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         positions[0].split_whitespace().count().saturating_sub(3),
         positions[1].split_whitespace().count().saturating_sub(3)
     );
-    let mut direct_cmd = Command::new(&exe);
-    direct_cmd.args(["bench-member", "--infos", "0"]);
-    let mut direct = Engine::start(direct_cmd)?;
-    handshake(&mut direct)?;
+    let mut direct = direct_member()?;
     let (d_times, _) = direct.rounds(rounds, &positions)?;
     let d = summary("direct", d_times);
     drop(direct);
@@ -357,14 +362,9 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
 
         // The same N members without gougi, started after the proxy's are gone so that the
         // two never share the machine.
-        let mut group = Vec::with_capacity(n);
-        for _ in 0..n {
-            let mut cmd = Command::new(&exe);
-            cmd.args(["bench-member", "--infos", "0"]);
-            let mut e = Engine::start(cmd)?;
-            handshake(&mut e)?;
-            group.push(e);
-        }
+        let mut group = (0..n)
+            .map(|_| direct_member())
+            .collect::<anyhow::Result<Vec<_>>>()?;
         group_rounds(&mut group, 1, &positions)?;
         let dn = summary(
             &format!("direct {n}"),

@@ -260,8 +260,7 @@ impl<W: std::io::Write> Coordinator<W> {
         } else if round.participants.is_empty() {
             self.say("info string [Error] no member is available; gougi answers by itself");
         }
-        // Rendered once for every member: 150 moves late in a game, 64 members (issue 53).
-        let command_line = round.game.command.to_string();
+        let command_line = round.game.command.to_string(); // once, however many members
         for &i in &round.participants {
             let slot = &mut self.slots[i];
             if kind == RoundKind::Ponder && !slot.spec.ponder {
@@ -270,17 +269,19 @@ impl<W: std::io::Write> Coordinator<W> {
                 round.ponder_later.push(i);
                 continue;
             }
+            let sfen_line;
             let position = if kind == RoundKind::Tsume
                 && policy.info().mate_sfen
                 && slot.spec.role == Role::Mate
             {
-                round.game.sfen_command().to_string()
+                sfen_line = round.game.sfen_command().to_string();
+                &sfen_line
             } else {
-                command_line.clone()
+                &command_line
             };
             start_search(
                 slot,
-                &position,
+                position,
                 &told(slot, &request, black),
                 id,
                 kind == RoundKind::Tsume,

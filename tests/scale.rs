@@ -184,3 +184,98 @@ fn scale_long() {
     let huge = game("scale-long-majority-256", "majority", 256, 8);
     report("majority", 256, &huge, &small);
 }
+
+/// `gougi bench proxy`, the tool BENCHMARKS' scale rows come from, runs through the real
+/// binary and reports every frame: rounds for one member direct, the proxy and N members
+/// direct, the added latency over both, the relay, and a table row per member count whose
+/// round count, descriptors and memory are what the run had.
+#[test]
+fn bench_proxy_reports_every_frame_for_each_member_count() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args([
+            "bench",
+            "proxy",
+            "--members",
+            "2,4",
+            "--rounds",
+            "30",
+            "--infos",
+            "5",
+            "--relay-rounds",
+            "2",
+            "--relay",
+            "all",
+            "--ply",
+            "6",
+        ])
+        .output()
+        .expect("gougi bench proxy runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "bench proxy failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The rounds alternate between the positions 6 and 7 plies into a game.
+    assert!(text.contains("positions 6 and 7 plies in"), "{text}");
+    for label in ["direct ", "proxy 2 ", "direct 2 ", "proxy 4 ", "direct 4 "] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no {label:?} line in:\n{text}"));
+        assert!(line.contains("rounds     30"), "{line}");
+    }
+    for n in [2, 4] {
+        assert!(
+            text.contains(&format!(
+                "added by gougi ({n} members, upper bound, over one member)"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "added by gougi ({n} members, upper bound, over {n} members direct)"
+            )),
+            "{text}"
+        );
+        // Every member prints 5 info lines and one more with its score, each of 2 rounds.
+        assert!(
+            text.contains(&format!("info relay (all): {} member lines", n * 6 * 2)),
+            "{text}"
+        );
+    }
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("members "))
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .filter(|w: &Vec<&str>| !w.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for (row, n) in rows.iter().zip([2usize, 4]) {
+        assert_eq!(row.len(), 12, "{row:?}");
+        assert_eq!(row[0], n.to_string(), "{row:?}");
+        let num = |k: usize| row[k].parse::<f64>().unwrap_or_else(|_| panic!("{row:?}"));
+        // Each member is a process with its pipes: gougi's descriptors grow with the members.
+        if cfg!(target_os = "linux") {
+            assert!(num(8) >= 3.0 * n as f64, "{row:?}");
+            assert!(num(10) > 0.0, "{row:?}");
+        }
+    }
+}
+
+/// A member count the proxy would refuse is refused by the bench with a message that says so,
+/// not by an engine that ends while the bench waits.
+#[test]
+fn bench_proxy_refuses_fewer_than_two_members() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gougi"))
+        .args(["bench", "proxy", "--members", "3,1", "--rounds", "5"])
+        .output()
+        .expect("gougi bench proxy runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--members: each count must be at least 2"),
+        "{err}"
+    );
+}

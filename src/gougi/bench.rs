@@ -14,6 +14,11 @@
 //!   would: `position` and `go` to each, then every `bestmove`. This is what N members cost on
 //!   this machine without gougi: their wake-ups on shared cores, N pipe writes and N reads.
 //!
+//! Every frame times a round from `position` to `bestmove`, with `position` and `go` in one
+//! write: gougi passes `position` on to its members only with `go` (in one write), so timing
+//! from `go` would leave the direct members' reading of `position` outside their round but
+//! gougi's members' inside it.
+//!
 //! The added latency is bounded above by `proxy − direct` per percentile (the extra pipe hops
 //! included), so a p99 below 1 ms there proves gougi adds less than 1 ms after the last
 //! member's `bestmove`. Against one member (`direct`) the difference also holds the other
@@ -113,10 +118,15 @@ impl Engine {
     fn until(&mut self, prefix: &str) -> anyhow::Result<usize> {
         let mut n = 0;
         let mut line = String::new();
+        // The last line read, for the message if the engine ends first (gougi says why there).
+        let mut last = String::new();
         loop {
+            if !line.is_empty() {
+                last = format!(" (its last line: {})", line.trim_end());
+            }
             line.clear();
             if self.stdout.read_line(&mut line)? == 0 {
-                anyhow::bail!("engine closed its output while waiting for {prefix}");
+                anyhow::bail!("engine closed its output while waiting for {prefix}{last}");
             }
             n += 1;
             if line.starts_with(prefix) {
@@ -126,7 +136,9 @@ impl Engine {
     }
 
     /// Round trips `position` + `go` → `bestmove`, alternating between `positions`; durations
-    /// and lines read.
+    /// and lines read. The clock starts before `position`, as a GUI's wait does: it sends the
+    /// two together (here in one write), and a proxy may pass `position` on only with `go`
+    /// (gougi does), so the members' reading of it is inside the round either way.
     fn rounds(
         &mut self,
         n: usize,
@@ -135,9 +147,8 @@ impl Engine {
         let mut times = Vec::with_capacity(n);
         let mut lines = 0;
         for k in 0..n {
-            self.send(&positions[k % 2])?;
             let t = Instant::now();
-            self.send("go btime 0 wtime 0 byoyomi 10000")?;
+            self.send(&format!("{}\n{GO}", positions[k % 2]))?;
             lines += self.until("bestmove")?;
             times.push(t.elapsed());
         }
@@ -145,9 +156,13 @@ impl Engine {
     }
 }
 
+/// The bench's `go`: a byoyomi no instant member comes near.
+const GO: &str = "go btime 0 wtime 0 byoyomi 10000";
+
 /// Round trips with N members talked to directly: `position` to each, then `go` to each (the
-/// clock starts before the first `go`, as [`Engine::rounds`] starts it before its `go`), then
-/// every member's `bestmove`.
+/// clock starts before the first `position`, as [`Engine::rounds`] starts it before its
+/// `position`; each member gets both lines in one write, as gougi writes them), then every
+/// member's `bestmove`.
 fn group_rounds(
     engines: &mut [Engine],
     n: usize,
@@ -155,12 +170,10 @@ fn group_rounds(
 ) -> anyhow::Result<Vec<Duration>> {
     let mut times = Vec::with_capacity(n);
     for k in 0..n {
-        for e in engines.iter_mut() {
-            e.send(&positions[k % 2])?;
-        }
         let t = Instant::now();
+        let request = format!("{}\n{GO}", positions[k % 2]);
         for e in engines.iter_mut() {
-            e.send("go btime 0 wtime 0 byoyomi 10000")?;
+            e.send(&request)?;
         }
         for e in engines.iter_mut() {
             e.until("bestmove")?;
@@ -294,6 +307,14 @@ pub fn run(settings: &Settings) -> anyhow::Result<()> {
         relay_rounds,
         ..
     } = *settings;
+    if rounds == 0 {
+        anyhow::bail!("--rounds must be at least 1");
+    }
+    // The proxy's members decide by `majority`, which needs two (gougi refuses a config with
+    // fewer, and the bench would only see it end).
+    if let Some(n) = settings.members.iter().find(|&&n| n < 2) {
+        anyhow::bail!("--members: each count must be at least 2 (a `majority` of {n} is refused)");
+    }
     let exe = std::env::current_exe()?;
     let dir = std::env::temp_dir().join(format!("gougi-bench-proxy-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;

@@ -344,7 +344,18 @@ fn ends(member: Member, ending: Ending, reps: usize) {
         );
         match ending {
             Ending::Terminate => {
-                let out = lane.run(&["taskkill", "/f", "/im", &exe_name]);
+                // Under load wine sometimes fails to start taskkill.exe itself ("Application
+                // could not be started"): the test's tool, not gougi, so that is tried again.
+                let mut out = lane.run(&["taskkill", "/f", "/im", &exe_name]);
+                for _ in 0..3 {
+                    let said = String::from_utf8_lossy(&out.stdout).to_string()
+                        + &String::from_utf8_lossy(&out.stderr);
+                    if out.status.success() || !said.contains("could not be started") {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(500));
+                    out = lane.run(&["taskkill", "/f", "/im", &exe_name]);
+                }
                 assert!(
                     out.status.success(),
                     "rep {rep}: taskkill: {}",

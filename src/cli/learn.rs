@@ -50,6 +50,11 @@ pub enum LearnStep {
         /// Pull of each king-piece weight back to its starting value, per step.
         #[arg(long, default_value_t = 1e-5)]
         decay: f64,
+        /// Hold out every line of this file (else every 20th block of 200 lines of the data),
+        /// and train on every line of the data files; with `--epochs 0`, the loss of `--init`'s
+        /// weights on that file.
+        #[arg(long)]
+        held_out: Option<std::path::PathBuf>,
         /// Data files from `gougi learn gen`.
         #[arg(required = true)]
         data: Vec<std::path::PathBuf>,
@@ -97,6 +102,10 @@ pub enum LearnStep {
         /// Every N-th block of 200 lines is held out for validation (0: none).
         #[arg(long, default_value_t = 20)]
         validation: usize,
+        /// Hold out every line of this file instead (a fixed set to compare nets trained on
+        /// different data), and train on every line of the data files.
+        #[arg(long)]
+        held_out: Option<std::path::PathBuf>,
         /// Initial weights and sample order.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -196,6 +205,7 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
             batch,
             kp_lr,
             decay,
+            held_out,
             data,
         } => {
             let o = learn::TrainOptions {
@@ -205,6 +215,7 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
                 batch: batch.max(1),
                 kp_lr,
                 decay,
+                held_out,
                 ..learn::TrainOptions::default()
             };
             let w = learn::train(&data, load(init)?, &o, &mut |l| println!("{l}"))
@@ -234,6 +245,7 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
             king_lr,
             lambda,
             validation,
+            held_out,
             seed,
             no_mirror,
             arch,
@@ -258,6 +270,7 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
                 king_lr,
                 lambda,
                 validation,
+                held_out,
                 seed,
                 mirror: !no_mirror,
                 ..train::Options::default()

@@ -281,6 +281,9 @@ pub struct TrainOptions {
     pub kp_lr: f64,
     /// Every `validation`-th game is held out (0: none).
     pub validation: usize,
+    /// Hold out every line of this file instead, and train on every line of the data files:
+    /// one fixed set to compare runs on different data (see [`split`]).
+    pub held_out: Option<PathBuf>,
 }
 
 impl Default for TrainOptions {
@@ -294,6 +297,7 @@ impl Default for TrainOptions {
             decay: 1e-5,
             kp_lr: 1.0,
             validation: 20,
+            held_out: None,
         }
     }
 }
@@ -424,6 +428,26 @@ fn losses(w: &[f64], s: &Samples, o: &TrainOptions) -> (f64, f64, f64) {
     (mixed / n, res / n, right as f64 / decided.max(1) as f64)
 }
 
+/// Training and held-out samples: with `held_out`, every line of the data files trains and
+/// every line of that file is held out (`load` with a `validation` of 0, then of 1); without,
+/// `load` splits the data files by blocks. Shared by the linear and the NNUE learners, whose
+/// samples differ.
+pub(crate) fn split<S, E>(
+    files: &[PathBuf],
+    validation: usize,
+    held_out: Option<&Path>,
+    mut load: impl FnMut(&[PathBuf], usize) -> Result<(S, S), E>,
+) -> Result<(S, S), E> {
+    match held_out {
+        Some(file) => {
+            let (train, _) = load(files, 0)?;
+            let (_, valid) = load(&[file.to_path_buf()], 1)?;
+            Ok((train, valid))
+        }
+        None => load(files, validation),
+    }
+}
+
 /// Fits weights to the data files, starting from `init`; `report` gets one line per epoch.
 pub fn train(
     files: &[PathBuf],
@@ -431,7 +455,7 @@ pub fn train(
     o: &TrainOptions,
     report: &mut dyn FnMut(&str),
 ) -> Result<Weights, LearnError> {
-    let (train, valid) = load(files, o.validation)?;
+    let (train, valid) = split(files, o.validation, o.held_out.as_deref(), load)?;
     if train.len() == 0 {
         return Err(LearnError::NoPositions);
     }
@@ -507,6 +531,34 @@ pub fn train(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_held_out_file_is_all_held_out_and_the_data_all_trained() {
+        // A stand-in `load`: each file's name as its one sample, split by `validation` as the
+        // real loaders do (0: all trained, 1: all held out, else by the file's index).
+        let load =
+            |files: &[PathBuf], validation: usize| -> Result<(Vec<String>, Vec<String>), ()> {
+                let (mut t, mut v) = (Vec::new(), Vec::new());
+                for (k, f) in files.iter().enumerate() {
+                    let name = f.display().to_string();
+                    let held = validation > 0 && k % validation == validation - 1;
+                    if held { &mut v } else { &mut t }.push(name);
+                }
+                Ok((t, v))
+            };
+        let files = [PathBuf::from("a"), PathBuf::from("b")];
+        assert_eq!(
+            split(&files, 2, None, load).unwrap(),
+            (vec!["a".to_string()], vec!["b".to_string()])
+        );
+        assert_eq!(
+            split(&files, 2, Some(Path::new("h")), load).unwrap(),
+            (
+                vec!["a".to_string(), "b".to_string()],
+                vec!["h".to_string()]
+            )
+        );
+    }
     use super::*;
 
     /// A few games at a tiny budget: positions are written, parse back, are quiet, and carry

@@ -72,6 +72,8 @@ pub struct Options {
     pub scale: f32,
     /// Every `validation`-th block of 200 lines is held out (0: none).
     pub validation: usize,
+    /// Hold out every line of this file instead, and train on every line of the data files.
+    pub held_out: Option<PathBuf>,
     /// Initial weights and the order of the samples.
     pub seed: u64,
     /// Also train on each training position mirrored left to right (files 1–9 swapped):
@@ -94,6 +96,7 @@ impl Default for Options {
             lambda: 0.7,
             scale: 600.0,
             validation: 20,
+            held_out: None,
             seed: 1,
             mirror: true,
         }
@@ -778,7 +781,12 @@ pub fn train(
         move |source| LearnError::Io { path, source }
     };
     let started = Instant::now();
-    let (train_set, valid) = load(files, o.validation, o.mirror)?;
+    let (train_set, valid) = crate::search::learn::split(
+        files,
+        o.validation,
+        o.held_out.as_deref(),
+        |f: &[PathBuf], v| load(f, v, o.mirror),
+    )?;
     if train_set.len() == 0 {
         return Err(LearnError::NoPositions);
     }
@@ -1091,6 +1099,25 @@ mod tests {
                 .collect()
         };
         assert_eq!(figures(&again), figures(&r));
+
+        // A held-out file: all of it held out, all of the data trained on (and mirrored).
+        let held = dir.join("held.txt");
+        let text = std::fs::read_to_string(&data).unwrap();
+        std::fs::write(
+            &held,
+            text.lines().take(30).collect::<Vec<_>>().join("\n") + "\n",
+        )
+        .unwrap();
+        let o1 = Options {
+            epochs: 1,
+            held_out: Some(held),
+            ..o
+        };
+        let r1 = train(files, &o1, &dir.join("held.bin"), &mut |_| {}).unwrap();
+        assert_eq!(
+            (r1.train_positions, r1.valid_positions),
+            (2 * summary.positions, 30)
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

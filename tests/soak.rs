@@ -5,7 +5,9 @@
 //! - Members: `examples/mock_engine` with `faults: 5 seed …` (crash, hang, garbage, illegal,
 //!   unparsable, stale, slow — one per `go` at 5 %) and the `play` action, which answers a
 //!   legal move from a moves file this test rewrites before every `go` (the mock knows no
-//!   rules). Injected faults are appended to one faults log.
+//!   rules). The file keeps every position of the run, not only the current one: a member
+//!   that reads a `go` late (busy, slow, restarted) still answers the position it was told,
+//!   as a real engine would. Injected faults are appended to one faults log.
 //! - Clock: `go btime 0 wtime 0 byoyomi 200`. About 30 % of gougi's moves are followed by
 //!   `go ponder` on a predicted reply; half of those end in `ponderhit`, half in `stop` and a
 //!   `go` on another reply (a ponder miss, timed from `stop`: the GUI's clock runs from the
@@ -395,20 +397,44 @@ impl Game {
     }
 }
 
-/// Rewrites the members' moves file (atomically: the members read it at every `go`).
-fn write_moves(path: &Path, games: &[&Game]) {
-    let mut text = String::new();
-    for g in games {
-        text += &format!(
-            "{}\t{}\t{}\n",
-            g.command(),
-            g.legal_usi().join(" "),
-            g.illegal_move()
-        );
+/// The members' moves file: every position published so far in the run, one line each, so a
+/// member answers the position it was told however late it reads its `go`. (USI answers
+/// carry no request number: after a member's extra `bestmove`, gougi may take a member's
+/// answer for the next request; with only the current position in the file, a mock that
+/// read its `go` after the file moved on "resigned" for want of a move, which no real engine
+/// does.)
+struct MovesFile {
+    path: PathBuf,
+    lines: Vec<String>,
+    known: std::collections::HashSet<String>,
+}
+
+impl MovesFile {
+    fn new(path: PathBuf) -> MovesFile {
+        MovesFile {
+            path,
+            lines: Vec::new(),
+            known: std::collections::HashSet::new(),
+        }
     }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).expect("moves file");
-    std::fs::rename(&tmp, path).expect("moves file rename");
+
+    /// Adds these games' positions and rewrites the file (atomically: the members read it at
+    /// every `go`).
+    fn publish(&mut self, games: &[&Game]) {
+        for g in games {
+            let command = g.command();
+            if self.known.insert(command.clone()) {
+                self.lines.push(format!(
+                    "{command}\t{}\t{}\n",
+                    g.legal_usi().join(" "),
+                    g.illegal_move()
+                ));
+            }
+        }
+        let tmp = self.path.with_extension("tmp");
+        std::fs::write(&tmp, self.lines.concat()).expect("moves file");
+        std::fs::rename(&tmp, &self.path).expect("moves file rename");
+    }
 }
 
 fn vm_rss_kb(pid: u32) -> u64 {
@@ -480,7 +506,7 @@ struct Soak {
     engine: Engine,
     stats: Stats,
     rng: Rng,
-    moves_file: PathBuf,
+    moves_file: MovesFile,
     readyok_patience: Duration,
 }
 
@@ -625,7 +651,7 @@ impl Soak {
 
     /// One `go` in `game`; the clock starts at `clock` (the `go` itself unless given).
     fn go(&mut self, game: &Game, clock: Option<Instant>, what: &'static str) -> Option<String> {
-        write_moves(&self.moves_file, &[game]);
+        self.moves_file.publish(&[game]);
         self.drain();
         self.engine.send(&game.command());
         let sent = self.engine.send(&Self::go_line());
@@ -691,7 +717,7 @@ impl Soak {
             };
             let mut real = game.clone();
             real.play(&actual);
-            write_moves(&self.moves_file, &[&pondered, &real]);
+            self.moves_file.publish(&[&pondered, &real]);
             self.drain();
             self.engine.send(&pondered.command());
             self.engine
@@ -807,7 +833,7 @@ fn run(plan: &Plan) -> Stats {
             ..Stats::default()
         },
         rng: Rng(plan.seed | 1),
-        moves_file,
+        moves_file: MovesFile::new(moves_file),
         readyok_patience: plan.readyok_patience,
     };
     soak.engine.send("usi");

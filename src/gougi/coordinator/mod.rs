@@ -20,9 +20,13 @@
 //! Every `go` sent to a member is pushed on that member's queue of outstanding requests, and
 //! every `bestmove`/`checkmate` pops one (`requests.rs`). An answer counts only when the popped
 //! request belongs to the current round; anything else is a late answer to a round already
-//! decided and is dropped. USI engines answer in order, so this is exact even for members that
-//! answer after `stop`, after gougi moved on, or twice (the extra answer finds no request and
-//! is dropped). A member is asked to `stop` exactly once before it gets a new `go` while it
+//! decided and is dropped. USI engines answer in order, so this is exact for members that
+//! answer after `stop` or after gougi moved on. A member that answers one `go` twice is the
+//! limit: USI answers carry no request number, so an extra `bestmove` that reaches gougi only
+//! after its next `go` was sent is taken as the answer to that `go` (a move illegal there is
+//! discarded; a legal one counts), and the member's real answer then goes to the request after,
+//! until the member owes nothing. An extra answer that arrives before the next `go` finds no
+//! request and is dropped. A member is asked to `stop` exactly once before it gets a new `go` while it
 //! still owes an answer, and each request keeps its own `stop` time: only the answer the member
 //! is working on now can make it count as hung.
 //!

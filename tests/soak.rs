@@ -405,7 +405,7 @@ impl Game {
 /// does.)
 struct MovesFile {
     path: PathBuf,
-    lines: Vec<String>,
+    text: String,
     known: std::collections::HashSet<String>,
 }
 
@@ -413,7 +413,7 @@ impl MovesFile {
     fn new(path: PathBuf) -> MovesFile {
         MovesFile {
             path,
-            lines: Vec::new(),
+            text: String::new(),
             known: std::collections::HashSet::new(),
         }
     }
@@ -424,15 +424,15 @@ impl MovesFile {
         for g in games {
             let command = g.command();
             if self.known.insert(command.clone()) {
-                self.lines.push(format!(
+                self.text += &format!(
                     "{command}\t{}\t{}\n",
                     g.legal_usi().join(" "),
                     g.illegal_move()
-                ));
+                );
             }
         }
         let tmp = self.path.with_extension("tmp");
-        std::fs::write(&tmp, self.lines.concat()).expect("moves file");
+        std::fs::write(&tmp, &self.text).expect("moves file");
         std::fs::rename(&tmp, &self.path).expect("moves file rename");
     }
 }

@@ -26,9 +26,9 @@
 //! after its next `go` was sent is taken as the answer to that `go` (a move illegal there is
 //! discarded; a legal one counts), and the member's real answer then goes to the request after,
 //! until the member owes nothing. An extra answer that arrives before the next `go` finds no
-//! request and is dropped. A member is asked to `stop` exactly once before it gets a new `go` while it
-//! still owes an answer, and each request keeps its own `stop` time: only the answer the member
-//! is working on now can make it count as hung.
+//! request and is dropped. A member is asked to `stop` exactly once before it gets a new `go`
+//! while it still owes an answer, and each request keeps its own `stop` time: only the answer
+//! the member is working on now can make it count as hung.
 //!
 //! # Faults
 //! A member that exits is reported once with `info string`, left out of the round and restarted

@@ -388,6 +388,42 @@ async fn a_ponder_miss_with_a_hung_member_fits_in_the_byoyomi() {
     gui.quit().await;
 }
 
+/// The GUI's clock runs from the opponent's move, so after a missed ponder the GUI's own
+/// turnaround (`stop` → `bestmove` → `position` → `go`) is gougi's time: the next `go` is timed
+/// from the `stop`. Here the turnaround is 200 ms at byoyomi 1000: members are told 1000 − 200
+/// − 60 (`G_Margin`) = 740 and gougi answers 940 ms after the `stop`, not 1140. A gap longer
+/// than a GUI's turnaround (1.5 s: the GUI was not timing this move) is not charged.
+#[tokio::test(start_paused = true)]
+async fn the_go_after_a_ponder_miss_is_timed_from_the_stop() {
+    let scripts = vec![
+        Script::always(Go::OnStop).named("a"),
+        Script::always(Go::OnStop).named("b"),
+    ];
+    let mut gui = start("optimistic", scripts, &[]).await;
+    for (turnaround, told, stop_to_answer) in [(200, 740, 940), (1500, 940, 2440)] {
+        // Our move, then the reply gougi ponders on and the one the opponent plays instead.
+        gui.moves.push(first_legal(&gui.position()));
+        let board = Position::from_usi_position(&gui.position()).unwrap();
+        let replies: Vec<String> = board.legal_moves().iter().map(|m| m.to_string()).collect();
+        let pondered = format!("{} {}", gui.position(), replies[0]);
+        gui.send(&pondered).await;
+        gui.send("go ponder btime 0 wtime 0 byoyomi 1000").await;
+        sleep(300 * MS).await;
+        let stopped = gui.send("stop").await;
+        let (_, lines) = gui.until("bestmove", 100 * MS).await;
+        legal_bestmove(&pondered, lines.last().unwrap());
+        sleep(turnaround * MS).await;
+        gui.moves.push(replies[1].clone());
+        gui.play("btime 0 wtime 0 byoyomi 1000", 3000 * MS).await;
+        let took = gui.out.lines()[gui.seen - 1].0 - stopped;
+        assert_eq!(took, stop_to_answer * MS, "turnaround {turnaround} ms");
+        let received = gui.members.received(1);
+        let go = received.iter().rev().find(|r| r.1.starts_with("go "));
+        assert_eq!(go.unwrap().1, format!("go btime 0 wtime 0 byoyomi {told}"));
+    }
+    gui.quit().await;
+}
+
 /// (d) Fischer clocks: members are stopped at main/4 + inc and gougi decides G_Margin/2
 /// later without a hung member; with little main time left, before the main time runs out.
 #[tokio::test(start_paused = true)]

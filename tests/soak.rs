@@ -15,9 +15,11 @@
 //! - Judged: every `bestmove` with the independent oracle `shogi_legality_lite` and, as a
 //!   second opinion, `gougi::shogi`; `resign` counts as illegal unless the side to move has
 //!   no legal move, `win` unless the declaration holds. Missing: no `bestmove` within
-//!   byoyomi + 1 s. Late: after byoyomi + 30 ms (scheduling slack). Fallbacks: gougi's own
+//!   byoyomi + 1 s. Late: after byoyomi + 30 ms (scheduling slack), less any stall of the
+//!   whole machine in that time (see [`stalls`]: reported apart, not counted). Fallbacks: gougi's own
 //!   `no member answered in time` / `gougi answers by itself` lines. Members alive: live
-//!   `mock_engine` children of gougi after a final `isready`. RSS: gougi's `VmRSS`.
+//!   `mock_engine` children of gougi after a final `isready`. RSS: gougi's `VmRSS`. gougi's
+//!   log (`info`, or `GOUGI_LOG`) is kept for the run: a late answer's report quotes it.
 //!
 //! The runs of one test go side by side. `soak_short` (in the default run, ~60 `go`s) and `soak_long` (`#[ignore]`, ≥ 1,000 `go`s:
 //! `cargo test --test soak soak_long -- --ignored --nocapture`) assert the same
@@ -33,7 +35,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime};
 
 const BYOYOMI_MS: u64 = 200;
 /// Scheduling slack on a loaded machine before a `bestmove` counts as late.
@@ -64,6 +67,42 @@ impl Rng {
     }
 }
 
+/// The machine's own stalls, as (woke, overrun): a thread sleeps 1 ms at a time and keeps every
+/// sleep that overran by more than 5 ms. An overloaded or paused machine (a CI runner's noisy
+/// neighbour, a VM's stolen time) holds up every process on it alike, gougi and this test's
+/// clock-reading thread included; a `bestmove` that is late only by such a stall says nothing
+/// about gougi's deadlines.
+fn stalls() -> &'static Mutex<Vec<(Instant, Duration)>> {
+    static STALLS: OnceLock<Mutex<Vec<(Instant, Duration)>>> = OnceLock::new();
+    STALLS.get_or_init(|| {
+        std::thread::spawn(|| loop {
+            let slept = Instant::now();
+            std::thread::sleep(Duration::from_millis(1));
+            let woke = Instant::now();
+            let over = woke
+                .duration_since(slept)
+                .saturating_sub(Duration::from_millis(1));
+            if over > Duration::from_millis(5) {
+                stalls().lock().unwrap().push((woke, over));
+            }
+        });
+        Mutex::new(Vec::new())
+    })
+}
+
+/// How much of `from`…`to` the machine stood still ([`stalls`]).
+fn stalled(from: Instant, to: Instant) -> Duration {
+    stalls()
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|&(woke, over)| {
+            let start = (woke - over).max(from);
+            woke.min(to).saturating_duration_since(start)
+        })
+        .sum()
+}
+
 /// gougi as a USI engine, each stdout line stamped when it was read.
 struct Engine {
     child: Child,
@@ -72,14 +111,18 @@ struct Engine {
 }
 
 impl Engine {
-    fn start(config: &Path) -> Engine {
+    /// gougi with `config`; its log goes to `log`.
+    fn start(config: &Path, log: &Path) -> Engine {
+        let level = std::env::var("GOUGI_LOG").unwrap_or_else(|_| "info".into());
         let mut child = Command::new(env!("CARGO_BIN_EXE_gougi"))
             .arg("--config")
             .arg(config)
             .env_remove("GOUGI_CONFIG")
+            .env_remove("GOUGI_LOG_FILE")
+            .env("GOUGI_LOG", level)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(log).expect("gougi's log"))
             .spawn()
             .expect("start gougi");
         let stdout = child.stdout.take().expect("stdout");
@@ -144,6 +187,15 @@ struct Stats {
     disagreements: u32,
     missing: u32,
     late: u32,
+    /// Later than byoyomi + slack, but not once the machine's stalls are taken off.
+    late_in_stalls: u32,
+    /// The longest such stall.
+    longest_stall: Duration,
+    /// When the first late answers' clocks started and they came: gougi's log is quoted
+    /// for these.
+    late_windows: Vec<(Instant, Instant)>,
+    /// gougi's log lines in `late_windows`.
+    log_excerpt: Vec<String>,
     /// A `bestmove` no `go` asked for.
     extra: u32,
     max_latency: Duration,
@@ -220,14 +272,14 @@ impl Stats {
             "=== soak {} ===\n\
              games {}, gos {} (ponderhit {}, ponder miss {}), bestmoves {}\n\
              illegal {} (resign/win on a live position {}), illegal ponder {}, oracle disagreements {}\n\
-             missing {}, late {} (> {} ms + {} ms), extra bestmoves {}, latency max {} ms, mean {} ms\n\
+             missing {}, late {} (> {} ms + {} ms; {} more in machine stalls, longest {} ms), extra bestmoves {}, latency max {} ms, mean {} ms\n\
              by kind: {}\n\
              fallback moves {} (lines: no member answered {}, gougi answers by itself {}), faults injected {} ({})\n\
              gougi reports: exited {}, hangs {}, discarded {}, not ready {}, restart failed {}\n\
              isready: slowest readyok {} ms, later than {} s {}\n\
              members alive at the end {}/{} (readyok {}), orphans after quit {}\n\
              RSS {} ({})\n\
-             first problems: {:#?}",
+             first problems: {:#?}{}",
             self.label,
             self.games,
             self.gos,
@@ -242,6 +294,8 @@ impl Stats {
             self.late,
             BYOYOMI_MS,
             SLACK.as_millis(),
+            self.late_in_stalls,
+            self.longest_stall.as_millis(),
             self.extra,
             self.max_latency.as_millis(),
             (self.latency_sum / n).as_millis(),
@@ -266,6 +320,14 @@ impl Stats {
             rss.join(", "),
             if self.rss_flat() { "flat" } else { "GROWING" },
             self.samples,
+            if self.log_excerpt.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "\ngougi's log while late:\n{}",
+                    self.log_excerpt.join("\n")
+                )
+            },
         )
     }
 
@@ -585,14 +647,29 @@ impl Soak {
         let latency = at.duration_since(clock);
         self.stats.max_latency = self.stats.max_latency.max(latency);
         self.stats.latency_sum += latency;
-        let late = latency > Duration::from_millis(BYOYOMI_MS) + SLACK;
+        let allowed = Duration::from_millis(BYOYOMI_MS) + SLACK;
+        let stall = if latency > allowed {
+            stalled(clock, at)
+        } else {
+            Duration::ZERO
+        };
+        let late = latency.saturating_sub(stall) > allowed;
         let kind = self.stats.by_kind.entry(what).or_default();
         kind.0 = kind.0.max(latency);
         kind.1 += u32::from(late);
         if late {
             self.stats.late += 1;
-            self.stats
-                .sample(format!("late {} ms ({what})", latency.as_millis()));
+            self.stats.sample(format!(
+                "late {} ms ({what}; the machine stalled {} ms of it)",
+                latency.as_millis(),
+                stall.as_millis()
+            ));
+            if self.stats.late_windows.len() < 3 {
+                self.stats.late_windows.push((clock, at));
+            }
+        } else if latency > allowed {
+            self.stats.late_in_stalls += 1;
+            self.stats.longest_stall = self.stats.longest_stall.max(stall);
         }
         self.judge(&line, game);
         Some(line)
@@ -824,7 +901,10 @@ fn run(plan: &Plan) -> Stats {
         .collect();
     let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
     let config = mock_config(&dir, plan.policy, &refs, None, "");
-    let engine = Engine::start(&config);
+    let gougi_log = dir.join("gougi.log");
+    let engine = Engine::start(&config, &gougi_log);
+    // Instants cannot be printed: gougi's log is matched by the wall clock.
+    let epoch = (Instant::now(), SystemTime::now());
     let pid = engine.pid();
     let mut soak = Soak {
         engine,
@@ -888,13 +968,44 @@ fn run(plan: &Plan) -> Stats {
         let kind = line.split_whitespace().next().unwrap_or("?").to_owned();
         *soak.stats.faults.entry(kind).or_default() += 1;
     }
+    let log = std::fs::read_to_string(&gougi_log).unwrap_or_default();
+    soak.stats.log_excerpt = log_in(&log, &soak.stats.late_windows, epoch);
     let _ = std::fs::remove_dir_all(&dir);
     soak.stats
+}
+
+/// The lines of gougi's `log` stamped within one of `windows` (from 300 ms before its start),
+/// at most 60. Log lines begin with an RFC 3339 UTC time (`2026-12-03T08:59:19.438523Z`);
+/// `epoch` pairs an `Instant` with the wall clock, to place the windows.
+fn log_in(log: &str, windows: &[(Instant, Instant)], epoch: (Instant, SystemTime)) -> Vec<String> {
+    let day_seconds = |t: SystemTime| {
+        let unix = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+        unix.as_secs_f64() % 86_400.0
+    };
+    let wall = |i: Instant| day_seconds(epoch.1 + i.saturating_duration_since(epoch.0));
+    let spans: Vec<(f64, f64)> = windows
+        .iter()
+        .map(|&(from, to)| (wall(from) - 0.3, wall(to) + 0.01))
+        .collect();
+    let stamp = |line: &str| -> Option<f64> {
+        let hms = line.get(11..26)?;
+        let h: f64 = hms.get(0..2)?.parse().ok()?;
+        let m: f64 = hms.get(3..5)?.parse().ok()?;
+        let s: f64 = hms.get(6..)?.parse().ok()?;
+        Some(h * 3600.0 + m * 60.0 + s)
+    };
+    log.lines()
+        .filter(|l| stamp(l).is_some_and(|t| spans.iter().any(|&(a, b)| a <= t && t <= b)))
+        .take(60)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Runs the plans side by side (each is its own gougi with its own members), prints each
 /// summary, then asserts the acceptance criteria of all of them.
 fn soak(plans: &[Plan]) {
+    // The stall watch runs from the start: a stall is known only if it was watched.
+    stalls();
     let all: Vec<Stats> = std::thread::scope(|s| {
         let runs: Vec<_> = plans.iter().map(|p| s.spawn(move || run(p))).collect();
         runs.into_iter()

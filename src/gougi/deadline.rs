@@ -124,6 +124,43 @@ pub fn take_lag(limits: &crate::usi::GoLimits, black: bool, extra: u64) -> crate
     l
 }
 
+/// The longest wait between a missed ponder's `stop` and the next `go` that [`spent`] charges
+/// to gougi's clock. A GUI answers a stopped ponder's `bestmove` with `position` and `go` within
+/// milliseconds; a longer gap means the GUI was not timing this move (a paused game, a human
+/// who typed the command), and charging it would only throw the move's thought away.
+pub const TURNAROUND_LIMIT_MS: u64 = 1000;
+
+/// The GUI's clock `ms` after it was sent: on a ponder miss the GUI's clock has run since the
+/// opponent's move, so the time from `stop` to the next `go` (the GUI's own turnaround) is
+/// ours, though the `go` still carries the clock as of the opponent's move. It comes off the
+/// side to move's main time first, then its byoyomi (as a GUI spends them), or off `movetime`.
+/// The increment is untouched (it is added after the move). No clock: unchanged.
+pub fn spent(limits: &crate::usi::GoLimits, black: bool, ms: u64) -> crate::usi::GoLimits {
+    let mut l = limits.clone();
+    if ms == 0 || l.mate.is_some() || l.infinite {
+        return l;
+    }
+    let mut left = ms.min(MAX_CLOCK_MS);
+    let mut take = |v: &mut Option<u64>| {
+        if let Some(t) = v {
+            let t0 = (*t).min(MAX_CLOCK_MS);
+            let used = left.min(t0);
+            *t = t0 - used;
+            left -= used;
+        }
+    };
+    if l.movetime.is_some() {
+        take(&mut l.movetime);
+        return l;
+    }
+    if !l.has_clock() {
+        return l;
+    }
+    take(if black { &mut l.btime } else { &mut l.wtime });
+    take(&mut l.byoyomi);
+    l
+}
+
 /// When a member told `limits` must have answered, in ms after its `go` was sent: the end of
 /// its clock (our main time and byoyomi, or `movetime`) less `own`, its `NetworkDelay2`, which
 /// [`give_back`] added to that clock. `None` without a clock (`go nodes`, `infinite`, `mate`).

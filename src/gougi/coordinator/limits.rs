@@ -1,10 +1,32 @@
 //! The limits each member is told: the GUI clock turned into deadlines and member clocks
 //! ([`timing`]), a banked round's shortened main time ([`bank`]) and the clock left to search
 //! it again ([`after_spending`]), the exchange rule's scaled phase-1 clock ([`scale_limits`]),
-//! and one member's own `Nodes` rule and network margin ([`told`]). The arithmetic itself is
-//! in [`deadline`]; this file maps it onto `GoLimits`.
+//! and one member's own `Nodes` rule and network margin ([`told`]), and the GUI's turnaround
+//! after a missed ponder charged to the next `go` ([`Coordinator::charge_turnaround`]). The
+//! arithmetic itself is in [`deadline`]; this file maps it onto `GoLimits`.
 
 use super::*;
+
+impl<W: std::io::Write> Coordinator<W> {
+    /// The clock of a `go` that arrived at `now`, with the time since a missed ponder's `stop`
+    /// taken off when the GUI stopped one just before: the GUI's clock has run since the
+    /// opponent's move, so its turnaround (stop → bestmove → position → go) is ours to pay. A
+    /// loaded machine can stretch that turnaround to tens of ms, more than the margin leaves.
+    pub(super) fn charge_turnaround(&mut self, limits: GoLimits, now: Instant) -> GoLimits {
+        let Some(stopped) = self.ponder_stopped.take() else {
+            return limits;
+        };
+        let gap = now.saturating_duration_since(stopped).as_millis() as u64;
+        if limits.ponder || gap > deadline::TURNAROUND_LIMIT_MS {
+            return limits;
+        }
+        debug!(
+            gap_ms = gap,
+            "go after a missed ponder: timed from its stop"
+        );
+        deadline::spent(&limits, self.game.black_to_move(), gap)
+    }
+}
 
 /// The members' limits of a banked round (`G_TimeBank`): `member` (the plan's) with our main
 /// time shortened by `percent`, or `None` when this clock does not bank.

@@ -120,6 +120,9 @@ pub struct Coordinator<W> {
     per_game: Memory,
     mates: MateState,
     round: Option<Round>,
+    /// When the GUI stopped a ponder that missed: the next `go` is timed from here
+    /// ([`deadline::spent`]), not from its own arrival.
+    ponder_stopped: Option<Instant>,
     next_round: u64,
     usi_pending: bool,
     ready_pending: Option<Instant>,
@@ -242,6 +245,7 @@ impl<W: std::io::Write> Coordinator<W> {
             per_game: Memory::default(),
             mates: MateState::default(),
             round: None,
+            ponder_stopped: None,
             next_round: 1,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
             sitting_out_told: false,
@@ -442,6 +446,7 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             GuiCommand::SetOption(opt) => self.on_setoption(opt),
             GuiCommand::UsiNewGame => {
+                self.ponder_stopped = None;
                 self.in_game = true;
                 self.per_game = Memory::default();
                 self.mates = MateState::default();
@@ -478,7 +483,10 @@ impl<W: std::io::Write> Coordinator<W> {
             GuiCommand::Go(limits) => self.on_go(limits),
             GuiCommand::Stop => self.on_stop(),
             GuiCommand::PonderHit(limits) => self.on_ponderhit(limits),
-            GuiCommand::GameOver(result) => self.on_gameover(result),
+            GuiCommand::GameOver(result) => {
+                self.ponder_stopped = None;
+                self.on_gameover(result)
+            }
             GuiCommand::Quit => self.quitting = true,
             GuiCommand::MateInfo(_) | GuiCommand::Unknown(_) => {
                 // Unknown commands reach every member, as in the reference.

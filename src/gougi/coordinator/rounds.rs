@@ -15,19 +15,17 @@ impl<W: std::io::Write> Coordinator<W> {
         // A stopped ponder is a ponder miss: the GUI discards this bestmove and sends the real
         // `go` next, so gougi answers at once with what it has instead of waiting STOP_GRACE
         // for members (one hung member would otherwise eat a second of the next move's time).
-        round.missed_ponder = round.kind == RoundKind::Ponder;
+        let missed = round.kind == RoundKind::Ponder;
+        round.missed_ponder = missed;
         if let Some(solve) = &round.builtin_mate {
             // Its answer (the best line found so far, or timeout) follows within milliseconds.
             solve.stop();
         }
-        round.hard = Some(if round.missed_ponder {
-            now
-        } else {
-            now + STOP_GRACE
-        });
+        round.hard = Some(if missed { now } else { now + STOP_GRACE });
         if matches!(round.kind, RoundKind::Ponder | RoundKind::Infinite) {
             round.kind = RoundKind::Play;
         }
+        self.ponder_stopped = missed.then_some(now);
         self.on_timer();
         self.maybe_finish();
     }
@@ -79,6 +77,9 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn on_go(&mut self, limits: GoLimits) {
+        // The clock starts at the `go`'s arrival, before any restart below takes its time.
+        let started = Instant::now();
+        let limits = self.charge_turnaround(limits, started);
         if let Some(old) = self.round.take() {
             warn!(
                 round = old.id,
@@ -109,7 +110,6 @@ impl<W: std::io::Write> Coordinator<W> {
         };
         let game = self.game.clone();
         let margin = self.options.margin_ms;
-        let started = Instant::now();
         let black = game.black_to_move();
         let (soft, hard, member_limits) = match kind {
             RoundKind::Play => timing(&limits, black, margin),

@@ -466,3 +466,51 @@ fn leaders_bank_is_what_the_first_phase_would_have_taken_on_the_whole_clock() {
     assert_eq!(ms(bank_share(Duration::from_millis(200), 0)), 200);
     assert_eq!(ms(bank_share(Duration::ZERO, 3)), LEADER_BANK_MIN_MS);
 }
+
+#[test]
+fn a_turnaround_is_spent_from_main_time_first_then_byoyomi() {
+    use crate::usi::GoLimits;
+    let both = GoLimits {
+        btime: Some(30),
+        wtime: Some(5_000),
+        byoyomi: Some(200),
+        ..Default::default()
+    };
+    // Black: 30 ms of main time, then 20 of the byoyomi; White's clock is untouched.
+    let l = spent(&both, true, 50);
+    assert_eq!(
+        (l.btime, l.wtime, l.byoyomi),
+        (Some(0), Some(5_000), Some(180))
+    );
+    // White: all from its main time.
+    let l = spent(&both, false, 50);
+    assert_eq!(
+        (l.btime, l.wtime, l.byoyomi),
+        (Some(30), Some(4_950), Some(200))
+    );
+    // More than the whole clock: nothing left, never below zero.
+    let l = spent(&both, true, 5_000);
+    assert_eq!((l.btime, l.byoyomi), (Some(0), Some(0)));
+    // Fischer: the increment is added after the move, so it is not spent.
+    let fischer = GoLimits {
+        btime: Some(1_000),
+        wtime: Some(1_000),
+        binc: Some(100),
+        winc: Some(100),
+        ..Default::default()
+    };
+    let l = spent(&fischer, true, 40);
+    assert_eq!((l.btime, l.binc), (Some(960), Some(100)));
+    // movetime is the whole clock; no clock at all (nodes, infinite, mate): unchanged.
+    let movetime = GoLimits {
+        movetime: Some(500),
+        ..Default::default()
+    };
+    assert_eq!(spent(&movetime, true, 40).movetime, Some(460));
+    let nodes = GoLimits {
+        nodes: Some(10_000),
+        ..Default::default()
+    };
+    assert_eq!(spent(&nodes, true, 40), nodes);
+    assert_eq!(spent(&both, true, 0), both);
+}

@@ -26,6 +26,8 @@ const TARGET: &str = "x86_64-pc-windows-gnu";
 const MINGW_GCC: &str = "x86_64-w64-mingw32-gcc";
 /// Patience for anything that starts wine processes on 2 busy cores.
 const WINE_PATIENCE: Duration = Duration::from_secs(90);
+/// How long after a Ctrl-C the test waits for gougi.exe before pressing it again.
+const CTRL_C_AGAIN_AFTER: Duration = Duration::from_secs(20);
 
 /// The built exe folder and the wine prefix, shared by the tests of this process.
 struct Lane {
@@ -365,17 +367,32 @@ fn ends(member: Member, ending: Ending, reps: usize) {
             Ending::CtrlC => {
                 let gougi = processes_mentioning(&exe_name);
                 assert_eq!(gougi.len(), 1, "rep {rep}: {gougi:#?}");
-                let pid = gougi[0].split(':').next().unwrap();
-                let ok = Command::new("kill").args(["-INT", pid]).status().unwrap();
-                assert!(ok.success(), "rep {rep}: kill -INT {pid}");
+                let pid = gougi[0].split(':').next().unwrap().to_owned();
+                let interrupt = || Command::new("kill").args(["-INT", &pid]).status().unwrap();
+                assert!(interrupt().success(), "rep {rep}: kill -INT {pid}");
+                // Wine turns the signal into a console event on a thread of its own, and once
+                // in some dozens of runs under load nothing came of it (CI: gougi.exe still ran
+                // 90 s later). A user presses Ctrl-C again; so does the test, once, and says so.
+                if g.wait_exit(CTRL_C_AGAIN_AFTER).is_none() {
+                    eprintln!("rep {rep}: gougi.exe still runs {CTRL_C_AGAIN_AFTER:?} after Ctrl-C; again");
+                    interrupt();
+                }
             }
         }
         assert!(
             g.wait_exit(WINE_PATIENCE).is_some(),
             "rep {rep}: gougi.exe survived {ending:?}"
         );
-        std::thread::sleep(Duration::from_secs(2));
-        let left = processes_mentioning(&marker);
+        // The figure is for a hard kill: no member 2 s after gougi.exe ended. After
+        // Ctrl-C the members end by the handler's TerminateJobObject or by kill-on-close as
+        // wineserver reaps gougi.exe, which a loaded machine has stretched past 2 s.
+        let left = match ending {
+            Ending::Terminate => {
+                std::thread::sleep(Duration::from_secs(2));
+                processes_mentioning(&marker)
+            }
+            Ending::CtrlC => members_gone(&marker, Duration::from_secs(10)),
+        };
         if !left.is_empty() {
             // Clean up before failing, so later runs start from nothing.
             for p in &left {
@@ -384,7 +401,7 @@ fn ends(member: Member, ending: Ending, reps: usize) {
                 }
             }
             panic!(
-                "rep {rep}/{reps} ({member:?}, {ending:?}): members left 2 s after gougi.exe ended: {left:#?}"
+                "rep {rep}/{reps} ({member:?}, {ending:?}): members left after gougi.exe ended (2 s after a kill, 10 s after Ctrl-C): {left:#?}"
             );
         }
         timings.push(started.elapsed());

@@ -16,8 +16,8 @@
 //!   second opinion, `gougi::shogi`; `resign` counts as illegal unless the side to move has
 //!   no legal move, `win` unless the declaration holds. Missing: no `bestmove` within
 //!   byoyomi + 1 s. Late: after byoyomi + 30 ms (scheduling slack), less any stall of the
-//!   whole machine in that time (see [`stalls`]: reported apart, not counted). Fallbacks: gougi's own
-//!   `no member answered in time` / `gougi answers by itself` lines. Members alive: live
+//!   whole machine in that time (see [`stalls`]: reported apart, not counted). Fallbacks:
+//!   gougi's own `no member answered in time` / `gougi answers by itself` lines. Members alive: live
 //!   `mock_engine` children of gougi after a final `isready`. RSS: gougi's `VmRSS`. gougi's
 //!   log (`info`, or `GOUGI_LOG`) is kept for the run: a late answer's report quotes it.
 //!
@@ -648,12 +648,13 @@ impl Soak {
         self.stats.max_latency = self.stats.max_latency.max(latency);
         self.stats.latency_sum += latency;
         let allowed = Duration::from_millis(BYOYOMI_MS) + SLACK;
-        let stall = if latency > allowed {
+        let over = latency > allowed;
+        let stall = if over {
             stalled(clock, at)
         } else {
             Duration::ZERO
         };
-        let late = latency.saturating_sub(stall) > allowed;
+        let late = over && latency.saturating_sub(stall) > allowed;
         let kind = self.stats.by_kind.entry(what).or_default();
         kind.0 = kind.0.max(latency);
         kind.1 += u32::from(late);
@@ -667,7 +668,7 @@ impl Soak {
             if self.stats.late_windows.len() < 3 {
                 self.stats.late_windows.push((clock, at));
             }
-        } else if latency > allowed {
+        } else if over {
             self.stats.late_in_stalls += 1;
             self.stats.longest_stall = self.stats.longest_stall.max(stall);
         }

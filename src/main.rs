@@ -200,7 +200,10 @@ enum BenchTarget {
 }
 
 fn main() -> std::process::ExitCode {
-    match run() {
+    let result = run();
+    // Log lines still queued for stderr or the log file (the members are gone by now).
+    gougi::gougi::log_sink::drain(gougi::gougi::log_sink::DRAIN_AT_EXIT);
+    match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         // The reader went away (`gougi tally … | head -1`, a GUI that closed the pipe): what
         // was asked for was read, so stop quietly as Unix tools do, not with an error.

@@ -991,7 +991,7 @@ fn usi_reexports_member_options_and_routes_setoption() {
     let t1 = dir.join("e1.log");
     let t2 = dir.join("e2.log");
     let scripts = [
-        format!("id name e1\noption name OwnBook type check default true\noption name USI_Hash type spin default 16 min 1 max 4096\ntranscript: {}\n", t1.display()),
+        format!("id name e1\noption name OwnBook type check default true\noption name USI_Hash type spin default 16 min 1 max 4096\noption name USI_AnalyseMode type check default false\ntranscript: {}\n", t1.display()),
         format!("id name e2\noption name Threads type spin default 1 min 1 max 8\ntranscript: {}\n", t2.display()),
     ];
     let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
@@ -1008,6 +1008,7 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name Threads type spin default 2 min 1 max 1024",
             "option name E1_OwnBook type check default true",
             "option name E1_USI_Hash type spin default 16 min 1 max 4096",
+            "option name E1_USI_AnalyseMode type check default false",
             "option name E2_Threads type spin default 1 min 1 max 8",
             "option name G_Margin type spin default 60 min 0 max 60000",
             "option name G_InfoRelay type combo default leader var leader var all var none",
@@ -1033,6 +1034,11 @@ fn usi_reexports_member_options_and_routes_setoption() {
     g.send("setoption name E2_OwnBook value false"); // not declared by e2: dropped
     g.send("setoption name USI_Hash value 512");
     g.send("setoption name G_Margin value 300"); // gougi's own: consumed
+                                                 // USI's reserved names: USI_Ponder to every member (USI has GUIs send it to all), the
+                                                 // others only to members that declared them (e2 would answer "unknown option").
+    g.send("setoption name USI_Ponder value true");
+    g.send("setoption name USI_AnalyseMode value true");
+    g.send("setoption name USI_OwnBook value false");
     g.send("isready");
     g.until_prefix("readyok");
     let log1 = std::fs::read_to_string(&t1).unwrap();
@@ -1046,6 +1052,15 @@ fn usi_reexports_member_options_and_routes_setoption() {
     assert!(!log2.contains("OwnBook"), "{log2}");
     assert!(log2.contains("setoption name USI_Hash value 256\n"));
     assert!(!log1.contains("G_Margin") && !log2.contains("G_Margin"));
+    for log in [&log1, &log2] {
+        assert!(
+            log.contains("setoption name USI_Ponder value true\n"),
+            "{log}"
+        );
+        assert!(!log.contains("USI_OwnBook"), "{log}");
+    }
+    assert!(log1.contains("setoption name USI_AnalyseMode value true\n"));
+    assert!(!log2.contains("USI_AnalyseMode"), "{log2}");
 }
 
 #[test]

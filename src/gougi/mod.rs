@@ -8,6 +8,7 @@ pub mod coordinator;
 pub mod deadline;
 pub mod game;
 pub mod lag;
+pub mod log_sink;
 pub mod options;
 pub mod policy;
 pub mod ranges;
@@ -241,14 +242,25 @@ pub fn init_standalone_logging() {
 }
 
 /// Logs go to the chosen file (already opened) or to stderr — never to stdout, the USI
-/// channel.
+/// channel — through a [`log_sink::LogSink`], so that a stderr nobody reads never blocks
+/// gougi (lines to it are dropped with a count when its queue is full; a file keeps them all).
 fn init_logging(level: tracing::Level, log_file: Option<std::fs::File>) {
+    use log_sink::{LogSink, WhenFull};
+    let sink = match log_file {
+        Some(file) => LogSink::start(Box::new(file), WhenFull::Wait),
+        None => LogSink::start(Box::new(std::io::stderr()), WhenFull::Drop),
+    };
     let builder = tracing_subscriber::fmt()
         .with_max_level(level)
         .with_ansi(false);
-    let result = match log_file {
-        Some(file) => builder.with_writer(std::sync::Mutex::new(file)).try_init(),
-        None => builder.with_writer(std::io::stderr).try_init(),
+    // Without a thread for the sink (the system refused one) nothing is logged: a log line
+    // written in place could block on a full pipe, and the game matters more than the log.
+    let result = match sink {
+        Some(sink) => {
+            sink.install();
+            builder.with_writer(move || sink.clone()).try_init()
+        }
+        None => builder.with_writer(std::io::sink).try_init(),
     };
     // A second initialisation (tests calling twice) is harmless.
     let _ = result;

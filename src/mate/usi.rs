@@ -210,6 +210,9 @@ impl Engine {
                 Ok(n) if (1..=MAX_HELP_PLIES).contains(&n) => self.options.help_max_plies = n,
                 _ => emit(&format!("info string error: bad HelpmateMaxPly value {v}")),
             },
+            // USI's other reserved names (`USI_Ponder`, `USI_OwnBook`, …): GUIs send them to
+            // every engine before each game, and a solver has no use for them.
+            (n, _) if crate::usi::option::is_reserved(n) => {}
             _ => emit(&format!(
                 "info string error: unknown option or value: {name} = {value}"
             )),

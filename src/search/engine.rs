@@ -200,7 +200,9 @@ impl Options {
                     v.to_string()
                 };
             }
-            "usi_ponder" => {}
+            // USI's reserved names this engine has no use for (`USI_Ponder`: the GUI ponders
+            // for it with `go ponder`; `USI_AnalyseMode`, …): GUIs send them every game.
+            _ if crate::usi::option::is_reserved(name) => {}
             _ => return Err(OptionError::Unknown(name.to_owned())),
         }
         Ok(())

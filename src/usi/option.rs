@@ -16,6 +16,31 @@ use std::fmt;
 
 use super::error::UsiParseError;
 
+/// The option names USI reserves, each with a fixed meaning: a GUI may send them to an engine
+/// that never declared them, and GUIs hide unknown `USI_*` names from users.
+pub const RESERVED: &[&str] = &[
+    "USI_Hash",
+    "USI_Ponder",
+    "USI_OwnBook",
+    "USI_MultiPV",
+    "USI_ShowCurrLine",
+    "USI_ShowRefutations",
+    "USI_LimitStrength",
+    "USI_Strength",
+    "USI_AnalyseMode",
+];
+
+/// The two a GUI sends to every engine before each `isready`, declared or not (USI lets an
+/// engine leave them out of its `option` lines; Shogidokoro and ShogiGUI send both every game).
+pub const SENT_TO_EVERY_ENGINE: &[&str] = &["USI_Hash", "USI_Ponder"];
+
+/// Whether `name` is one of USI's reserved names ([`RESERVED`]) or another in the `USI_`
+/// namespace, which only USI may define: an engine takes these quietly when it has no use for
+/// them, since the GUI sent what USI told it to.
+pub fn is_reserved(name: &str) -> bool {
+    name.starts_with("USI_")
+}
+
 /// The type and bounds of one option.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum OptionKind {

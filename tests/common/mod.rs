@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::OnceLock;
@@ -137,6 +137,9 @@ pub struct Gougi {
     lines: Receiver<String>,
     /// Every line received so far.
     pub seen: Vec<String>,
+    /// gougi's stderr when it is piped and left unread ([`Gougi::with_unread_stderr`]), as a
+    /// GUI that never reads it leaves it.
+    pub stderr: Option<ChildStderr>,
 }
 
 impl Gougi {
@@ -160,11 +163,37 @@ impl Gougi {
         dir: Option<&Path>,
         envs: &[(&str, &str)],
     ) -> Gougi {
+        Self::spawn(program, args, dir, envs, false)
+    }
+
+    /// gougi with these arguments and its stderr piped to the test, which does not read it
+    /// (the pipe fills as under a GUI that never reads stderr); `stderr` holds the pipe.
+    pub fn with_unread_stderr(args: &[&str], envs: &[(&str, &str)]) -> Gougi {
+        Self::spawn(
+            Path::new(env!("CARGO_BIN_EXE_gougi")),
+            args,
+            None,
+            envs,
+            true,
+        )
+    }
+
+    fn spawn(
+        program: &Path,
+        args: &[&str],
+        dir: Option<&Path>,
+        envs: &[(&str, &str)],
+        pipe_stderr: bool,
+    ) -> Gougi {
         let mut cmd = Command::new(program);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(if pipe_stderr {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            });
         cmd.env_remove("GOUGI_CONFIG");
         cmd.envs(envs.iter().copied());
         if let Some(d) = dir {
@@ -193,11 +222,13 @@ impl Gougi {
             }
         });
         let stdin = child.stdin.take();
+        let stderr = child.stderr.take();
         Gougi {
             child,
             stdin,
             lines: rx,
             seen: Vec::new(),
+            stderr,
         }
     }
 

@@ -107,7 +107,7 @@ impl<W: std::io::Write> Coordinator<W> {
             return;
         }
         let shared = matches!(opt.name.as_str(), "USI_Hash" | "Threads");
-        let broadcast = opt.name.starts_with("USI");
+        let broadcast = crate::usi::option::is_reserved(&opt.name);
         // USI_Hash and Threads are the consultation's budget: shared among the normal members
         // (each gets at least 1), since three members given the whole machine each would swap
         // or oversubscribe it. A member's own E<N>_ setting of the same option wins.
@@ -141,7 +141,12 @@ impl<W: std::io::Write> Coordinator<W> {
                     value: Some(v.to_string()),
                 })
             } else if broadcast {
-                Some(opt.clone())
+                // A reserved name reaches a member that declared it, and USI_Ponder every
+                // member (USI has the GUI send it to every engine); the rest of USI's names
+                // would draw "unknown option" from engines that never offered them.
+                (crate::usi::option::SENT_TO_EVERY_ENGINE.contains(&opt.name.as_str())
+                    || slot.options.iter().any(|d| d.name == opt.name))
+                .then(|| opt.clone())
             } else {
                 opt.name.strip_prefix(&slot.spec.prefix()).and_then(|rest| {
                     // Only options the member declared: E1_Foo must not reach E1 as `Foo` if

@@ -650,3 +650,60 @@ fn d14_node_limits_are_translated_per_member() {
     assert_eq!(g2[0], "go nodes 20000");
     assert!(g2[1].ends_with("nodes 20000"), "{g2:#?}");
 }
+
+// ----- issue 65 item 5: the last lines before `bestmove` ---------------------------------------
+
+#[test]
+fn i65_resign_is_not_shown_as_a_pv() {
+    let scripts = [
+        "id name e1\ngo: info depth 5 nodes 700 score mate -3 pv 7g7f 3c3d ; bestmove resign\n"
+            .to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    let lines = play(&mut g, "position startpos", BYO);
+    let tail: Vec<String> = lines[lines.len() - 2..]
+        .iter()
+        .map(|l| common::mask_time(l))
+        .collect();
+    // The score stays (a GUI shows why gougi resigned); `resign` is not a move.
+    assert_eq!(
+        tail,
+        [
+            "info depth 5 time T nodes 700 score mate -3",
+            "bestmove resign"
+        ],
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn i65_a_fallback_shows_one_line_whole() {
+    // The member's last line fails high on another move, then it stays busy past gougi's
+    // deadline: gougi plays that line's move, and shows that line's depth, nodes and score, not
+    // the move with another line's counts.
+    let scripts = [
+        "id name e1\ngo: info depth 8 nodes 5000 score cp 30 pv 7g7f 3c3d ; \
+                    info depth 9 nodes 9000 score cp 40 lowerbound pv 2g2f ; busy 3000 ; \
+                    bestmove 7g7f\n"
+            .to_string(),
+    ];
+    let mut g = start("optimistic", &scripts, None, "");
+    let lines = play(
+        &mut g,
+        "position startpos",
+        "go btime 0 wtime 0 byoyomi 1000",
+    );
+    let tail: Vec<String> = lines[lines.len() - 3..]
+        .iter()
+        .map(|l| common::mask_time(l))
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "info string [Error] no member answered in time; gougi plays bestmove 2g2f",
+            "info depth 9 time T nodes 9000 multipv 1 score cp 40 lowerbound pv 2g2f",
+            "bestmove 2g2f"
+        ],
+        "{lines:#?}"
+    );
+}

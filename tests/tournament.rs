@@ -159,14 +159,17 @@ fn declared(usi_lines: &[String]) -> Vec<(String, String, String)> {
 
 /// Lines that say "error" in any case: what the GUIs show their users as a fault. Option
 /// declarations are names (gpsusi's `ErrorLogFile`), not faults. A member slower to answer
-/// `usi` than gougi waits (gpsusi takes 1 s idle, more on a loaded machine) is reported as
-/// a fault, rightly, but it depends on the machine, not on what the GUI sent: not counted.
+/// `usi` or `isready` than gougi waits (gpsusi takes 1 s idle for `usi`, several on a loaded
+/// machine) is reported as a fault, rightly, but that depends on the machine, not on what the
+/// GUI sent: not counted here.
 fn errors(lines: &[String]) -> Vec<String> {
     lines
         .iter()
         .filter(|l| l.to_ascii_lowercase().contains("error"))
         .filter(|l| !l.starts_with("option name "))
-        .filter(|l| !l.contains("has not answered usi yet"))
+        .filter(|l| {
+            !l.contains("has not answered usi yet") && !l.contains("is not ready; left out until")
+        })
         .cloned()
         .collect()
 }

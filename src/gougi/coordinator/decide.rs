@@ -308,8 +308,17 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn emit_decision(&mut self, round: &Round, got: &Got) {
+        let nodes = all_nodes(got, &self.slots);
+        self.emit_with_nodes(round, got, Some(nodes));
+    }
+
+    /// The decision's last lines: the final `info` (its nodes as the caller counts them) and
+    /// the `bestmove`.
+    fn emit_with_nodes(&mut self, round: &Round, got: &Got, nodes: Option<u64>) {
         self.publish_round(round, got);
-        self.say(final_info(round, got, &self.slots));
+        if let Some(line) = final_info(round, got, nodes) {
+            self.say(line);
+        }
         self.say(got.best.to_string());
         self.after_decision();
     }
@@ -325,13 +334,32 @@ impl<W: std::io::Write> Coordinator<W> {
 
     pub(super) fn fallback(&mut self, round: &Round) {
         // The leader's current line is the best we know; else any legal move; else resign.
-        let from_pv = round
+        // The final `info` then comes from that one line (its score, depth, PV and nodes), or
+        // says only the move: never one line's move with other lines' counts.
+        let line = round
             .leader
-            .and_then(|l| self.slots[l].last_pv.first().copied())
-            .filter(|m| round.game.check(m).is_ok());
-        let best = match from_pv.or_else(|| round.game.fallback()) {
-            Some(mv) => BestMove::Move { mv, ponder: None },
-            None => BestMove::Resign,
+            .and_then(|l| self.slots[l].last_pv_line.clone())
+            .filter(|i| {
+                i.pv_moves()
+                    .first()
+                    .is_some_and(|m| round.game.check(m).is_ok())
+            });
+        let (best, source) = match line {
+            Some(info) => {
+                let pv = info.pv_moves();
+                let mv = BestMove::Move {
+                    mv: pv[0],
+                    ponder: None,
+                };
+                (mv, Some((info, pv)))
+            }
+            None => {
+                let best = match round.game.fallback() {
+                    Some(mv) => BestMove::Move { mv, ponder: None },
+                    None => BestMove::Resign,
+                };
+                (best, None)
+            }
         };
         if round.game.board.is_none() {
             // Not an answer to the GUI's position: there is none gougi could check.
@@ -366,13 +394,16 @@ impl<W: std::io::Write> Coordinator<W> {
                 "info string [Error] no member answered in time; gougi plays {best}"
             ));
         }
+        let (info, pv) = source.map_or((None, Vec::new()), |(i, pv)| (Some(i), pv));
+        let nodes = info.as_ref().and_then(|i| i.nodes);
         let got = Got {
             best,
+            // The line's score stays as the line gave it, bound included.
             score: None,
-            info: None,
-            pv: Vec::new(),
+            info,
+            pv,
             lines: Vec::new(),
         };
-        self.emit_decision(round, &got);
+        self.emit_with_nodes(round, &got, nodes);
     }
 }

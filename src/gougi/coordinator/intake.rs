@@ -133,6 +133,7 @@ impl<W: std::io::Write> Coordinator<W> {
             let pv = info.pv_moves();
             if !pv.is_empty() {
                 slot.last_pv = pv;
+                slot.last_pv_line = Some(info.clone());
                 if self.config.policy.info().pv_mates && slot.spec.role == Role::Normal {
                     self.queue_pv_mates(i);
                 }

@@ -217,6 +217,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 last_score: None,
                 last_info: None,
                 last_pv: Vec::new(),
+                last_pv_line: None,
                 lines: Vec::new(),
                 prev: None,
                 handshake_deadline: now + HANDSHAKE_LIMIT,

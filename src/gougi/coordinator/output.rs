@@ -57,9 +57,11 @@ pub(super) fn join(moves: &[UsiMove]) -> String {
 }
 
 /// The last `info` before `bestmove`: the chosen member's score and a PV that starts with the
-/// chosen move (ShogiHome attaches only such a line to the move), gougi's time and the nodes
-/// of all members.
-pub(super) fn final_info(round: &Round, got: &Got, slots: &[Slot]) -> String {
+/// chosen move (ShogiHome attaches only such a line to the move), gougi's time and `nodes`
+/// (the caller's count: every member's for a decision, the source line's for a fallback).
+/// `resign` and `win` are not moves: their line has no PV, and with no score either there is
+/// no line at all (`None`).
+pub(super) fn final_info(round: &Round, got: &Got, nodes: Option<u64>) -> Option<String> {
     let mut info = got.info.clone().unwrap_or_default();
     let pv: Vec<String> = match got.best.mv() {
         Some(mv) if got.pv.first() == Some(&mv) => got.pv.iter().map(|m| m.to_string()).collect(),
@@ -67,19 +69,12 @@ pub(super) fn final_info(round: &Round, got: &Got, slots: &[Slot]) -> String {
             .chain(got.best.ponder())
             .map(|m| m.to_string())
             .collect(),
-        None => vec![got.best.token().to_string()],
+        None => Vec::new(),
     };
-    info.text = Some(InfoText::Pv(pv));
-    info.multipv = Some(1);
+    info.text = (!pv.is_empty()).then_some(InfoText::Pv(pv));
+    info.multipv = info.text.is_some().then_some(1);
     info.time = Some(round.started.elapsed().as_millis() as u64);
-    // Members' counts come from outside: saturate rather than overflow.
-    let nodes: u64 = slots
-        .iter()
-        .filter_map(|s| s.last_info.as_ref().and_then(|i| i.nodes))
-        .fold(0, u64::saturating_add);
-    if nodes > 0 {
-        info.nodes = Some(nodes.max(info.nodes.unwrap_or(0)));
-    }
+    info.nodes = nodes.filter(|&n| n > 0);
     info.nps = None;
     info.currmove = None;
     info.currmovenumber = None;
@@ -87,7 +82,21 @@ pub(super) fn final_info(round: &Round, got: &Got, slots: &[Slot]) -> String {
     if let Some(s) = got.score {
         info.score = Some(InfoScore::exact(s));
     }
-    info.to_string()
+    if info.text.is_none() && info.score.is_none() {
+        return None;
+    }
+    Some(info.to_string())
+}
+
+/// Every member's nodes on its last line, and the chosen line's own count if larger: what the
+/// consultation searched for this move. Members' counts come from outside: saturate rather
+/// than overflow.
+pub(super) fn all_nodes(got: &Got, slots: &[Slot]) -> u64 {
+    slots
+        .iter()
+        .filter_map(|s| s.last_info.as_ref().and_then(|i| i.nodes))
+        .fold(0, u64::saturating_add)
+        .max(got.info.as_ref().and_then(|i| i.nodes).unwrap_or(0))
 }
 
 /// `G_Monitor`: the live page's address (empty = off). Declared by gougi for every type.

@@ -156,8 +156,10 @@ pub(super) struct Slot {
     /// Last exact main-line score and the info line that carried it, for the current round.
     pub(super) last_score: Option<Score>,
     pub(super) last_info: Option<Info>,
-    /// Last main-line PV of the current round.
+    /// Last main-line PV of the current round, and the whole line that carried it (any
+    /// bound): a fallback plays its first move and shows that line, all of it from one source.
     pub(super) last_pv: Vec<UsiMove>,
+    pub(super) last_pv_line: Option<Info>,
     /// `multipv-vote`: the last exact line of each MultiPV rank (index = rank − 1) this round.
     pub(super) lines: Vec<Option<Info>>,
     /// Score at gougi's previous decision in this game ("2 plies ago").
@@ -244,6 +246,7 @@ impl Slot {
         self.last_score = None;
         self.last_info = None;
         self.last_pv.clear();
+        self.last_pv_line = None;
         self.lines.clear();
     }
 }

@@ -52,8 +52,26 @@ fn start_with(
 }
 
 /// [`start_with`] with a script for the mate member (`MateEngine.*`, member 0), when `config`
-/// has one.
+/// has one. As a local GUI on a pipe: `G_NetworkDelay` 0 (its tests set it themselves), so the
+/// clocks here are gougi's own margins' ([`start_as_shipped`] keeps every default).
 fn start_numbered(
+    policy: &str,
+    scripts: Vec<Script>,
+    mate: Option<Script>,
+    config: &str,
+    options: &[&str],
+) -> impl std::future::Future<Output = Gui> {
+    let mut all = vec!["setoption name G_NetworkDelay value 0"];
+    all.extend(options.iter().copied());
+    start_inner(policy, scripts, mate, config, &all)
+}
+
+/// [`start`] with every `G_` option at its default.
+fn start_as_shipped(policy: &str, scripts: Vec<Script>) -> impl std::future::Future<Output = Gui> {
+    start_inner(policy, scripts, None, "", &[])
+}
+
+fn start_inner(
     policy: &str,
     scripts: Vec<Script>,
     mate: Option<Script>,
@@ -245,27 +263,66 @@ async fn a_member_that_never_answers_gets_a_legal_move_within_byoyomi() {
     gui.quit().await;
 }
 
-/// Issue 19: the default `G_Margin` is measured on the pipe (60 ms), not YaneuraOu's network
-/// margins: at byoyomi 1000 members are told 940 ms and stopped then, and gougi decides 30 ms
-/// later without one that does not answer — the exact clock and the exact moment.
+/// Issue 19 and 65: the defaults keep `G_NetworkDelay` (250 ms, what a CSA server's path
+/// takes) off the GUI's clock, then `G_Margin` (60 ms, measured on the pipe) off the members':
+/// at byoyomi 1000 members are told 690 ms and stopped then, and gougi decides 30 ms later
+/// without one that does not answer, 280 ms before the GUI's flag — the exact clock and the
+/// exact moment.
 #[tokio::test(start_paused = true)]
-async fn the_default_margin_leaves_members_all_but_60_ms() {
+async fn the_default_margins_leave_members_all_but_310_ms() {
     let scripts = vec![
         Script::always(Go::Hang).named("hung"),
         Script::always(Go::OnStop).named("on-stop"),
     ];
-    let mut gui = start("optimistic", scripts, &[]).await;
+    let mut gui = start_as_shipped("optimistic", scripts).await;
     let (took, lines) = gui.play("btime 0 wtime 0 byoyomi 1000", 2000 * MS).await;
-    assert_eq!(took, 970 * MS, "{lines:#?}");
+    assert_eq!(took, 720 * MS, "{lines:#?}");
     for member in [1, 2] {
         let received = gui.members.received(member);
         assert!(
             received
                 .iter()
-                .any(|(_, l)| l == "go btime 0 wtime 0 byoyomi 940"),
+                .any(|(_, l)| l == "go btime 0 wtime 0 byoyomi 690"),
             "{received:#?}"
         );
     }
+    gui.quit().await;
+}
+
+/// Issue 65: a GUI clock that counts milliseconds shows what it charged for each move; beyond
+/// gougi's own time that is the GUI's delay (here 2 ms), and after four such moves it replaces
+/// `G_NetworkDelay`: members get the clock less the learned delay and `G_Margin`, and the GUI
+/// is told once.
+#[tokio::test(start_paused = true)]
+async fn a_local_guis_clock_teaches_its_own_small_delay() {
+    let scripts = vec![Script::always(Go::Answer(500 * MS)).named("a")];
+    let mut gui = start_as_shipped("optimistic", scripts).await;
+    let mut main = 60_000u64;
+    let mut told = Vec::new();
+    let mut said = Vec::new();
+    for _ in 0..6 {
+        let (took, lines) = gui
+            .play(&format!("btime {main} wtime 60000 byoyomi 1000"), 5000 * MS)
+            .await;
+        let go = gui
+            .members
+            .received(1)
+            .iter()
+            .rev()
+            .find(|r| r.1.starts_with("go "))
+            .unwrap()
+            .1
+            .clone();
+        told.push(go);
+        said.extend(lines.into_iter().filter(|l| l.contains("network delay")));
+        // The GUI charges gougi's time and 2 ms of its own.
+        main -= took.as_millis() as u64 + 2;
+    }
+    // Moves 1–4: G_NetworkDelay 250 and G_Margin 60 off main time; from move 5 the learned 4 ms.
+    assert_eq!(told[0], "go btime 59690 wtime 60000 byoyomi 1000");
+    assert_eq!(told[3], "go btime 58184 wtime 60000 byoyomi 1000");
+    assert_eq!(told[4], "go btime 57928 wtime 60000 byoyomi 1000");
+    assert_eq!(said, ["info string [Info] the GUI's clock charges ~2 ms a move beyond gougi's own time: network delay 4 ms (G_NetworkDelay 250 until learned)"]);
     gui.quit().await;
 }
 

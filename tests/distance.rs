@@ -41,6 +41,8 @@ fn a_member_behind_a_30_ms_relay_is_budgeted_for_and_its_answers_are_used() {
     .unwrap();
     let mut g = Gougi::with_config(&config);
     g.handshake();
+    // A local GUI: the members' clocks below are the byoyomi less `G_Margin` only.
+    g.send("setoption name G_NetworkDelay value 0");
     let out = play(&mut g, &moves_file, MOVES, BYOYOMI_MS, &["local", "remote"]);
     let label = format!("relay 30 ± 10 ms, byoyomi {BYOYOMI_MS}");
     out.assert_in_time_and_used(&label, &["local", "remote"]);

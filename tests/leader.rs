@@ -37,6 +37,8 @@ fn start(tag: &str, researches: &[&str], others: &[&str]) -> (Gougi, PathBuf) {
     let mut g = Gougi::with_config(&config);
     g.handshake();
     g.send("setoption name G_LeaderNodes value 300");
+    // A local GUI: the clocks below are gougi's own split of it (`G_Margin` only).
+    g.send("setoption name G_NetworkDelay value 0");
     (g, transcript)
 }
 
@@ -265,7 +267,7 @@ fn a_leader_asked_alone_gets_the_whole_clock() {
     // Engine2 sits out under a clock (`MinCores` above any machine's), as the shipped config's
     // second and third copies do on 2 cores: there is nothing to re-search, so no quarter of the
     // clock is kept back for it; the leader is told byoyomi 1000 − G_Margin 60, as `gougi
-    // search` alone keeps its own 60 ms.
+    // search` alone keeps its own 60 ms (a local GUI: `G_NetworkDelay` 0).
     let dir = scratch_dir("leader-alone");
     let transcript = dir.join("e1.log");
     let first = leader_script(&transcript, &[]);
@@ -278,6 +280,7 @@ fn a_leader_asked_alone_gets_the_whole_clock() {
     );
     let mut g = Gougi::with_config(&config);
     g.handshake();
+    g.send("setoption name G_NetworkDelay value 0");
     let lines = play(
         &mut g,
         "position startpos",

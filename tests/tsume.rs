@@ -453,14 +453,26 @@ fn usi_engine_logs_to_the_gougi_log_file_and_never_to_stdout() {
             .all(|l| l.starts_with("info") || l.starts_with("checkmate")),
         "{lines:?}"
     );
-    let text = std::fs::read_to_string(&log).unwrap();
-    // The solver's phases, in order: the first proof, the shorter-mate search, the walk.
-    let phases: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("mate solver phase"))
-        .map(|l| l.rsplit("phase=").next().unwrap())
-        .collect();
-    assert_eq!(phases, ["\"proof\"", "\"shorter\"", "\"walk\""], "{text}");
+    // The solver's phases, in order: the first proof, the shorter-mate search, the walk. Log
+    // lines are written by a thread of their own (so a log never holds up a move): the file
+    // may be a moment behind the `checkmate`.
+    let phases_in = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains("mate solver phase"))
+            .map(|l| l.rsplit("phase=").next().unwrap().to_string())
+            .collect()
+    };
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    let mut text = std::fs::read_to_string(&log).unwrap_or_default();
+    while phases_in(&text).len() < 3 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+        text = std::fs::read_to_string(&log).unwrap_or_default();
+    }
+    assert_eq!(
+        phases_in(&text),
+        ["\"proof\"", "\"shorter\"", "\"walk\""],
+        "{text}"
+    );
 }
 
 #[test]

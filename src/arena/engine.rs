@@ -101,6 +101,7 @@ impl EngineSpec {
         let mut options = Vec::new();
         let mut limits = LimitOverrides::default();
         let mut black_view_scores = false;
+        let mut consultation = false;
         for word in &words {
             let (key, value) = word.split_once('=').ok_or_else(|| SpecError::NotKeyValue {
                 word: word.clone(),
@@ -137,6 +138,7 @@ impl EngineSpec {
                     Config::load(&path)
                         .and_then(|c| c.open_log_file())
                         .map_err(|e| config_error(e.to_string()))?;
+                    consultation = true;
                     command = Some(EngineCommand {
                         program: exe,
                         args: vec![
@@ -178,6 +180,12 @@ impl EngineSpec {
             }
         }
         let command = command.ok_or_else(|| SpecError::NoCommand(text.to_owned()))?;
+        // A consultation keeps `G_NetworkDelay` (250 ms) off a GUI's clock for a CSA server's
+        // path; the referee here is on a pipe and times to the millisecond, so a `config=`
+        // player gets that time back unless the run sets it.
+        if consultation && !options.iter().any(|(n, _)| n == "G_NetworkDelay") {
+            options.insert(0, ("G_NetworkDelay".to_owned(), "0".to_owned()));
+        }
         let name = name.unwrap_or_else(|| match command.builtin {
             Some(b) => format!("gougi-{}", b.subcommand()),
             None => Path::new(&command.program).file_name().map_or_else(
@@ -527,6 +535,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no such file"), "{e}");
+    }
+
+    #[test]
+    fn a_consultation_player_gets_the_network_delay_back_unless_the_run_sets_it() {
+        let dir = std::env::temp_dir().join(format!("gougi-arena-spec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("c.config"),
+            "Gougi.Type=optimistic\nEngine1.Path=builtin:search\n",
+        )
+        .unwrap();
+        let e = EngineSpec::parse("config=c.config", &dir).unwrap();
+        assert_eq!(e.options, [("G_NetworkDelay".to_owned(), "0".to_owned())]);
+        let e = EngineSpec::parse("config=c.config option.G_NetworkDelay=250", &dir).unwrap();
+        assert_eq!(e.options, [("G_NetworkDelay".to_owned(), "250".to_owned())]);
+        let e = EngineSpec::parse("cmd=builtin:search", &dir).unwrap();
+        assert!(e.options.is_empty());
     }
 
     #[test]

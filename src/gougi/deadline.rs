@@ -43,6 +43,16 @@ use std::time::Duration;
 /// under load and >100× the relay's; YaneuraOu's 120 + 1120 are a network GUI's margins.
 pub const DEFAULT_MARGIN_MS: u64 = 60;
 
+/// Default `G_NetworkDelay`, ms: what the GUI's clock runs beyond gougi's own time on every
+/// move through a CSA server, taken off the clock before [`plan`] (see `gui_lag`). Through
+/// floodgate's `shogi-server` and ShogiHome's bridge the server read gougi's move this much
+/// later than gougi wrote it: the network both ways (up to 2 × 50 ms here), the server's delay
+/// in sending the previous move (it starts the clock when it queues the move: up to 39 ms idle,
+/// 80 ms loaded) and the bridge (1–3 ms). With gougi deciding `G_Margin / 2` before the end
+/// of its clock, this default keeps the whole path inside the GUI's clock (issue 65's bench in
+/// BENCHMARKS). A GUI clock that counts milliseconds replaces it with the delay it shows.
+pub const DEFAULT_NETWORK_DELAY_MS: u64 = 250;
+
 /// Time banking (`G_TimeBank`, `percent` > 0): the main time members are told on a first
 /// search, `percent` less than the plan's. Their own time managers then spend that much less on
 /// every move, and what they do not spend stays on gougi's clock: the bank. When the answers
@@ -159,6 +169,32 @@ pub fn spent(limits: &crate::usi::GoLimits, black: bool, ms: u64) -> crate::usi:
     take(if black { &mut l.btime } else { &mut l.wtime });
     take(&mut l.byoyomi);
     l
+}
+
+/// At most this part of the move's clock (main time and byoyomi) goes to the GUI's delay: a
+/// CSA server's byoyomi is whole seconds, so below 1 s the clock is a local GUI's (a bullet
+/// test at byoyomi 200 would otherwise be left nothing to think with), and at 1 s the default
+/// delay is exactly this share.
+pub const NETWORK_SHARE_DIVISOR: u64 = 4;
+
+/// The GUI's clock with the GUI's delay (`G_NetworkDelay` or the learned one, `delay` ms) taken
+/// off as if already spent ([`spent`]: main time first, then byoyomi), at most
+/// 1/[`NETWORK_SHARE_DIVISOR`] of the move's clock. Only a game clock is charged: `movetime`,
+/// `go mate`, `infinite` and clock-less limits are returned unchanged.
+pub fn charge_network(
+    limits: &crate::usi::GoLimits,
+    black: bool,
+    delay: u64,
+) -> crate::usi::GoLimits {
+    if limits.movetime.is_some() || !limits.has_clock() {
+        return limits.clone();
+    }
+    let (main, _) = limits.clock_of(black);
+    let clock = main
+        .unwrap_or(0)
+        .min(MAX_CLOCK_MS)
+        .saturating_add(limits.byoyomi.unwrap_or(0).min(MAX_CLOCK_MS));
+    spent(limits, black, delay.min(clock / NETWORK_SHARE_DIVISOR))
 }
 
 /// When a member told `limits` must have answered, in ms after its `go` was sent: the end of

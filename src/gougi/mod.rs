@@ -7,6 +7,7 @@ pub mod calibrate;
 pub mod coordinator;
 pub mod deadline;
 pub mod game;
+pub mod gui_lag;
 pub mod lag;
 pub mod log_sink;
 pub mod options;

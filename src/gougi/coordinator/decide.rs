@@ -320,6 +320,7 @@ impl<W: std::io::Write> Coordinator<W> {
             self.say(line);
         }
         self.say(got.best.to_string());
+        self.note_answered(round);
         self.after_decision();
     }
 

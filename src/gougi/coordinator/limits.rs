@@ -28,6 +28,47 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 }
 
+impl<W: std::io::Write> Coordinator<W> {
+    /// The GUI's clock for the side to move, seen by [`crate::gougi::gui_lag`] (which learns
+    /// from it what the GUI charged for our previous move), then with the GUI's delay taken off
+    /// as if already spent: `G_NetworkDelay`, or the delay learned. Only a game clock is
+    /// charged (not `movetime`, `go mate` or `infinite`). Returns the limits and the raw
+    /// (main, increment) of our side, when there is a clock.
+    pub(super) fn charge_network(&mut self, limits: GoLimits) -> (GoLimits, Option<(u64, u64)>) {
+        if limits.movetime.is_some() || limits.mate.is_some() || !limits.has_clock() {
+            return (limits, None);
+        }
+        let black = self.game.black_to_move();
+        let (main, inc) = limits.clock_of(black);
+        let (other, _) = limits.clock_of(!black);
+        let raw = (main.unwrap_or(0), inc.unwrap_or(0));
+        self.gui_lag
+            .clock(self.game.ply(), black, raw.0, other.unwrap_or(0));
+        let configured = self.options.network_delay_ms;
+        if let Some(line) = self.gui_lag.report(configured) {
+            info!("{line}");
+            self.say(line);
+        }
+        let delay = self.gui_lag.delay(configured);
+        (deadline::charge_network(&limits, black, delay), Some(raw))
+    }
+
+    /// Our move was written: the GUI's next clock will say what it cost.
+    pub(super) fn note_answered(&mut self, round: &Round) {
+        let Some((main, inc)) = round.gui_clock else {
+            return;
+        };
+        if round.kind != RoundKind::Play {
+            return;
+        }
+        let took = round.started.elapsed().as_millis() as u64;
+        let usable = !round.after_miss && !round.missed_ponder;
+        let black = round.game.black_to_move();
+        self.gui_lag
+            .answered(round.game.ply(), black, main, inc, took, usable);
+    }
+}
+
 /// The members' limits of a banked round (`G_TimeBank`): `member` (the plan's) with our main
 /// time shortened by `percent`, or `None` when this clock does not bank.
 pub(super) fn bank(

@@ -123,6 +123,9 @@ pub struct Coordinator<W> {
     /// When the GUI stopped a ponder that missed: the next `go` is timed from here
     /// ([`deadline::spent`]), not from its own arrival.
     ponder_stopped: Option<Instant>,
+    /// The delay the GUI's clock sees beyond gougi's own time, learned from that clock
+    /// (`G_NetworkDelay` until then).
+    gui_lag: crate::gougi::gui_lag::GuiLag,
     next_round: u64,
     usi_pending: bool,
     ready_pending: Option<Instant>,
@@ -247,6 +250,7 @@ impl<W: std::io::Write> Coordinator<W> {
             mates: MateState::default(),
             round: None,
             ponder_stopped: None,
+            gui_lag: Default::default(),
             next_round: 1,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
             sitting_out_told: false,
@@ -448,6 +452,7 @@ impl<W: std::io::Write> Coordinator<W> {
             GuiCommand::SetOption(opt) => self.on_setoption(opt),
             GuiCommand::UsiNewGame => {
                 self.ponder_stopped = None;
+                self.gui_lag.new_game();
                 self.in_game = true;
                 self.per_game = Memory::default();
                 self.mates = MateState::default();

@@ -35,12 +35,15 @@ impl<W: std::io::Write> Coordinator<W> {
         if round.kind != RoundKind::Ponder {
             return;
         }
-        // ShogiHome's early ponder carries the real clock on `ponderhit`.
-        let clock_limits = if limits.has_clock() {
-            limits.clone()
+        // ShogiHome's early ponder carries the real clock on `ponderhit` (the GUI's delay is
+        // taken off it here; a `go ponder`'s clock had it taken off at the `go`).
+        let (clock_limits, gui_clock) = if limits.has_clock() {
+            self.charge_network(limits.clone())
         } else {
-            round.limits.clone()
+            (round.limits.clone(), round.gui_clock)
         };
+        let Some(round) = &mut self.round else { return };
+        round.gui_clock = gui_clock;
         round.kind = RoundKind::Play;
         round.started = Instant::now();
         round.limits = GoLimits {
@@ -79,7 +82,9 @@ impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn on_go(&mut self, limits: GoLimits) {
         // The clock starts at the `go`'s arrival, before any restart below takes its time.
         let started = Instant::now();
+        let after_miss = self.ponder_stopped.is_some() && !limits.ponder;
         let limits = self.charge_turnaround(limits, started);
+        let (limits, gui_clock) = self.charge_network(limits);
         if let Some(old) = self.round.take() {
             warn!(
                 round = old.id,
@@ -140,31 +145,9 @@ impl<W: std::io::Write> Coordinator<W> {
         for slot in &mut self.slots {
             slot.clear_round();
         }
-        let mut round = Round {
-            id,
-            kind,
-            game,
-            limits: limits.clone(),
-            started,
-            soft: soft.map(|d| started + d),
-            hard: hard.map(|d| started + d),
-            participants: Vec::new(),
-            answers: HashMap::default(),
-            checkmates: HashMap::new(),
-            stop_sent: false,
-            exchange: None,
-            leader_check: None,
-            gui_stopped: false,
-            leader: None,
-            elsewhere: HashMap::new(),
-            relayed_depth: 0,
-            lines_since_leader: 0,
-            missed_ponder: false,
-            builtin_mate: None,
-            ponder_later: Vec::new(),
-            banked: false,
-            extended: false,
-        };
+        let mut round = Round::new(id, kind, game, limits.clone(), started, (soft, hard));
+        round.gui_clock = gui_clock;
+        round.after_miss = after_miss;
         let policy = self.config.policy;
         self.timed_go = clocked(&limits);
         let normals = self.asked_normals();

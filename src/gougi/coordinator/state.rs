@@ -303,6 +303,11 @@ pub(super) struct Got {
 
 pub(super) struct Round {
     pub(super) id: u64,
+    /// The GUI's clock for this move as it sent it (our main time and increment), before any
+    /// delay was taken off: what [`crate::gougi::gui_lag`] compares the next clock with.
+    pub(super) gui_clock: Option<(u64, u64)>,
+    /// This round followed a missed ponder (its clock started at the `stop`): no lag sample.
+    pub(super) after_miss: bool,
     pub(super) kind: RoundKind,
     pub(super) game: Game,
     pub(super) limits: GoLimits,
@@ -344,6 +349,46 @@ pub(super) struct Round {
 }
 
 impl Round {
+    /// A round of `kind` over `game`, asked at `started` with the GUI's `limits` (less what
+    /// the GUI's delay and turnaround took); its deadlines (soft, hard) from then. Nobody asked
+    /// yet, nothing answered.
+    pub(super) fn new(
+        id: u64,
+        kind: RoundKind,
+        game: Game,
+        limits: GoLimits,
+        started: Instant,
+        (soft, hard): (Option<Duration>, Option<Duration>),
+    ) -> Round {
+        Round {
+            id,
+            gui_clock: None,
+            after_miss: false,
+            kind,
+            game,
+            limits,
+            started,
+            soft: soft.map(|d| started + d),
+            hard: hard.map(|d| started + d),
+            participants: Vec::new(),
+            answers: HashMap::default(),
+            checkmates: HashMap::new(),
+            stop_sent: false,
+            exchange: None,
+            leader_check: None,
+            gui_stopped: false,
+            leader: None,
+            elsewhere: HashMap::new(),
+            relayed_depth: 0,
+            lines_since_leader: 0,
+            missed_ponder: false,
+            builtin_mate: None,
+            ponder_later: Vec::new(),
+            banked: false,
+            extended: false,
+        }
+    }
+
     /// The position member `i` is searching.
     pub(super) fn game_of(&self, i: usize) -> &Game {
         self.elsewhere.get(&i).unwrap_or(&self.game)

@@ -1,4 +1,5 @@
 use super::*;
+use crate::usi::GoLimits;
 
 fn ms(d: Duration) -> u64 {
     d.as_millis() as u64
@@ -513,4 +514,52 @@ fn a_turnaround_is_spent_from_main_time_first_then_byoyomi() {
     };
     assert_eq!(spent(&nodes, true, 40), nodes);
     assert_eq!(spent(&both, true, 0), both);
+}
+
+#[test]
+fn the_guis_delay_comes_off_the_clock_at_most_a_quarter_of_it() {
+    let byo = |b: u64| GoLimits {
+        btime: Some(0),
+        wtime: Some(0),
+        byoyomi: Some(b),
+        ..GoLimits::default()
+    };
+    // A CSA server's 2 s byoyomi: the whole delay.
+    assert_eq!(charge_network(&byo(2_000), true, 250).byoyomi, Some(1_750));
+    // 1 s: exactly the quarter.
+    assert_eq!(charge_network(&byo(1_000), true, 250).byoyomi, Some(750));
+    // A local bullet test: a quarter of 200 ms, not all of it.
+    assert_eq!(charge_network(&byo(200), true, 250).byoyomi, Some(150));
+    // Main time first, then byoyomi.
+    let main = GoLimits {
+        btime: Some(100),
+        wtime: Some(60_000),
+        byoyomi: Some(2_000),
+        ..GoLimits::default()
+    };
+    let l = charge_network(&main, true, 250);
+    assert_eq!(
+        (l.btime, l.wtime, l.byoyomi),
+        (Some(0), Some(60_000), Some(1_850))
+    );
+    // Fischer: the increment is not the GUI's to spend.
+    let fischer = GoLimits {
+        btime: Some(10_000),
+        wtime: Some(10_000),
+        binc: Some(1_000),
+        winc: Some(1_000),
+        ..GoLimits::default()
+    };
+    let l = charge_network(&fischer, false, 250);
+    assert_eq!((l.wtime, l.winc), (Some(9_750), Some(1_000)));
+    // Not a game clock: unchanged.
+    let movetime = GoLimits {
+        movetime: Some(1_000),
+        ..GoLimits::default()
+    };
+    assert_eq!(charge_network(&movetime, true, 250), movetime);
+    assert_eq!(
+        charge_network(&GoLimits::default(), true, 250),
+        GoLimits::default()
+    );
 }

@@ -169,6 +169,16 @@ impl Lane {
         Gougi::program_env(Path::new("wine"), &all, Some(cwd), &self.env())
     }
 
+    /// [`Lane::start`] with these environment variables too.
+    fn start_env(&self, exe: &Path, args: &[&str], cwd: &Path, envs: &[(&str, &str)]) -> Gougi {
+        let exe = win(exe);
+        let mut all = vec![exe.as_str()];
+        all.extend_from_slice(args);
+        let mut env = self.env().to_vec();
+        env.extend_from_slice(envs);
+        Gougi::program_env(Path::new("wine"), &all, Some(cwd), &env)
+    }
+
     /// gougi.exe on a config (a Windows path), started in `cwd`.
     fn gougi(&self, config: Option<&str>, cwd: &Path) -> Gougi {
         match config {
@@ -296,10 +306,49 @@ enum Ending {
 /// `reps` times: gougi.exe with one lingering member, mid-search, ended by `ending`; 2 s later
 /// no member process may be left.
 fn hard_kills(member: Member, reps: usize) {
-    ends(member, Ending::Terminate, reps);
+    ends(member, Ending::Terminate, 0, reps);
 }
 
-fn ends(member: Member, ending: Ending, reps: usize) {
+/// `hogs` threads that spin until dropped: a loaded machine, where the console handler's thread,
+/// gougi's own and wine's are scheduled late and in any order (issue 65: a member restarted
+/// during shutdown outlived gougi.exe in 2 of 15 Ctrl-Cs under load).
+struct CpuHogs {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl CpuHogs {
+    fn start(hogs: usize) -> CpuHogs {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let threads = (0..hogs)
+            .map(|_| {
+                let stop = std::sync::Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005) + 1);
+                    }
+                })
+            })
+            .collect();
+        CpuHogs { stop, threads }
+    }
+}
+
+impl Drop for CpuHogs {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// `reps` times: gougi.exe with one lingering member, mid-search, ended by `ending` while `hogs`
+/// threads keep the cores busy; no member process may be left (2 s after a hard kill, 10 s
+/// after Ctrl-C). Every rep runs even after one leaks, so a failure says how many did.
+fn ends(member: Member, ending: Ending, hogs: usize, reps: usize) {
     let Some(lane) = lane() else { return };
     let tag = match (member, ending) {
         (Member::IgnoringEof, Ending::Terminate) => "kill-eof",
@@ -307,7 +356,12 @@ fn ends(member: Member, ending: Ending, reps: usize) {
         (Member::IgnoringEof, Ending::CtrlC) => "ctrlc-eof",
         (Member::Bat, Ending::CtrlC) => "ctrlc-bat",
     };
-    let dir = scratch_dir(tag);
+    let tag = if hogs > 0 {
+        format!("{tag}-load")
+    } else {
+        tag.to_owned()
+    };
+    let dir = scratch_dir(&tag);
     // A copy under its own name, so `taskkill /im` reaches this test's gougi.exe alone (wine 8
     // has no tasklist to find a Windows pid); the shim DLL is beside it.
     let exe_name = format!("gougi-{tag}.exe");
@@ -333,9 +387,16 @@ fn ends(member: Member, ending: Ending, reps: usize) {
     .unwrap();
     let marker = format!("linger-{tag}");
     let mut timings = Vec::new();
+    let mut leaks = Vec::new();
+    let _hogs = CpuHogs::start(hogs);
     for rep in 1..=reps {
         let started = Instant::now();
-        let mut g = lane.start(&exe, &["--config", &win(&config)], &dir);
+        // Each rep's log (info: member starts and restarts), quoted when members are left.
+        let log = dir.join(format!("gougi-{rep}.log"));
+        let _ = std::fs::remove_file(&log);
+        let log_win = win(&log);
+        let env = [("GOUGI_LOG", "info"), ("GOUGI_LOG_FILE", log_win.as_str())];
+        let mut g = lane.start_env(&exe, &["--config", &win(&config)], &dir, &env);
         handshake(&mut g);
         g.send("position startpos");
         g.send("go infinite");
@@ -394,19 +455,28 @@ fn ends(member: Member, ending: Ending, reps: usize) {
             Ending::CtrlC => members_gone(&marker, Duration::from_secs(10)),
         };
         if !left.is_empty() {
-            // Clean up before failing, so later runs start from nothing.
+            // Cleaned up at once, so the next rep starts from nothing.
             for p in &left {
                 if let Some(pid) = p.split(':').next() {
                     let _ = Command::new("kill").args(["-9", pid]).status();
                 }
             }
-            panic!(
-                "rep {rep}/{reps} ({member:?}, {ending:?}): members left after gougi.exe ended (2 s after a kill, 10 s after Ctrl-C): {left:#?}"
-            );
+            let text = transcript(&log);
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(6)..];
+            eprintln!("rep {rep}/{reps}: members left: {left:#?}; the log ends {tail:#?}");
+            leaks.push((rep, left));
         }
         timings.push(started.elapsed());
     }
-    eprintln!("{member:?}, {ending:?}: {reps} times, no member left; each took {timings:.1?}");
+    assert!(
+        leaks.is_empty(),
+        "{member:?}, {ending:?}, {hogs} CPU hogs: members left after gougi.exe ended (2 s after a kill, 10 s after Ctrl-C) in {} of {reps} reps: {leaks:#?}",
+        leaks.len()
+    );
+    eprintln!(
+        "{member:?}, {ending:?}, {hogs} CPU hogs: {reps} times, no member left; each took {timings:.1?}"
+    );
 }
 
 /// How many hard kills per member kind: `GOUGI_WINDOWS_HARD_KILLS`, default 20 (the issue's
@@ -609,8 +679,27 @@ fn the_gui_closing_stdin_ends_gougi_and_its_members() {
 /// kill-on-close: this test cannot tell the two apart.
 #[test]
 fn ctrl_c_of_gougi_exe_ends_its_members() {
-    ends(Member::IgnoringEof, Ending::CtrlC, 3);
-    ends(Member::Bat, Ending::CtrlC, 3);
+    ends(Member::IgnoringEof, Ending::CtrlC, 0, 3);
+    ends(Member::Bat, Ending::CtrlC, 0, 3);
+}
+
+/// How many Ctrl-Cs under load: `GOUGI_WINDOWS_CTRL_C_UNDER_LOAD`, default 3 (CI's time; the
+/// issue's acceptance figure is 20 or more, run by hand).
+fn ctrl_c_under_load_reps() -> usize {
+    std::env::var("GOUGI_WINDOWS_CTRL_C_UNDER_LOAD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3)
+}
+
+/// Issue 65 item 4, "shutdown is final": Ctrl-C with a `.bat` member while two threads keep the
+/// cores busy. The console handler kills the member, and gougi's supervisor used to start it
+/// again while gougi.exe was ending; the replacement, created before gougi.exe died but not yet
+/// in the Job Object, outlived it (2 of 15 runs under load). Now nothing starts once the handler
+/// has run, and a member is in the job before it runs at all.
+#[test]
+fn ctrl_c_under_cpu_load_leaves_no_bat_member() {
+    ends(Member::Bat, Ending::CtrlC, 2, ctrl_c_under_load_reps());
 }
 
 /// gougi.exe on one mock member (`script`), spoken to in raw bytes: what the test writes and

@@ -189,11 +189,13 @@ impl<W: std::io::Write> Coordinator<W> {
         self.try_answer_ready();
     }
 
-    /// gougi has begun to end: the GUI sent `quit` or its input ended. No member starts again
-    /// from here (issue 65): a member that dies now — crashing while the last `go` is answered
-    /// after the input's end — would be replaced only to be killed a moment later.
+    /// gougi has begun to end: the GUI sent `quit` or its input ended, or an exit signal or
+    /// console event came (`process::ending`). No member starts again from here (issue 65): a
+    /// member dies as gougi ends — killed by a console handler, or crashing while the last `go`
+    /// is answered after the input's end — and a replacement would only be killed a moment
+    /// later; on Windows one started as Ctrl-C killed the members outlived gougi.
     pub(super) fn ending(&self) -> bool {
-        self.quitting || self.input_closed
+        self.quitting || self.input_closed || crate::member::process::ending()
     }
 
     /// Start every dead member whose back-off has passed, unless gougi is [ending](Self::ending).
@@ -218,6 +220,10 @@ impl<W: std::io::Write> Coordinator<W> {
                 "restarting member"
             );
             if let Err(e) = launch(slot, &self.events_tx, &mut self.launcher) {
+                if let crate::member::MemberError::Ending { .. } = e {
+                    // gougi began to end since the check above (a console event's thread).
+                    continue;
+                }
                 let what = schedule_restart(slot);
                 self.buffer.push(format!(
                     "info string [Error] E{} restart failed: {e}; {what}",

@@ -232,7 +232,10 @@ fn quit(g: &mut Gougi) {
 }
 
 /// Live processes whose command line mentions `marker` (wine shows a Windows program's
-/// command line, `Z:\…\mock_engine.exe …`, as the Linux process's).
+/// command line, `Z:\…\mock_engine.exe …`, as the Linux process's). Markers are Windows paths
+/// inside this test process's scratch folder: another run of the lane on the same machine (a
+/// second worktree, CI beside a developer) uses the same file names, and its processes must
+/// neither count here nor be killed by this run's clean-up.
 fn processes_mentioning(marker: &str) -> Vec<String> {
     let marker = marker.to_lowercase();
     let mut found = Vec::new();
@@ -385,7 +388,7 @@ fn ends(member: Member, ending: Ending, hogs: usize, reps: usize) {
         format!("Gougi.Type=optimistic\r\nEngine1.Path={path}\r\n"),
     )
     .unwrap();
-    let marker = format!("linger-{tag}");
+    let marker = win(&dir.join(format!("linger-{tag}")));
     let mut timings = Vec::new();
     let mut leaks = Vec::new();
     let _hogs = CpuHogs::start(hogs);
@@ -426,7 +429,7 @@ fn ends(member: Member, ending: Ending, hogs: usize, reps: usize) {
                 );
             }
             Ending::CtrlC => {
-                let pid = gougi_pid(&exe_name);
+                let pid = gougi_pid(&exe);
                 let interrupt = || Command::new("kill").args(["-INT", &pid]).status().unwrap();
                 assert!(interrupt().success(), "rep {rep}: kill -INT {pid}");
                 // Wine turns the signal into a console event on a thread of its own, and once
@@ -579,8 +582,8 @@ fn windows_install(tag: &str, encode: fn(&str) -> Vec<u8>) {
     }
 }
 
-/// gougi.exe with two mock members (`scripts`), in a fresh folder; the marker names the folder,
-/// so `processes_mentioning(marker)` finds the members.
+/// gougi.exe with two mock members (`scripts`), in a fresh folder; the marker is the scripts'
+/// path up to their number, so `processes_mentioning(marker)` finds the members.
 fn two_members(lane: &Lane, tag: &str, scripts: [&str; 2]) -> (Gougi, String) {
     let dir = scratch_dir(tag);
     let mut config = String::from("Gougi.Type=optimistic\r\n");
@@ -596,13 +599,14 @@ fn two_members(lane: &Lane, tag: &str, scripts: [&str; 2]) -> (Gougi, String) {
     }
     std::fs::write(dir.join("SimpleGougi.config"), config).unwrap();
     let g = lane.gougi(Some(&win(&dir.join("SimpleGougi.config"))), &dir);
-    (g, format!("{tag}-member"))
+    (g, win(&dir.join(format!("{tag}-member"))))
 }
 
-/// The Linux pid of the one gougi.exe named `exe_name`. A process it is forking (a member, in
-/// the moment before the exec) shows the same command line; that one's parent is gougi.exe.
-fn gougi_pid(exe_name: &str) -> String {
-    let found = processes_mentioning(exe_name);
+/// The Linux pid of the one gougi.exe at `exe` (this test process's copy). A process it is
+/// forking (a member, in the moment before the exec) shows the same command line; that one's
+/// parent is gougi.exe.
+fn gougi_pid(exe: &Path) -> String {
+    let found = processes_mentioning(&win(exe));
     let pids: Vec<&str> = found.iter().filter_map(|p| p.split(':').next()).collect();
     let parent = |pid: &str| {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -615,7 +619,7 @@ fn gougi_pid(exe_name: &str) -> String {
         .copied()
         .filter(|&pid| !pids.contains(&parent(pid).as_str()))
         .collect();
-    assert_eq!(roots.len(), 1, "one {exe_name}: {found:#?}");
+    assert_eq!(roots.len(), 1, "one {}: {found:#?}", exe.display());
     roots[0].to_owned()
 }
 
@@ -731,8 +735,7 @@ fn ctrl_c_while_members_start_leaves_none() {
     let Some(lane) = lane() else { return };
     let tag = "ctrlc-start";
     let dir = scratch_dir(tag);
-    let exe_name = format!("gougi-{tag}.exe");
-    let exe = lane.exe(&exe_name);
+    let exe = lane.exe(&format!("gougi-{tag}.exe"));
     std::fs::copy(lane.exe("gougi.exe"), &exe).unwrap();
     let script = dir.join(format!("linger-{tag}.txt"));
     std::fs::write(&script, "start: linger\n").unwrap();
@@ -745,7 +748,7 @@ fn ctrl_c_while_members_start_leaves_none() {
     }
     std::fs::write(dir.join("SimpleGougi.config"), config).unwrap();
     let config = win(&dir.join("SimpleGougi.config"));
-    let marker = format!("linger-{tag}");
+    let marker = win(&dir.join(format!("linger-{tag}")));
     let reps = ctrl_c_under_load_reps();
     let hogs = 2;
     let _hogs = CpuHogs::start(hogs);
@@ -762,7 +765,7 @@ fn ctrl_c_while_members_start_leaves_none() {
             assert!(Instant::now() < deadline, "rep {rep}: no member started");
             std::thread::sleep(Duration::from_millis(1));
         }
-        let pid = gougi_pid(&exe_name);
+        let pid = gougi_pid(&exe);
         let interrupt = || Command::new("kill").args(["-INT", &pid]).status().unwrap();
         assert!(interrupt().success(), "rep {rep}: kill -INT {pid}");
         if g.wait_exit(CTRL_C_AGAIN_AFTER).is_none() {

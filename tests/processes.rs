@@ -215,6 +215,74 @@ fn a_member_that_exits_takes_what_it_started_with_it() {
     );
 }
 
+/// How many times the member whose transcript is `log` was started (each start is sent `usi`).
+fn starts(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.trim() == "usi")
+        .count()
+}
+
+/// Issue 65 item 4, "shutdown is final": after the GUI's input ends gougi still answers the
+/// `go` it was given, and a member that dies meanwhile is not started again: gougi is ending,
+/// and a replacement would be killed a moment later (on Windows, one started as Ctrl-C ended
+/// the members outlived gougi). Failed before: E1 was restarted at once.
+#[test]
+fn a_member_that_dies_after_eof_is_not_started_again() {
+    let dir = scratch_dir("eof-no-restart");
+    let log = dir.join("e1.log");
+    let e1 = format!(
+        "transcript: {}\ngo: info depth 1 score cp 900 pv 7g7f ; busy 200 ; exit 3\n",
+        log.display()
+    );
+    // E2 answers well after E1 has died, so the round is still open when it does.
+    let e2 = "go: busy 1500 ; info depth 3 score cp 20 pv 2g2f ; bestmove 2g2f\n";
+    let config = mock_config(&dir, "optimistic", &[&e1, e2], None, "");
+    let mut gougi = Gougi::with_config(&config);
+    gougi.handshake();
+    gougi.send("position startpos");
+    gougi.send("go btime 0 wtime 0 byoyomi 10000");
+    gougi.close();
+    let lines = gougi.until(Duration::from_secs(20), |l| l.starts_with("bestmove"));
+    assert_eq!(lines.last().unwrap(), "bestmove 2g2f", "{lines:#?}");
+    assert_eq!(gougi.wait_exit(Duration::from_secs(10)), Some(0));
+    assert_eq!(
+        starts(&log),
+        1,
+        "E1 was started again after EOF: {lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string [Error] E1") && l.contains("not restarted")),
+        "the GUI is told E1 stays down: {lines:#?}"
+    );
+}
+
+/// The same at `quit`: members end as gougi ends (E1 dies in the middle of its search), and
+/// none is started again.
+#[test]
+fn a_member_that_dies_at_quit_is_not_started_again() {
+    let dir = scratch_dir("quit-no-restart");
+    let log = dir.join("e1.log");
+    let e1 = format!(
+        "transcript: {}\ngo: info depth 1 score cp 900 pv 7g7f ; busy 100 ; exit 3\n",
+        log.display()
+    );
+    let config = mock_config(&dir, "optimistic", &[&e1], None, "");
+    let mut gougi = Gougi::with_config(&config);
+    gougi.handshake();
+    gougi.send("position startpos");
+    gougi.send("go infinite");
+    gougi.until_prefix("info depth 1");
+    gougi.send("quit");
+    assert_eq!(gougi.wait_exit(Duration::from_secs(10)), Some(0));
+    // Time for a restart to show in the transcript, had there been one.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(starts(&log), 1, "E1 was started again after quit");
+}
+
 #[test]
 fn mate_pv_count_beyond_the_cap_is_a_config_error() {
     let dir = scratch_dir("pvcount");

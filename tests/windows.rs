@@ -169,6 +169,16 @@ impl Lane {
         Gougi::program_env(Path::new("wine"), &all, Some(cwd), &self.env())
     }
 
+    /// [`Lane::start`] with these environment variables too.
+    fn start_env(&self, exe: &Path, args: &[&str], cwd: &Path, envs: &[(&str, &str)]) -> Gougi {
+        let exe = win(exe);
+        let mut all = vec![exe.as_str()];
+        all.extend_from_slice(args);
+        let mut env = self.env().to_vec();
+        env.extend_from_slice(envs);
+        Gougi::program_env(Path::new("wine"), &all, Some(cwd), &env)
+    }
+
     /// gougi.exe on a config (a Windows path), started in `cwd`.
     fn gougi(&self, config: Option<&str>, cwd: &Path) -> Gougi {
         match config {
@@ -222,7 +232,10 @@ fn quit(g: &mut Gougi) {
 }
 
 /// Live processes whose command line mentions `marker` (wine shows a Windows program's
-/// command line, `Z:\…\mock_engine.exe …`, as the Linux process's).
+/// command line, `Z:\…\mock_engine.exe …`, as the Linux process's). Markers are Windows paths
+/// inside this test process's scratch folder: another run of the lane on the same machine (a
+/// second worktree, CI beside a developer) uses the same file names, and its processes must
+/// neither count here nor be killed by this run's clean-up.
 fn processes_mentioning(marker: &str) -> Vec<String> {
     let marker = marker.to_lowercase();
     let mut found = Vec::new();
@@ -296,10 +309,49 @@ enum Ending {
 /// `reps` times: gougi.exe with one lingering member, mid-search, ended by `ending`; 2 s later
 /// no member process may be left.
 fn hard_kills(member: Member, reps: usize) {
-    ends(member, Ending::Terminate, reps);
+    ends(member, Ending::Terminate, 0, reps);
 }
 
-fn ends(member: Member, ending: Ending, reps: usize) {
+/// `hogs` threads that spin until dropped: a loaded machine, where the console handler's thread,
+/// gougi's own and wine's are scheduled late and in any order (issue 65: a member restarted
+/// during shutdown outlived gougi.exe in 2 of 15 Ctrl-Cs under load).
+struct CpuHogs {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl CpuHogs {
+    fn start(hogs: usize) -> CpuHogs {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let threads = (0..hogs)
+            .map(|_| {
+                let stop = std::sync::Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005) + 1);
+                    }
+                })
+            })
+            .collect();
+        CpuHogs { stop, threads }
+    }
+}
+
+impl Drop for CpuHogs {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// `reps` times: gougi.exe with one lingering member, mid-search, ended by `ending` while `hogs`
+/// threads keep the cores busy; no member process may be left (2 s after a hard kill, 10 s
+/// after Ctrl-C). Every rep runs even after one leaks, so a failure says how many did.
+fn ends(member: Member, ending: Ending, hogs: usize, reps: usize) {
     let Some(lane) = lane() else { return };
     let tag = match (member, ending) {
         (Member::IgnoringEof, Ending::Terminate) => "kill-eof",
@@ -307,7 +359,12 @@ fn ends(member: Member, ending: Ending, reps: usize) {
         (Member::IgnoringEof, Ending::CtrlC) => "ctrlc-eof",
         (Member::Bat, Ending::CtrlC) => "ctrlc-bat",
     };
-    let dir = scratch_dir(tag);
+    let tag = if hogs > 0 {
+        format!("{tag}-load")
+    } else {
+        tag.to_owned()
+    };
+    let dir = scratch_dir(&tag);
     // A copy under its own name, so `taskkill /im` reaches this test's gougi.exe alone (wine 8
     // has no tasklist to find a Windows pid); the shim DLL is beside it.
     let exe_name = format!("gougi-{tag}.exe");
@@ -331,11 +388,18 @@ fn ends(member: Member, ending: Ending, reps: usize) {
         format!("Gougi.Type=optimistic\r\nEngine1.Path={path}\r\n"),
     )
     .unwrap();
-    let marker = format!("linger-{tag}");
+    let marker = win(&dir.join(format!("linger-{tag}")));
     let mut timings = Vec::new();
+    let mut leaks = Vec::new();
+    let _hogs = CpuHogs::start(hogs);
     for rep in 1..=reps {
         let started = Instant::now();
-        let mut g = lane.start(&exe, &["--config", &win(&config)], &dir);
+        // Each rep's log (info: member starts and restarts), quoted when members are left.
+        let log = dir.join(format!("gougi-{rep}.log"));
+        let _ = std::fs::remove_file(&log);
+        let log_win = win(&log);
+        let env = [("GOUGI_LOG", "info"), ("GOUGI_LOG_FILE", log_win.as_str())];
+        let mut g = lane.start_env(&exe, &["--config", &win(&config)], &dir, &env);
         handshake(&mut g);
         g.send("position startpos");
         g.send("go infinite");
@@ -365,9 +429,7 @@ fn ends(member: Member, ending: Ending, reps: usize) {
                 );
             }
             Ending::CtrlC => {
-                let gougi = processes_mentioning(&exe_name);
-                assert_eq!(gougi.len(), 1, "rep {rep}: {gougi:#?}");
-                let pid = gougi[0].split(':').next().unwrap().to_owned();
+                let pid = gougi_pid(&exe);
                 let interrupt = || Command::new("kill").args(["-INT", &pid]).status().unwrap();
                 assert!(interrupt().success(), "rep {rep}: kill -INT {pid}");
                 // Wine turns the signal into a console event on a thread of its own, and once
@@ -394,19 +456,28 @@ fn ends(member: Member, ending: Ending, reps: usize) {
             Ending::CtrlC => members_gone(&marker, Duration::from_secs(10)),
         };
         if !left.is_empty() {
-            // Clean up before failing, so later runs start from nothing.
+            // Cleaned up at once, so the next rep starts from nothing.
             for p in &left {
                 if let Some(pid) = p.split(':').next() {
                     let _ = Command::new("kill").args(["-9", pid]).status();
                 }
             }
-            panic!(
-                "rep {rep}/{reps} ({member:?}, {ending:?}): members left after gougi.exe ended (2 s after a kill, 10 s after Ctrl-C): {left:#?}"
-            );
+            let text = transcript(&log);
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(6)..];
+            eprintln!("rep {rep}/{reps}: members left: {left:#?}; the log ends {tail:#?}");
+            leaks.push((rep, left));
         }
         timings.push(started.elapsed());
     }
-    eprintln!("{member:?}, {ending:?}: {reps} times, no member left; each took {timings:.1?}");
+    assert!(
+        leaks.is_empty(),
+        "{member:?}, {ending:?}, {hogs} CPU hogs: members left after gougi.exe ended (2 s after a kill, 10 s after Ctrl-C) in {} of {reps} reps: {leaks:#?}",
+        leaks.len()
+    );
+    eprintln!(
+        "{member:?}, {ending:?}, {hogs} CPU hogs: {reps} times, no member left; each took {timings:.1?}"
+    );
 }
 
 /// How many hard kills per member kind: `GOUGI_WINDOWS_HARD_KILLS`, default 20 (the issue's
@@ -511,8 +582,8 @@ fn windows_install(tag: &str, encode: fn(&str) -> Vec<u8>) {
     }
 }
 
-/// gougi.exe with two mock members (`scripts`), in a fresh folder; the marker names the folder,
-/// so `processes_mentioning(marker)` finds the members.
+/// gougi.exe with two mock members (`scripts`), in a fresh folder; the marker is the scripts'
+/// path up to their number, so `processes_mentioning(marker)` finds the members.
 fn two_members(lane: &Lane, tag: &str, scripts: [&str; 2]) -> (Gougi, String) {
     let dir = scratch_dir(tag);
     let mut config = String::from("Gougi.Type=optimistic\r\n");
@@ -528,7 +599,28 @@ fn two_members(lane: &Lane, tag: &str, scripts: [&str; 2]) -> (Gougi, String) {
     }
     std::fs::write(dir.join("SimpleGougi.config"), config).unwrap();
     let g = lane.gougi(Some(&win(&dir.join("SimpleGougi.config"))), &dir);
-    (g, format!("{tag}-member"))
+    (g, win(&dir.join(format!("{tag}-member"))))
+}
+
+/// The Linux pid of the one gougi.exe at `exe` (this test process's copy). A process it is
+/// forking (a member, in the moment before the exec) shows the same command line; that one's
+/// parent is gougi.exe.
+fn gougi_pid(exe: &Path) -> String {
+    let found = processes_mentioning(&win(exe));
+    let pids: Vec<&str> = found.iter().filter_map(|p| p.split(':').next()).collect();
+    let parent = |pid: &str| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // `pid (comm) state ppid …`; comm may hold spaces, so split after the last ')'.
+        let rest = stat.rfind(')').map_or("", |k| &stat[k + 1..]);
+        rest.split_whitespace().nth(1).unwrap_or("").to_owned()
+    };
+    let roots: Vec<&str> = pids
+        .iter()
+        .copied()
+        .filter(|&pid| !pids.contains(&parent(pid).as_str()))
+        .collect();
+    assert_eq!(roots.len(), 1, "one {}: {found:#?}", exe.display());
+    roots[0].to_owned()
 }
 
 /// Waits up to `patience` for no process to mention `marker`.
@@ -609,8 +701,101 @@ fn the_gui_closing_stdin_ends_gougi_and_its_members() {
 /// kill-on-close: this test cannot tell the two apart.
 #[test]
 fn ctrl_c_of_gougi_exe_ends_its_members() {
-    ends(Member::IgnoringEof, Ending::CtrlC, 3);
-    ends(Member::Bat, Ending::CtrlC, 3);
+    ends(Member::IgnoringEof, Ending::CtrlC, 0, 3);
+    ends(Member::Bat, Ending::CtrlC, 0, 3);
+}
+
+/// How many Ctrl-Cs per test under load: `GOUGI_WINDOWS_CTRL_C_UNDER_LOAD`, default 5 (about
+/// 0.5 s each; the issue's acceptance figure is 20 or more, run by hand).
+fn ctrl_c_under_load_reps() -> usize {
+    std::env::var("GOUGI_WINDOWS_CTRL_C_UNDER_LOAD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5)
+}
+
+/// Issue 65 item 4, "shutdown is final": Ctrl-C with a `.bat` member mid-search while two
+/// threads keep the cores busy. The console handler kills the member, and gougi's supervisor
+/// used to start it again while gougi.exe was ending; the replacement, created before gougi.exe
+/// died but not yet in the Job Object, outlived it (the issue: 2 of 15 runs under load; here 1
+/// of 80 before, its log ending in "restarting member"; 0 of 185 after). Now nothing starts once
+/// the handler has run, and a member is in the job before it runs at all.
+#[test]
+fn ctrl_c_under_cpu_load_leaves_no_bat_member() {
+    ends(Member::Bat, Ending::CtrlC, 2, ctrl_c_under_load_reps());
+}
+
+/// Issue 65 item 4: Ctrl-C while gougi.exe is still starting its members (four `.bat`s whose
+/// engines linger from their start and read nothing, as one loading a large file might), under
+/// two CPU hogs. A member being created as the console handler ran missed the job's termination
+/// and, put in the job only after it had started, outlived gougi.exe: 14 of the first 21 reps on
+/// the code before (and the 22nd hung); 0 of 140 after.
+#[test]
+fn ctrl_c_while_members_start_leaves_none() {
+    let Some(lane) = lane() else { return };
+    let tag = "ctrlc-start";
+    let dir = scratch_dir(tag);
+    let exe = lane.exe(&format!("gougi-{tag}.exe"));
+    std::fs::copy(lane.exe("gougi.exe"), &exe).unwrap();
+    let script = dir.join(format!("linger-{tag}.txt"));
+    std::fs::write(&script, "start: linger\n").unwrap();
+    let mock = format!("{} {}", win(&lane.exe("mock_engine.exe")), win(&script));
+    let mut config = String::from("Gougi.Type=optimistic\r\n");
+    for k in 1..=4 {
+        let bat = dir.join(format!("linger-{tag}-{k}.bat"));
+        std::fs::write(&bat, format!("@echo off\r\n{mock}\r\n")).unwrap();
+        config += &format!("Engine{k}.Path={}\r\n", win(&bat));
+    }
+    std::fs::write(dir.join("SimpleGougi.config"), config).unwrap();
+    let config = win(&dir.join("SimpleGougi.config"));
+    let marker = win(&dir.join(format!("linger-{tag}")));
+    let reps = ctrl_c_under_load_reps();
+    let hogs = 2;
+    let _hogs = CpuHogs::start(hogs);
+    let mut leaks = Vec::new();
+    for rep in 1..=reps {
+        let log = dir.join(format!("gougi-{rep}.log"));
+        let _ = std::fs::remove_file(&log);
+        let log_win = win(&log);
+        let env = [("GOUGI_LOG", "info"), ("GOUGI_LOG_FILE", log_win.as_str())];
+        let mut g = lane.start_env(&exe, &["--config", &config], &dir, &env);
+        // Ctrl-C as soon as the first member is there: the others are still being started.
+        let deadline = Instant::now() + WINE_PATIENCE;
+        while processes_mentioning(&marker).is_empty() {
+            assert!(Instant::now() < deadline, "rep {rep}: no member started");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let pid = gougi_pid(&exe);
+        let interrupt = || Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(interrupt().success(), "rep {rep}: kill -INT {pid}");
+        if g.wait_exit(CTRL_C_AGAIN_AFTER).is_none() {
+            eprintln!("rep {rep}: gougi.exe still runs {CTRL_C_AGAIN_AFTER:?} after Ctrl-C; again");
+            interrupt();
+        }
+        assert!(
+            g.wait_exit(WINE_PATIENCE).is_some(),
+            "rep {rep}: gougi.exe survived Ctrl-C"
+        );
+        let left = members_gone(&marker, Duration::from_secs(10));
+        if !left.is_empty() {
+            for p in &left {
+                if let Some(pid) = p.split(':').next() {
+                    let _ = Command::new("kill").args(["-9", pid]).status();
+                }
+            }
+            let text = transcript(&log);
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(6)..];
+            eprintln!("rep {rep}/{reps}: members left: {left:#?}; the log ends {tail:#?}");
+            leaks.push((rep, left));
+        }
+    }
+    assert!(
+        leaks.is_empty(),
+        "Ctrl-C as members start, {hogs} CPU hogs: members left in {} of {reps} reps: {leaks:#?}",
+        leaks.len()
+    );
+    eprintln!("Ctrl-C as members start, {hogs} CPU hogs: {reps} times, no member left");
 }
 
 /// gougi.exe on one mock member (`script`), spoken to in raw bytes: what the test writes and

@@ -33,6 +33,18 @@ pub enum MemberError {
         program: PathBuf,
         source: std::io::Error,
     },
+    /// gougi has begun to end (`quit`, end of input, a signal or console event): no member
+    /// starts any more ([`crate::member::process::ending`]).
+    #[error("member {member}: not started: gougi is ending")]
+    Ending { member: u32 },
+    /// The member could not be tied to gougi's life (on Windows: put in gougi's Job Object with
+    /// kill-on-close, then resumed), so it could have outlived gougi: it was ended before it ran.
+    #[error("member {member}: not started: {} would not end with gougi: {source}", .program.display())]
+    Untied {
+        member: u32,
+        program: PathBuf,
+        source: std::io::Error,
+    },
     #[error("member exited ({})", code_text(*.code))]
     Exited { code: Option<i32> },
     #[error("member did not answer `{phase}` in time")]

@@ -11,7 +11,8 @@
 //!   → what to spawn ([`command::EngineCommand`]), resolved against the config's folder, or a
 //!   [`command::CommandError`] that the caller places (the config's file, line and key).
 //! - [`process`]: spawning with `kill_on_drop`, stderr drained into the log (never to stdout);
-//!   process groups and the parent-death signal, so no member outlives gougi.
+//!   process groups and the parent-death signal (Windows: a Job Object a member is in before
+//!   it runs), so no member outlives gougi; nothing starts once gougi is ending.
 //! - [`lines`]: a cancel-safe, length-capped line reader (invalid UTF-8 is replaced, not fatal).
 //! - [`actor`]: the per-member task and its handle.
 //! - [`handshake`]: `usi` → `usiok` and `isready` → `readyok` for many members at once, with

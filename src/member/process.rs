@@ -31,15 +31,28 @@
 //! orderly shutdown (a runtime shutting down), the process is still killed.
 //!
 //! On Windows a Job Object with kill-on-close plays all these parts (`windows_job`): every
-//! member is put in gougi's job right after its spawn, so the kernel kills the members and their
-//! children when gougi ends, even by `TerminateProcess`; the exit paths and console events
-//! (Ctrl-C, Ctrl-Break, closing the console) terminate the job. Members start with
-//! `CREATE_NO_WINDOW`, so none opens a console window when a GUI starts gougi. macOS and
+//! member is created suspended, put in gougi's job and only then resumed, so the kernel kills the
+//! members and their children when gougi ends, even by `TerminateProcess`; the exit paths and
+//! console events (Ctrl-C, Ctrl-Break, closing the console) terminate the job. A member that
+//! cannot be put in the job is not started (an error, like a missing program). Members start
+//! with `CREATE_NO_WINDOW`, so none opens a console window when a GUI starts gougi. macOS and
 //! other Unixes get the process group only: no parent-death signal, no group watcher and so no
 //! registry for the exit paths (only Linux can tell, without reaping, that a member has ended
 //! and its group id may be recycled).
+//!
+//! # Shutdown is final (issue 65)
+//! Once gougi begins to end, no member starts: the exit paths ([`kill_all_groups`]), the signal
+//! handlers and Windows' console handler set a process-wide flag ([`ending`]) before they kill,
+//! and [`spawn`] refuses when it is set ([`MemberError::Ending`]). (The coordinator also stops
+//! restarting members at `quit` and at the end of its input.) The kill would otherwise race the
+//! restart: on Windows the console handler runs on its own thread while gougi's goes on, and a
+//! member it had just killed was started again, outside the job, and outlived gougi. There the
+//! flag is paired with a gate that makes the handler wait for a start in flight (`windows_job`).
+//! On Unix a signal handler cannot wait on a lock; a start that passed the check as the signal
+//! came still gets the parent-death signal (Linux), so it dies with gougi.
 
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
@@ -54,8 +67,23 @@ pub struct Spawned {
     pub stdout: ChildStdout,
 }
 
+/// Set once gougi has begun to end; never cleared. An atomic, so signal handlers may set it.
+static ENDING: AtomicBool = AtomicBool::new(false);
+
+/// Whether gougi has begun to end (see the module doc): [`spawn`] starts nothing any more.
+pub fn ending() -> bool {
+    ENDING.load(Ordering::SeqCst)
+}
+
+/// From now on no member starts. Async-signal-safe (one atomic store).
+fn begin_ending() {
+    ENDING.store(true, Ordering::SeqCst);
+}
+
 /// Starts the member's process. Must run inside a tokio runtime (the stderr task is spawned),
 /// on a thread that lives as long as gougi (see the module doc: the parent-death signal).
+/// Refused once gougi is ending ([`MemberError::Ending`]); on Windows, a member that cannot be
+/// put in gougi's Job Object is killed before it runs ([`MemberError::Untied`]).
 pub fn spawn(spec: &MemberSpec) -> Result<Spawned, MemberError> {
     let mut command = Command::new(&spec.program);
     command
@@ -70,12 +98,31 @@ pub fn spawn(spec: &MemberSpec) -> Result<Spawned, MemberError> {
     guard::prepare(&mut command);
     // Whoever runs members (the proxy, `gougi match`, tests) gets the exit-signal cleanup.
     guard::install_handlers();
-    let mut child = command.spawn().map_err(|source| MemberError::Spawn {
-        member: spec.number,
-        program: spec.program.clone(),
-        source,
-    })?;
-    guard::watch(&child, spec.number);
+    let mut child = {
+        // Held until the member is tied to gougi's life: on Windows the console handler waits
+        // for it before ending the job, so no member is created, untied, as gougi ends.
+        let _gate = guard::gate();
+        if ending() {
+            return Err(MemberError::Ending {
+                member: spec.number,
+            });
+        }
+        let mut child = command.spawn().map_err(|source| MemberError::Spawn {
+            member: spec.number,
+            program: spec.program.clone(),
+            source,
+        })?;
+        if let Err(source) = guard::tie(&child, spec.number) {
+            // It has run nothing (Windows: still suspended); `kill_on_drop` would kill it too.
+            let _ = child.start_kill();
+            return Err(MemberError::Untied {
+                member: spec.number,
+                program: spec.program.clone(),
+                source,
+            });
+        }
+        child
+    };
     let (Some(stdin), Some(stdout), stderr) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -102,15 +149,17 @@ pub fn spawn(spec: &MemberSpec) -> Result<Spawned, MemberError> {
     })
 }
 
-/// SIGKILLs every member's process group that is still registered (members still running,
-/// with whatever they started). For gougi's own exit paths; harmless when there are none.
+/// gougi is ending: no member starts from now on ([`ending`]), and every member's process
+/// group that is still registered is SIGKILLed (members still running, with whatever they
+/// started; on Windows, the whole job). For gougi's own exit paths; async-signal-safe on Unix.
 pub fn kill_all_groups() {
+    begin_ending();
     guard::kill_all();
 }
 
-/// On SIGTERM, SIGINT and SIGHUP: kill every member group, then die of the signal as before
-/// (the default action is restored and the signal raised again). Installed once, by the first
-/// [`spawn`]; later calls do nothing. A no-op off Unix.
+/// On SIGTERM, SIGINT and SIGHUP: as [`kill_all_groups`], then die of the signal as before
+/// (the default action is restored and the signal raised again); on Windows, the same on console
+/// events. Installed once, by the first [`spawn`]; later calls do nothing.
 pub fn install_exit_signal_handlers() {
     guard::install_handlers();
 }
@@ -128,6 +177,13 @@ mod guard {
     /// (`MateEngine.forPV.Count` is capped at 16); a member beyond it still gets its group and
     /// its parent-death signal, only not the exit-path kill.
     static GROUPS: [AtomicI32; 256] = [const { AtomicI32::new(0) }; 256];
+
+    /// No lock here: a signal handler cannot wait on one (see the module doc).
+    pub(super) struct Gate;
+
+    pub(super) fn gate() -> Gate {
+        Gate
+    }
 
     pub(super) fn prepare(command: &mut tokio::process::Command) {
         // pgid 0: the child's own pid — a new group it leads.
@@ -191,7 +247,14 @@ mod guard {
     /// Registers the member's group and starts its watcher, which kills the group once the
     /// leader has exited and unregisters it. Linux only: without the watcher a group would stay
     /// registered after its member ended, and a later exit-path kill could hit a recycled id.
-    pub(super) fn watch(child: &tokio::process::Child, member: u32) {
+    /// Never fails: what it cannot do is logged, since the group and the parent-death signal
+    /// are already in place.
+    pub(super) fn tie(child: &tokio::process::Child, member: u32) -> std::io::Result<()> {
+        watch(child, member);
+        Ok(())
+    }
+
+    fn watch(child: &tokio::process::Child, member: u32) {
         let Some(pid) = child.id() else { return };
         #[cfg(target_os = "linux")]
         {
@@ -261,6 +324,7 @@ mod guard {
     }
 
     extern "C" fn on_exit_signal(sig: libc::c_int) {
+        super::begin_ending();
         kill_all();
         // SAFETY: `signal` and `raise` are async-signal-safe; the signal is blocked while this
         // handler runs, so the raised one is delivered, with the default action, on return.
@@ -280,18 +344,27 @@ mod guard {
 
     use super::super::windows_job;
 
+    use windows_sys::Win32::System::Threading::{CREATE_NO_WINDOW, CREATE_SUSPENDED};
+
     /// `CREATE_NO_WINDOW`: a console member started by gougi without a visible console (a GUI
     /// starts gougi that way) gets none either, instead of a window popping up per member.
+    /// `CREATE_SUSPENDED`: it runs nothing until [`tie`] has put it in the job.
     pub(super) fn prepare(command: &mut tokio::process::Command) {
         command
             .as_std_mut()
-            .creation_flags(windows_sys::Win32::System::Threading::CREATE_NO_WINDOW);
+            .creation_flags(CREATE_NO_WINDOW | CREATE_SUSPENDED);
     }
-    pub(super) fn watch(child: &tokio::process::Child, member: u32) {
-        if let Some(handle) = child.raw_handle() {
-            windows_job::adopt(handle, member);
-        }
+    pub(super) fn gate() -> std::sync::MutexGuard<'static, ()> {
+        windows_job::gate()
     }
+    /// Into the job, then resumed; an error leaves it suspended for the caller to kill.
+    pub(super) fn tie(child: &tokio::process::Child, _member: u32) -> std::io::Result<()> {
+        let (Some(handle), Some(pid)) = (child.raw_handle(), child.id()) else {
+            return Err(std::io::Error::other("no process handle"));
+        };
+        windows_job::tie(handle, pid)
+    }
+    /// Called with `begin_ending` already done, so the gate cannot let another start through.
     pub(super) fn kill_all() {
         windows_job::kill_all();
     }
@@ -302,8 +375,15 @@ mod guard {
 
 #[cfg(not(any(unix, windows)))]
 mod guard {
+    pub(super) struct Gate;
+
     pub(super) fn prepare(_command: &mut tokio::process::Command) {}
-    pub(super) fn watch(_child: &tokio::process::Child, _member: u32) {}
+    pub(super) fn gate() -> Gate {
+        Gate
+    }
+    pub(super) fn tie(_child: &tokio::process::Child, _member: u32) -> std::io::Result<()> {
+        Ok(())
+    }
     pub(super) fn kill_all() {}
     pub(super) fn install_handlers() {}
 }

@@ -18,16 +18,23 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     /// Member `i`'s process is gone (it exited, or gougi killed it): forget what that process
-    /// owed, count the failure and plan the restart, tell the GUI (`happened`, with its own
-    /// punctuation, then what follows: `restarting it in 2 s`), and leave it out of the round.
+    /// owed, count the failure and plan the restart (none once gougi is [ending](Self::ending)),
+    /// tell the GUI (`happened`, with its own punctuation, then what follows: `restarting it in
+    /// 2 s`), and leave it out of the round.
     fn lose_member(&mut self, i: usize, happened: &str) {
+        let ending = self.ending();
         let slot = &mut self.slots[i];
         slot.state = SlotState::Dead;
         slot.requests.clear();
         slot.awaiting_ready = false;
         slot.ready_since = None;
         slot.garbage_at = None;
-        let what = schedule_restart(slot);
+        let what = if ending {
+            slot.restart_at = None;
+            "not restarted: gougi is ending".to_string()
+        } else {
+            schedule_restart(slot)
+        };
         let line = format!("info string [Error] {} {happened} {what}", slot.label());
         self.say(line);
         self.mates.busy.remove(&i);
@@ -182,8 +189,20 @@ impl<W: std::io::Write> Coordinator<W> {
         self.try_answer_ready();
     }
 
-    /// Start every dead member whose back-off has passed.
+    /// gougi has begun to end: the GUI sent `quit` or its input ended, or an exit signal or
+    /// console event came (`process::ending`). No member starts again from here (issue 65): a
+    /// member dies as gougi ends — killed by a console handler, or crashing while the last `go`
+    /// is answered after the input's end — and a replacement would only be killed a moment
+    /// later; on Windows one started as Ctrl-C killed the members outlived gougi.
+    pub(super) fn ending(&self) -> bool {
+        self.quitting || self.input_closed || crate::member::process::ending()
+    }
+
+    /// Start every dead member whose back-off has passed, unless gougi is [ending](Self::ending).
     pub(super) fn restart_dead(&mut self) {
+        if self.ending() {
+            return;
+        }
         let now = Instant::now();
         for i in 0..self.slots.len() {
             let slot = &mut self.slots[i];
@@ -201,6 +220,10 @@ impl<W: std::io::Write> Coordinator<W> {
                 "restarting member"
             );
             if let Err(e) = launch(slot, &self.events_tx, &mut self.launcher) {
+                if let crate::member::MemberError::Ending { .. } = e {
+                    // gougi began to end since the check above (a console event's thread).
+                    continue;
+                }
                 let what = schedule_restart(slot);
                 self.buffer.push(format!(
                     "info string [Error] E{} restart failed: {e}; {what}",

@@ -989,27 +989,51 @@ fn the_release_zip_plays_from_a_japanese_folder() {
     names.sort();
     assert_eq!(
         names,
-        ["LICENSE", "SimpleGougi.config", "gougi.exe", "ja"],
+        [
+            "BENCHMARKS.md",
+            "LICENSE",
+            "README.md",
+            "SimpleGougi.config",
+            "configs",
+            "gougi.exe",
+            "guide",
+            "ja"
+        ],
         "the zip's contents"
     );
     assert!(home.join("ja").join("README.md").is_file());
-    // The guide's links point inside the archive (release.sh drops links into the repository).
-    for page in std::fs::read_dir(home.join("ja")).unwrap() {
-        let page = page.unwrap().path();
-        let text = std::fs::read_to_string(&page).unwrap();
+    // Every page's links point inside the archive: what the guides name is in it, and
+    // release.sh drops the links to what is not (issue 65).
+    let mut pages = Vec::new();
+    for dir in [home.clone(), home.join("ja"), home.join("guide")] {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    assert!(pages.len() >= 20, "{pages:?}");
+    let mut links = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
         for (k, _) in text.match_indices("](") {
             let target: String = text[k + 2..].chars().take_while(|&c| c != ')').collect();
             let file = target.split('#').next().unwrap_or("");
             if file.is_empty() || file.starts_with("http") {
                 continue;
             }
+            links += 1;
             assert!(
-                home.join("ja").join(file).exists(),
+                page.parent().unwrap().join(file).exists(),
                 "{}: link {target} leads outside the archive",
                 page.display()
             );
         }
     }
+    assert!(links > 50, "{links} links");
+    // The example configs the guides name are there.
+    assert!(home.join("configs").join("i19-leader3g.config").is_file());
     // The test fixture that lets wine 8 start the exe; never in the zip.
     std::fs::copy(
         lane.exe("bcryptprimitives.dll"),

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Builds gougi's release archives into dist/ (issue 50):
 #   gougi-<version>-x86_64-pc-windows-gnu.zip      gougi.exe, SimpleGougi.config, LICENSE, ja/ (the
-#                                                   Japanese guide; ja/README.md is the quick start)
+#                                                   Japanese guide; ja/README.md is the quick start),
+#                                                   README.md, BENCHMARKS.md, guide/ (the English
+#                                                   guide), configs/ (the example configs)
 #   gougi-<version>-x86_64-unknown-linux-gnu.tar.gz gougi, the same files
+# What the guides name is in the archive (issue 65); a link to what is not (the journal, the
+# code's map, the tests) keeps its text and loses the link.
 # Each archive unpacks into one folder, gougi-<version>/. Needs the Windows target and Debian's
 # mingw-w64 (`rustup target add x86_64-pc-windows-gnu`, `apt-get install gcc-mingw-w64-x86-64`).
 #
@@ -56,14 +60,39 @@ for target in $targets; do
     cp "$build/$dir_name/gougi" "$dir/"
     strip "$dir/gougi"
   fi
-  cp SimpleGougi.config LICENSE "$dir/"
+  cp SimpleGougi.config LICENSE README.md BENCHMARKS.md "$dir/"
+  mkdir -p "$dir/guide" "$dir/configs"
   cp docs/ja/*.md "$dir/ja/"
-  # Links into the repository (README, BENCHMARKS, the English guide) have nothing to point to in
-  # the archive: they keep their text and lose the link; the config is one folder up there.
-  sed -E -i \
-    -e 's#\[([^]]*)\]\((\.\./\.\./(README|BENCHMARKS)\.md|\.\./guide/[^)]*)\)#\1#g' \
-    -e 's#\]\(\.\./\.\./SimpleGougi\.config\)#](../SimpleGougi.config)#g' \
-    "$dir/ja/"*.md
+  cp docs/guide/*.md docs/*.png "$dir/guide/"
+  cp docs/configs/*.config "$dir/configs/"
+  # The repository's docs/ is the archive's top folder: a guide's `../../X` is `../X` there,
+  # the top pages' `docs/X` is `X`, and the pictures sit beside the English guide.
+  sed -E -i -e 's#\]\(\.\./\.\./#](../#g' -e 's#\]\(\.\./([a-z]+\.png)\)#](\1)#g' \
+    "$dir/ja/"*.md "$dir/guide/"*.md
+  sed -E -i -e 's#\]\(docs/#](#g' "$dir/README.md" "$dir/BENCHMARKS.md"
+  sed -E -i -e 's#`docs/configs/#`configs/#g' "$dir/"*.md "$dir/ja/"*.md "$dir/guide/"*.md
+  # A link to what the archive does not hold keeps its text and loses the link.
+  python3 - "$dir" <<'PY'
+import os, re, sys
+top = sys.argv[1]
+link = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]*)\)")
+for base, _, names in os.walk(top):
+    for name in names:
+        if not name.endswith(".md"):
+            continue
+        path = os.path.join(base, name)
+        text = open(path, encoding="utf-8").read()
+        def keep(m):
+            target = m.group(3).split("#")[0]
+            if not target or re.match(r"[a-z]+:", target):
+                return m.group(0)
+            if os.path.exists(os.path.join(base, target)):
+                return m.group(0)
+            return m.group(2)
+        new = link.sub(keep, text)
+        if new != text:
+            open(path, "w", encoding="utf-8").write(new)
+PY
 done
 
 # Python's zipfile and tarfile: no zip tool to install, and the same archive on every machine.

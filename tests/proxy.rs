@@ -1012,6 +1012,7 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name E2_Threads type spin default 1 min 1 max 8",
             "option name G_Margin type spin default 60 min 0 max 60000",
             "option name G_NetworkDelay type spin default 250 min 0 max 10000",
+            "option name G_MultiPonder type check default false",
             "option name G_InfoRelay type combo default leader var leader var all var none",
             "option name G_Resign type combo default chosen var chosen var all",
             "option name G_EarlyAgreement type spin default 0 min 0 max 100",

@@ -321,6 +321,7 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         self.say(got.best.to_string());
         self.note_answered(round);
+        self.note_predictions(round, got);
         self.after_decision();
     }
 

@@ -24,6 +24,9 @@ impl<W: std::io::Write> Coordinator<W> {
                     .filter(|p| !round.answers.contains_key(p))
                     .collect();
             }
+            // A member `G_MultiPonder` parked after a missed ponder ponders on for the next
+            // `go`, which adopts or stops it.
+            owing.retain(|&i| !self.is_parked(i));
             for i in owing {
                 stop_search(&mut self.slots[i], now);
             }

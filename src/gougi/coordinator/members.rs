@@ -148,11 +148,13 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     /// Stop every member that still owes an answer, so none keeps searching a stale position.
+    /// Members parked by `G_MultiPonder` after a missed ponder keep searching: the next `go`
+    /// adopts or stops them ([`Self::adopt_parked`]); `gameover` stops them first.
     pub(super) fn stop_all_searching(&mut self) {
         let now = Instant::now();
-        for slot in &mut self.slots {
-            if slot.usable() {
-                stop_search(slot, now);
+        for i in 0..self.slots.len() {
+            if self.slots[i].usable() && !self.is_parked(i) {
+                stop_search(&mut self.slots[i], now);
             }
         }
         self.mates

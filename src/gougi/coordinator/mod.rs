@@ -85,6 +85,7 @@ mod intake;
 mod limits;
 mod mates;
 mod members;
+mod multi_ponder;
 mod output;
 mod relay_cap;
 mod requests;
@@ -95,6 +96,7 @@ mod state;
 
 use limits::*;
 use members::*;
+use multi_ponder::MultiPonder;
 use output::*;
 use relay_cap::RelayCap;
 use requests::{LagKind, Request, Requests};
@@ -126,6 +128,8 @@ pub struct Coordinator<W> {
     /// The delay the GUI's clock sees beyond gougi's own time, learned from that clock
     /// (`G_NetworkDelay` until then).
     gui_lag: crate::gougi::gui_lag::GuiLag,
+    /// `G_MultiPonder`: who ponders which reply, the parked ponderers, the game's hit rate.
+    mponder: MultiPonder,
     next_round: u64,
     usi_pending: bool,
     ready_pending: Option<Instant>,
@@ -251,6 +255,7 @@ impl<W: std::io::Write> Coordinator<W> {
             round: None,
             ponder_stopped: None,
             gui_lag: Default::default(),
+            mponder: MultiPonder::default(),
             next_round: 1,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
             sitting_out_told: false,
@@ -453,6 +458,7 @@ impl<W: std::io::Write> Coordinator<W> {
             GuiCommand::UsiNewGame => {
                 self.ponder_stopped = None;
                 self.gui_lag.new_game();
+                self.mponder.new_game();
                 self.in_game = true;
                 self.per_game = Memory::default();
                 self.mates = MateState::default();

@@ -17,6 +17,11 @@ impl<W: std::io::Write> Coordinator<W> {
         // for members (one hung member would otherwise eat a second of the next move's time).
         let missed = round.kind == RoundKind::Ponder;
         round.missed_ponder = missed;
+        if missed {
+            // `G_MultiPonder`: the members on other replies keep pondering for the next `go`.
+            self.park_on_miss();
+        }
+        let Some(round) = &mut self.round else { return };
         if let Some(solve) = &round.builtin_mate {
             // Its answer (the best line found so far, or timeout) follows within milliseconds.
             solve.stop();
@@ -62,8 +67,14 @@ impl<W: std::io::Write> Coordinator<W> {
         };
         let later = std::mem::take(&mut round.ponder_later);
         let (id, command) = (round.id, round.game.command.to_string());
-        for &i in &round.participants.clone() {
+        let participants = round.participants.clone();
+        // `G_MultiPonder`: the members that pondered another reply start this position now.
+        let reaimed = self.reaim_on_ponderhit(&member_limits, margin);
+        for &i in &participants {
             let slot = &mut self.slots[i];
+            if reaimed.contains(&i) {
+                continue;
+            }
             if later.contains(&i) {
                 // `Engine<N>.Ponder=false`: its search starts now, as a plain `go`.
                 let limits = told(slot, &member_limits, black);
@@ -243,8 +254,20 @@ impl<W: std::io::Write> Coordinator<W> {
         } else if round.participants.is_empty() {
             self.say("info string [Error] no member is available; gougi answers by itself");
         }
+        // `G_MultiPonder`: a `go ponder` spreads its members over the predicted replies; the
+        // `go` after a missed ponder lets a member that pondered this reply go on.
+        let assigned = self.assign_replies(&round);
+        let mut started = self.start_multi_ponder(&mut round, assigned, &request, margin);
+        if kind == RoundKind::Play {
+            started.extend(self.adopt_parked(&mut round, &request));
+        } else {
+            self.stop_parked();
+        }
         let command_line = round.game.command.to_string(); // once, however many members
         for &i in &round.participants {
+            if started.contains(&i) {
+                continue;
+            }
             let slot = &mut self.slots[i];
             if kind == RoundKind::Ponder && !slot.spec.ponder {
                 // A member that cannot ponder (Debian's gpsusi aborts on `go ponder`) waits

@@ -267,6 +267,7 @@ impl<W: std::io::Write> Coordinator<W> {
         if let Some(round) = self.round.take() {
             debug!(round = round.id, "round cancelled by gameover");
         }
+        self.stop_parked();
         self.stop_all_searching();
         self.broadcast(&GuiCommand::GameOver(result));
         self.in_game = false;

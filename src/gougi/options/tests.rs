@@ -100,7 +100,7 @@ fn declarations_match_the_reference() {
             "option name G_MateInfoInterval type spin default 100 min 1 max 100000",
             "option name G_MateNodesPct type spin default 100 min 1 max 100000",
             "option name G_Margin type spin default 60 min 0 max 60000",
-            "option name G_NetworkDelay type spin default 250 min 0 max 10000",
+            "option name G_NetworkDelay type spin default 300 min 0 max 10000",
             "option name G_MultiPonder type check default false",
             "option name G_InfoRelay type combo default leader var leader var all var none",
             "option name G_Resign type combo default chosen var chosen var all",

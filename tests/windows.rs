@@ -10,7 +10,8 @@
 //! Debian 12's wine 8 lacks, so without it wine refuses the exe before `main`.
 //!
 //! Without wine, mingw or the Rust target the tests skip with a message, unless
-//! `GOUGI_REQUIRE_WINE` is set (as `.ci/run` does), where that is a failure.
+//! `GOUGI_REQUIRE_WINE` is set (as `.ci/run` does), where that is a failure
+//! (`tests/common/tools.rs`).
 
 mod common;
 
@@ -19,6 +20,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::tools::{have, runs, Tool};
 use common::{scratch_dir, scratch_path, test_root, Gougi};
 use gougi::shogi::Position;
 
@@ -43,16 +45,6 @@ fn lane() -> Option<&'static Lane> {
     LANE.get_or_init(set_up).as_ref()
 }
 
-/// Whether `program --version` runs.
-fn runs(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// Whether the Rust standard library for `TARGET` is installed (`rustup target add`).
 fn target_installed() -> bool {
     let out = Command::new("rustc")
@@ -67,7 +59,7 @@ fn target_installed() -> bool {
 }
 
 fn set_up() -> Option<Lane> {
-    let missing: Vec<&str> = [
+    let missing: Vec<String> = [
         // The lane finds wine's processes in /proc.
         (!cfg!(target_os = "linux")).then_some("Linux (the lane reads /proc)"),
         (!runs("wine")).then_some("wine (apt-get install wine)"),
@@ -79,14 +71,9 @@ fn set_up() -> Option<Lane> {
     ]
     .into_iter()
     .flatten()
+    .map(str::to_owned)
     .collect();
-    if !missing.is_empty() {
-        assert!(
-            std::env::var_os("GOUGI_REQUIRE_WINE").is_none(),
-            "GOUGI_REQUIRE_WINE is set but the Windows lane lacks: {}",
-            missing.join(", ")
-        );
-        eprintln!("skipping the Windows lane: missing {}", missing.join(", "));
+    if !have(Tool::Wine, &missing) {
         return None;
     }
     let started = Instant::now();

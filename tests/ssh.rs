@@ -5,7 +5,8 @@
 //! Each test starts its own `sshd` on 127.0.0.1 (a free port, key authentication only, a host
 //! key and an authorized key made in a scratch folder), so nothing outside the test is touched.
 //! Without `/usr/sbin/sshd` the tests skip with a message, unless `GOUGI_REQUIRE_SSH` is set (as
-//! `.ci/run` does after installing openssh-server), where a missing sshd is a failure.
+//! `.ci/run` does after installing openssh-server), where a missing sshd is a failure
+//! (`tests/common/tools.rs`).
 
 mod common;
 
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::tools::{have, missing_unless, Tool};
 use common::{mock_engine_path, scratch_dir, Gougi};
 
 const SSHD: &str = "/usr/sbin/sshd";
@@ -28,13 +30,13 @@ struct Sshd {
 impl Sshd {
     /// `None` (skip) when sshd or ssh is not installed and the environment does not require it.
     fn start(dir: &Path) -> Option<Sshd> {
-        let have = Path::new(SSHD).exists() && which("ssh") && which("ssh-keygen");
-        if !have {
-            assert!(
-                std::env::var_os("GOUGI_REQUIRE_SSH").is_none(),
-                "GOUGI_REQUIRE_SSH is set but sshd/ssh is missing (apt-get install openssh-server)"
-            );
-            eprintln!("skipping: sshd not installed (apt-get install openssh-server)");
+        let missing: Vec<String> = [
+            missing_unless(Path::new(SSHD).exists(), SSHD),
+            missing_unless(which("ssh"), "ssh"),
+            missing_unless(which("ssh-keygen"), "ssh-keygen"),
+        ]
+        .concat();
+        if !have(Tool::Ssh, &missing) {
             return None;
         }
         for name in ["hostkey", "userkey"] {

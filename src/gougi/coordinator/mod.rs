@@ -91,6 +91,7 @@ mod relay_cap;
 mod requests;
 mod rounds;
 mod session;
+mod settle;
 mod solo;
 mod state;
 

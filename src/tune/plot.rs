@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::spsa::Param;
-use super::TraceRow;
+use super::trace::TraceRow;
 
 /// The chart for `rows` (row 0: the start values).
 pub fn svg(params: &[Param], rows: &[TraceRow]) -> String {

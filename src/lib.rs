@@ -21,6 +21,7 @@
 //! - [`tune`]: `gougi tune` — SPSA over engine options and config numbers, games through the arena.
 //! - [`monitor`]: live pages beside the GUI (`G_Monitor`, `gougi match`/`tune --serve`): a small
 //!   HTTP/1.1 server on a thread of its own, its event stream and the self-contained pages.
+//! - [`plot`]: line charts as SVG (the match's Elo, the tuner's trace, the trainer's losses).
 //! - [`hugemem`]: big zero-filled tables on transparent huge pages (the search's and the mate
 //!   solver's hash tables).
 //! - [`book`]: opening books (YaneuraOu's `.db` text format): read, write, choose, make from CSA.
@@ -33,20 +34,20 @@
 //!
 //! ```text
 //! layers: cli > tune > arena > gougi, learn > search > mate, eval > book > config > member
-//!     > usi, shogi, monitor, hugemem
+//!     > usi, shogi, monitor, hugemem, plot
 //!
 //! gougi ──> member, mate, book, monitor, usi, shogi, config
-//! arena ──> gougi, member, monitor, usi, shogi, config
-//! tune ──> arena, monitor, shogi, config
+//! arena ──> gougi, member, monitor, usi, shogi, config, plot
+//! tune ──> arena, monitor, shogi, config, plot
 //! member ──> usi, shogi     (shogi: the in-process scripted members for tests)
 //! mate ──> shogi, usi, hugemem
 //! search ──> eval, book, shogi, usi, hugemem
-//! learn ──> search, eval, book, shogi
+//! learn ──> search, eval, book, shogi, plot
 //! eval ──> book, shogi     (book: the seeded generator of random test nets)
 //! book ──> shogi, config
 //! cli ──> arena, tune, learn, search, eval, mate, monitor, shogi, config
 //! config ──> member        (`*.Path` command lines, member specs)
-//! monitor, usi, shogi, hugemem: leaves
+//! monitor, usi, shogi, hugemem, plot: leaves
 //! ```
 
 pub mod arena;
@@ -60,6 +61,7 @@ pub mod learn;
 pub mod mate;
 pub mod member;
 pub mod monitor;
+pub mod plot;
 pub mod search;
 pub mod shogi;
 pub mod tune;

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::plot::{Axis, Chart, Series, PALETTE};
+
 /// The losses of a net over a sample set.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Losses {
@@ -63,100 +65,60 @@ pub(super) fn loss_tsv(epochs: &[Epoch]) -> String {
     s
 }
 
-/// A line of the plot: its name, colour and (epoch, loss) points.
-pub(super) type Series<'a> = (&'a str, &'a str, Vec<(usize, f64)>);
-
-/// The losses by epoch as an SVG line chart (training and held out), written by hand: a plot
-/// library would be the tree's heaviest dependency for one picture.
+/// The losses by epoch as a line chart (training and held out), drawn by [`crate::plot`]; the
+/// loss axis spans the losses seen, not 0, so that the curves' shape shows.
 pub(super) fn loss_svg(epochs: &[Epoch], title: &str) -> String {
-    let (w, h, left, right, top, bottom) = (640.0, 400.0, 70.0, 20.0, 40.0, 50.0);
-    let series: [Series; 2] = [
-        (
-            "training",
-            "#1f77b4",
-            epochs.iter().map(|e| (e.epoch, e.train)).collect(),
-        ),
-        (
-            "held out",
-            "#d62728",
-            epochs
-                .iter()
-                .filter_map(|e| e.valid.map(|v| (e.epoch, v.mixed)))
-                .collect(),
-        ),
-    ];
-    let all = series.iter().flat_map(|s| s.2.iter().map(|p| p.1));
+    let train: Vec<(f64, f64)> = epochs.iter().map(|e| (e.epoch as f64, e.train)).collect();
+    let held: Vec<(f64, f64)> = epochs
+        .iter()
+        .filter_map(|e| e.valid.map(|v| (e.epoch as f64, v.mixed)))
+        .collect();
+    let all = train.iter().chain(&held).map(|p| p.1);
     let (mut lo, mut hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
         (a.min(v), b.max(v))
     });
+    if !(lo.is_finite() && hi.is_finite()) {
+        (lo, hi) = (0.0, 1.0);
+    }
     if hi - lo < 1e-6 {
         (lo, hi) = (lo - 0.01, hi + 0.01);
     }
     let pad = (hi - lo) * 0.05;
     let (lo, hi) = (lo - pad, hi + pad);
-    let last = epochs.last().map_or(1, |e| e.epoch).max(1) as f64;
-    let x = |e: usize| left + (w - left - right) * e as f64 / last;
-    let y = |v: f64| top + (h - top - bottom) * (hi - v) / (hi - lo);
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
-         font-family=\"sans-serif\" font-size=\"12\">\n\
-         <rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n\
-         <text x=\"{}\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">{title}: loss by epoch</text>\n\
-         <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n\
-         <line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{}\" stroke=\"black\"/>\n",
-        w / 2.0,
-        h - bottom,
-        w - right,
-        h - bottom,
-        h - bottom
-    );
-    for i in 0..=4 {
-        let v = lo + (hi - lo) * f64::from(i) / 4.0;
-        s += &format!(
-            "<line x1=\"{}\" y1=\"{yy:.1}\" x2=\"{}\" y2=\"{yy:.1}\" stroke=\"#ddd\"/>\
-             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.4}</text>\n",
-            left,
-            w - right,
-            left - 6.0,
-            y(v) + 4.0,
-            yy = y(v)
-        );
-    }
+    let y_ticks = (0..=4)
+        .map(|i| {
+            let v = lo + (hi - lo) * f64::from(i) / 4.0;
+            (v, format!("{v:.4}"))
+        })
+        .collect();
+    let last = epochs.last().map_or(1, |e| e.epoch).max(1);
     let tick = (epochs.len() / 10).max(1);
-    for e in epochs.iter().step_by(tick) {
-        s += &format!(
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-            x(e.epoch),
-            h - bottom + 18.0,
-            e.epoch
-        );
-    }
-    s += &format!(
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">epoch</text>\n",
-        (left + w - right) / 2.0,
-        h - 10.0
+    let x_ticks = epochs
+        .iter()
+        .step_by(tick)
+        .map(|e| (e.epoch as f64, e.epoch.to_string()))
+        .collect();
+    let mut chart = Chart::new(
+        format!("{title}: loss by epoch"),
+        640.0,
+        310.0,
+        Axis::with_ticks(0.0, last as f64, x_ticks),
+        Axis::with_ticks(lo, hi, y_ticks),
     );
-    for (n, (name, colour, points)) in series.iter().enumerate() {
-        if points.is_empty() {
-            continue;
+    chart.left = 70.0;
+    chart.x_name = "epoch".into();
+    for (legend, colour, points) in [
+        ("training", PALETTE[0], train),
+        ("held out", PALETTE[1], held),
+    ] {
+        if !points.is_empty() {
+            chart.series.push(Series {
+                legend: legend.into(),
+                colour,
+                points,
+                band: Vec::new(),
+            });
         }
-        let path: Vec<String> = points
-            .iter()
-            .map(|&(e, v)| format!("{:.1},{:.1}", x(e), y(v)))
-            .collect();
-        s += &format!(
-            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n",
-            path.join(" ")
-        );
-        let ly = top + 8.0 + 18.0 * n as f64;
-        s += &format!(
-            "<line x1=\"{}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{colour}\" stroke-width=\"2\"/>\
-             <text x=\"{}\" y=\"{}\">{name}</text>\n",
-            w - right - 120.0,
-            w - right - 95.0,
-            w - right - 90.0,
-            ly + 4.0
-        );
     }
-    s + "</svg>\n"
+    chart.svg()
 }

@@ -1,7 +1,23 @@
 //! Rounds: planning a `go` (who searches what, with which clock), `stop`, `ponderhit`, the
 //! timers and when a round is ready to decide.
 
-use super::*;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::warn;
+
+use crate::gougi::policy::{change_player, Behaviour, Shape};
+use crate::gougi::{deadline, policy};
+use crate::member::Role;
+use crate::usi::{Checkmate, GoLimits, GuiCommand, MateLimit};
+
+use super::limits::{bank, own_margin, scale_limits, timing, told};
+use super::members::{send, start_search};
+use super::state::{
+    Round, RoundKind, SlotState, BUILTIN_MATE, GARBAGE_GRACE, KEEPALIVE, READY_LIMIT, STOP_GRACE,
+    USI_WAIT,
+};
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn on_stop(&mut self) {

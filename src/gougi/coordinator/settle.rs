@@ -1,7 +1,16 @@
 //! When a round may end before its clock: time banking (`G_TimeBank`) searches a split round
 //! again, and an all-members round settles as soon as waiting cannot change the answer.
 
-use super::*;
+use tokio::time::Instant;
+use tracing::debug;
+
+use crate::gougi::policy::{Behaviour, Settle, Shape};
+use crate::usi::BestMove;
+
+use super::limits::{after_spending, timing, told};
+use super::members::start_search;
+use super::state::RoundKind;
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     /// Time banking (`G_TimeBank`): every member answered a banked round and they do not all

@@ -73,8 +73,8 @@ use crate::member::lines::LineReader;
 pub use crate::member::Launcher;
 use crate::member::{MemberEvent, MemberHandle, MemberSpec, NodesRule, Role};
 use crate::usi::{
-    BestMove, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
-    InfoText, MateLimit, OptionDecl, PositionCommand, Score, SetOption, Strictness, UsiMove,
+    BestMove, Bound, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
+    InfoText, Mate, MateLimit, OptionDecl, PositionCommand, Score, SetOption, Strictness, UsiMove,
     MATE_LIKE_CP,
 };
 
@@ -91,6 +91,7 @@ mod requests;
 mod rounds;
 mod session;
 mod solo;
+mod split;
 mod state;
 
 use limits::*;

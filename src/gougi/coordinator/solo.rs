@@ -83,7 +83,7 @@ impl<W: std::io::Write> Coordinator<W> {
 
 /// The value member `slot` has outside solo rounds: its last setting of `name`, else the
 /// declared default (which `Engine<N>.Option.<Name>` has replaced, when set).
-fn usual(slot: &Slot, name: &str) -> Option<SetOption> {
+pub(super) fn usual(slot: &Slot, name: &str) -> Option<SetOption> {
     if let Some(o) = slot.settings.iter().rev().find(|o| o.name == name) {
         return Some(o.clone());
     }

@@ -346,6 +346,8 @@ pub(super) struct Round {
     /// `G_TimeBank`, all-members types: the members disagreed and were asked again with the
     /// whole clock.
     pub(super) extended: bool,
+    /// `split`: the prediction, the tree and its leaves' searches (`split.rs`).
+    pub(super) split: Option<super::split::SplitState>,
 }
 
 impl Round {
@@ -386,6 +388,7 @@ impl Round {
             ponder_later: Vec::new(),
             banked: false,
             extended: false,
+            split: None,
         }
     }
 

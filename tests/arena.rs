@@ -525,9 +525,8 @@ fn an_engine_that_cannot_start_stops_the_match_with_its_name() {
 
 #[test]
 fn builtin_search_plays_fairy_stockfish() {
-    let fsf = "/usr/games/fairy-stockfish";
-    if !Path::new(fsf).exists() {
-        eprintln!("skipped: {fsf} is not installed (CI installs it)");
+    let fsf = common::tools::FAIRY;
+    if !common::tools::have_engines(&[fsf]) {
         return;
     }
     let (out, stdout) = play(
@@ -1016,11 +1015,7 @@ fn the_progress_line_shows_every_pairing() {
 
 #[test]
 fn cshogi_reads_the_kif_records() {
-    let probe = Command::new("python3")
-        .args(["-c", "import cshogi"])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: cshogi is not installed (pip install cshogi)");
+    if !common::tools::have_cshogi() {
         return;
     }
     // Game 1: A (Black) 7g7f, 3c3d, 8h2b+ (a promotion), 3a2b (同), then A resigns. Game 2:

@@ -263,8 +263,8 @@ async fn a_member_that_never_answers_gets_a_legal_move_within_byoyomi() {
     gui.quit().await;
 }
 
-/// Issue 19 and 65: the defaults keep `G_NetworkDelay` (250 ms, what a CSA server's path
-/// takes) off the GUI's clock, then `G_Margin` (60 ms, measured on the pipe) off the members':
+/// Issue 19 and 65: the defaults keep `G_NetworkDelay` (300 ms, what a CSA server's path
+/// takes, here capped at a quarter of the 1 s clock: 250 ms) off the GUI's clock, then `G_Margin` (60 ms, measured on the pipe) off the members':
 /// at byoyomi 1000 members are told 690 ms and stopped then, and gougi decides 30 ms later
 /// without one that does not answer, 280 ms before the GUI's flag — the exact clock and the
 /// exact moment.
@@ -318,11 +318,11 @@ async fn a_local_guis_clock_teaches_its_own_small_delay() {
         // The GUI charges gougi's time and 2 ms of its own.
         main -= took.as_millis() as u64 + 2;
     }
-    // Moves 1–4: G_NetworkDelay 250 and G_Margin 60 off main time; from move 5 the learned 4 ms.
-    assert_eq!(told[0], "go btime 59690 wtime 60000 byoyomi 1000");
-    assert_eq!(told[3], "go btime 58184 wtime 60000 byoyomi 1000");
+    // Moves 1–4: G_NetworkDelay 300 and G_Margin 60 off main time; from move 5 the learned 4 ms.
+    assert_eq!(told[0], "go btime 59640 wtime 60000 byoyomi 1000");
+    assert_eq!(told[3], "go btime 58134 wtime 60000 byoyomi 1000");
     assert_eq!(told[4], "go btime 57928 wtime 60000 byoyomi 1000");
-    assert_eq!(said, ["info string [Info] the GUI's clock charges ~2 ms a move beyond gougi's own time: network delay 4 ms (G_NetworkDelay 250 until learned)"]);
+    assert_eq!(said, ["info string [Info] the GUI's clock charges ~2 ms a move beyond gougi's own time: network delay 4 ms (G_NetworkDelay 300 until learned)"]);
     gui.quit().await;
 }
 
@@ -1140,5 +1140,237 @@ async fn a_member_slow_to_stop_on_main_time_is_stopped_earlier_and_its_answer_us
     }
     assert_eq!(used, [false, true, true, true, true, true]);
     assert_eq!(faults(&gui.all_output()), Vec::<String>::new());
+    gui.quit().await;
+}
+
+/// `optimistic` over `n` members with `G_MultiPonder` on: each answers the first legal move
+/// after 200 ms, member k (from 1) predicting the (k − 1)-th legal reply.
+async fn multi_ponderers(n: usize) -> Gui {
+    let scripts = (0..n)
+        .map(|k| {
+            Script::always(Go::Answer(200 * MS))
+                .named(&format!("m{}", k + 1))
+                .predicting(k)
+        })
+        .collect();
+    start(
+        "optimistic",
+        scripts,
+        &["setoption name G_MultiPonder value true"],
+    )
+    .await
+}
+
+/// `position` (a `position …` line) with `mv` played.
+fn with_move(position: &str, mv: &str) -> String {
+    if position.contains(" moves ") {
+        format!("{position} {mv}")
+    } else {
+        format!("{position} moves {mv}")
+    }
+}
+
+/// The `n`-th legal move in `position` (a `position …` line).
+fn nth_legal(position: &str, n: usize) -> String {
+    let board = Position::from_usi_position(position).unwrap();
+    let moves = board.legal_moves();
+    moves[n % moves.len()].to_string()
+}
+
+/// The `position` and `go` lines member `member` received after the first `from` lines.
+fn searches_of(gui: &Gui, member: u32, from: usize) -> Vec<String> {
+    gui.members.received(member)[from..]
+        .iter()
+        .map(|r| r.1.clone())
+        .filter(|l| {
+            l.starts_with("position")
+                || l.starts_with("go")
+                || l == "stop"
+                || l.starts_with("ponderhit")
+        })
+        .collect()
+}
+
+/// Issue 66 item 2, `G_MultiPonder`: three members play the same move and predict three
+/// different replies. The GUI ponders the first; E2 and E3 ponder the others. On `ponderhit`
+/// E1 goes on and E2, E3 are re-aimed at the real position. On a GUI-side miss to E3's reply
+/// (`stop`, then `go`), E3 goes on from its search (`ponderhit`, no new `position`) while E1
+/// and E2 start the real position; a reply nobody pondered starts everyone. The GUI hears who
+/// pondered each reply and the game's hit rate.
+#[tokio::test(start_paused = true)]
+async fn multi_ponder_spreads_members_over_the_predicted_replies() {
+    let mut gui = multi_ponderers(3).await;
+    const BYO: &str = "btime 0 wtime 0 byoyomi 1000";
+    let mut seen = [0usize; 3];
+    let mark = |gui: &Gui, seen: &mut [usize; 3]| {
+        for (m, seen) in seen.iter_mut().enumerate() {
+            *seen = gui.members.received(m as u32 + 1).len();
+        }
+    };
+    // Move 1: decided; then the GUI ponders the reply E1 predicted, and the opponent plays it.
+    let ours = gui.position();
+    let (_, lines) = gui.play(BYO, 2000 * MS).await;
+    gui.moves.pop(); // `play` added a reply of its own
+    let played = gui.moves.last().unwrap().clone();
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!(
+            "bestmove {played} ponder {}",
+            nth_legal(&with_move(&ours, &played), 0)
+        )
+    );
+    let before = gui.position();
+    let replies: Vec<String> = (0..3).map(|k| nth_legal(&before, k)).collect();
+    mark(&gui, &mut seen);
+    gui.moves.push(replies[0].clone());
+    let pondered = gui.position();
+    gui.send(&pondered).await;
+    gui.send(&format!("go ponder {BYO}")).await;
+    sleep(300 * MS).await;
+    for m in 0..3 {
+        let lines = searches_of(&gui, m as u32 + 1, seen[m]);
+        assert_eq!(
+            lines,
+            [
+                with_move(&before, &replies[m]),
+                "go ponder btime 0 wtime 0 byoyomi 940".to_string()
+            ],
+            "E{}",
+            m + 1
+        );
+    }
+    mark(&gui, &mut seen);
+    gui.send("ponderhit").await;
+    let (_, lines) = gui.until("bestmove", 2000 * MS).await;
+    legal_bestmove(&pondered, lines.last().unwrap());
+    assert!(
+        lines.contains(&format!(
+            "info string [ponder] {}: pondered by E1; hits 1 of 1 this game",
+            replies[0]
+        )),
+        "{lines:#?}"
+    );
+    assert_eq!(searches_of(&gui, 1, seen[0]), ["ponderhit"]);
+    for (m, &from) in seen.iter().enumerate().skip(1) {
+        assert_eq!(
+            searches_of(&gui, m as u32 + 1, from)[..3],
+            [
+                "stop".to_string(),
+                pondered.clone(),
+                "go btime 0 wtime 0 byoyomi 940".to_string()
+            ],
+            "E{}",
+            m + 1
+        );
+    }
+    // Move 2 was played; the GUI ponders E1's reply again, but the opponent plays E3's.
+    let mv = lines
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    gui.moves.push(mv);
+    sleep(10 * MS).await;
+    let before = gui.position();
+    let replies: Vec<String> = (0..3).map(|k| nth_legal(&before, k)).collect();
+    gui.send(&with_move(&before, &replies[0])).await;
+    gui.send(&format!("go ponder {BYO}")).await;
+    sleep(300 * MS).await;
+    mark(&gui, &mut seen);
+    gui.send("stop").await;
+    gui.until("bestmove", 100 * MS).await;
+    gui.moves.push(replies[2].clone());
+    let actual = gui.position();
+    gui.send(&actual).await;
+    gui.send(&format!("go {BYO}")).await;
+    let (_, lines) = gui.until("bestmove", 2000 * MS).await;
+    legal_bestmove(&actual, lines.last().unwrap());
+    assert!(
+        lines.contains(&format!(
+            "info string [ponder] {}: pondered by E3; hits 2 of 2 this game",
+            replies[2]
+        )),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        searches_of(&gui, 3, seen[2])[0],
+        "ponderhit btime 0 wtime 0 byoyomi 940"
+    );
+    for (m, &from) in seen.iter().enumerate().take(2) {
+        let lines = searches_of(&gui, m as u32 + 1, from);
+        assert_eq!(lines[0], "stop", "E{}: {lines:#?}", m + 1);
+        assert!(lines.contains(&actual), "E{}: {lines:#?}", m + 1);
+    }
+    assert_eq!(faults(&gui.all_output()), Vec::<String>::new());
+    gui.quit().await;
+}
+
+/// `G_MultiPonder`: a reply no member pondered starts every member on it (the GUI hears so),
+/// and a `gameover` after a missed ponder stops the parked members too.
+#[tokio::test(start_paused = true)]
+async fn multi_ponder_misses_and_gameover_leave_no_member_pondering() {
+    let mut gui = multi_ponderers(2).await;
+    const BYO: &str = "btime 0 wtime 0 byoyomi 1000";
+    gui.play(BYO, 2000 * MS).await;
+    gui.moves.pop();
+    let before = gui.position();
+    let replies: Vec<String> = (0..3).map(|k| nth_legal(&before, k)).collect();
+    // The GUI ponders E1's reply; the opponent plays the third legal move, which nobody had.
+    gui.send(&with_move(&before, &replies[0])).await;
+    gui.send(&format!("go ponder {BYO}")).await;
+    sleep(300 * MS).await;
+    gui.send("stop").await;
+    gui.until("bestmove", 100 * MS).await;
+    gui.moves.push(replies[2].clone());
+    let actual = gui.position();
+    let from: Vec<usize> = (1..=2).map(|m| gui.members.received(m).len()).collect();
+    gui.send(&actual).await;
+    gui.send(&format!("go {BYO}")).await;
+    let (_, lines) = gui.until("bestmove", 2000 * MS).await;
+    legal_bestmove(&actual, lines.last().unwrap());
+    assert!(
+        lines.contains(&format!(
+            "info string [ponder] {}: pondered by nobody; hits 0 of 1 this game",
+            replies[2]
+        )),
+        "{lines:#?}"
+    );
+    for m in 1..=2u32 {
+        let s = searches_of(&gui, m, from[m as usize - 1]);
+        assert!(
+            s.contains(&actual) && !s.iter().any(|l| l.starts_with("ponderhit")),
+            "E{m}: {s:#?}"
+        );
+    }
+    // Another ponder missed, then the game ends: nobody is left searching.
+    let mv = lines
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    gui.moves.push(mv);
+    let before = gui.position();
+    gui.send(&with_move(&before, &nth_legal(&before, 0))).await;
+    gui.send(&format!("go ponder {BYO}")).await;
+    sleep(300 * MS).await;
+    gui.send("stop").await;
+    gui.until("bestmove", 100 * MS).await;
+    gui.send("gameover win").await;
+    sleep(100 * MS).await;
+    for m in 1..=2u32 {
+        let received = gui.members.received(m);
+        let last_go = received
+            .iter()
+            .rposition(|r| r.1.starts_with("go"))
+            .unwrap();
+        assert!(
+            received[last_go..].iter().any(|r| r.1 == "stop"),
+            "E{m} was left pondering: {received:#?}"
+        );
+    }
     gui.quit().await;
 }

@@ -1,27 +1,19 @@
 //! End to end with real engines from Debian as members (`.ci/run` installs them):
 //! gougi plays full games against Fairy-Stockfish at byoyomi 200 ms, and every move it makes
-//! must be legal and in time. Skipped, with a message, where the engines are not installed.
+//! must be legal and in time. Without the engines the test skips with a message, unless
+//! `GOUGI_REQUIRE_ENGINES` is set (`tests/common/tools.rs`).
 
 mod common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use common::tools::{have_engines, FAIRY, GPS};
 use common::{scratch_dir, Gougi};
 use gougi::shogi::{Color, Position};
 
-const FAIRY: &str = "/usr/games/fairy-stockfish";
-const GPS: &str = "/usr/games/gpsusi";
 const BYOYOMI: u64 = 200;
 const MAX_PLIES: usize = 80;
-
-fn have(paths: &[&str]) -> bool {
-    let missing: Vec<&&str> = paths.iter().filter(|p| !Path::new(p).exists()).collect();
-    if !missing.is_empty() {
-        eprintln!("skipping: {missing:?} not installed (apt-get install fairy-stockfish gpsshogi)");
-    }
-    missing.is_empty()
-}
 
 fn ready(e: &mut Gougi) {
     e.send("usi");
@@ -88,7 +80,7 @@ fn game(gougi: &mut Gougi, opponent: &mut Gougi, gougi_black: bool) -> usize {
 
 #[test]
 fn gougi_with_fairy_stockfish_gpsshogi_and_builtin_search_plays_legal_timely_games() {
-    if !have(&[FAIRY, GPS]) {
+    if !have_engines(&[FAIRY, GPS]) {
         return;
     }
     let dir = scratch_dir("e2e");

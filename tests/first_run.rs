@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::tools::{have_engines, FAIRY};
 use common::{scratch_dir, Gougi};
 use gougi::shogi::{Color, Position};
 
-const FAIRY: &str = "/usr/games/fairy-stockfish";
 const BUILT_IN_LINE: &str = "info string no SimpleGougi.config found; using the built-in \
                              default (3 × builtin:search + builtin:mate); gougi init writes one to edit";
 
@@ -91,8 +91,7 @@ fn alone_in_an_empty_folder_gougi_plays_the_built_in_consultation() {
 
 #[test]
 fn alone_in_an_empty_folder_gougi_plays_a_game_against_fairy_stockfish() {
-    if !Path::new(FAIRY).exists() {
-        eprintln!("skipping: {FAIRY} not installed (apt-get install fairy-stockfish)");
+    if !have_engines(&[FAIRY]) {
         return;
     }
     let (dir, exe) = lone_gougi("lone-game");

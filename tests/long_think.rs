@@ -20,8 +20,7 @@
 //!
 //! The real engines come from Debian (`apt-get install fairy-stockfish gpsshogi`, as `.ci/run`
 //! does); without them the tests that need them skip with a message, unless
-//! `GOUGI_REQUIRE_ENGINES` is set (then a missing engine is a failure, as `GOUGI_REQUIRE_SSH`
-//! and `GOUGI_REQUIRE_BROWSER` are for their tests).
+//! `GOUGI_REQUIRE_ENGINES` is set, where a missing engine is a failure (`tests/common/tools.rs`).
 
 mod common;
 
@@ -29,12 +28,10 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use common::tools::{have_engines, FAIRY, GPS};
 use common::{mock_config, scratch_dir, Gougi};
 use gougi::mate::problems::parse_problems;
 use gougi::shogi::Position;
-
-const FAIRY: &str = "/usr/games/fairy-stockfish";
-const GPS: &str = "/usr/games/gpsusi";
 
 /// gougi kills a member that has not answered this long after `stop` (the coordinator's
 /// `HUNG_AFTER`). Every sequence here keeps a member busy past it after a stop.
@@ -60,21 +57,6 @@ fn machine() -> MutexGuard<'static, ()> {
     static MACHINE: Mutex<()> = Mutex::new(());
     // A failed test poisons the lock; the next test still wants the machine to itself.
     MACHINE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Whether the engines are installed; a missing one skips the test with a message, or fails it
-/// when `GOUGI_REQUIRE_ENGINES` is set.
-fn have(paths: &[&str]) -> bool {
-    let missing: Vec<&&str> = paths.iter().filter(|p| !Path::new(p).exists()).collect();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("GOUGI_REQUIRE_ENGINES").is_none(),
-        "GOUGI_REQUIRE_ENGINES is set but {missing:?} is missing (apt-get install fairy-stockfish gpsshogi)"
-    );
-    eprintln!("skipping: {missing:?} not installed (apt-get install fairy-stockfish gpsshogi)");
-    false
 }
 
 /// gougi on a config with this text.
@@ -211,7 +193,7 @@ fn timed_go(g: &mut Gougi, pos: &str, byoyomi_ms: u64, clock: Option<Instant>) -
 /// `go`.)
 #[test]
 fn ponder_miss_at_byoyomi_6000_keeps_real_members() {
-    if !have(&[FAIRY, GPS]) {
+    if !have_engines(&[FAIRY, GPS]) {
         return;
     }
     let _machine = machine();
@@ -350,7 +332,7 @@ const CHECKS_EVERYWHERE: &str =
 /// the game.
 #[test]
 fn mate_type_game_with_gpsusi_keeps_its_mate_engine() {
-    if !have(&[FAIRY, GPS]) {
+    if !have_engines(&[FAIRY, GPS]) {
         return;
     }
     let _machine = machine();
@@ -720,7 +702,7 @@ impl Soak {
 #[test]
 #[ignore = "long: ~20 minutes (SOAK_GOS=10 for a short run)"]
 fn long_think_soak() {
-    if !have(&[FAIRY, GPS]) {
+    if !have_engines(&[FAIRY, GPS]) {
         return;
     }
     let _machine = machine();

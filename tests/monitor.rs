@@ -6,7 +6,8 @@
 //!
 //! Without Chromium the browser tests skip with a message, as the end-to-end tests do without
 //! their engines, so `cargo test` works on a bare machine; `GOUGI_REQUIRE_BROWSER` (set by
-//! `.ci/run`, which installs Chromium) makes a missing Chromium a failure instead.
+//! `.ci/run`, which installs Chromium) makes a missing Chromium a failure instead
+//! (`tests/common/tools.rs`).
 
 mod common;
 
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::tools::{have, missing_unless, Tool};
 use common::{mock_config, scratch_dir, skill_engine, Gougi};
 
 const BYO: &str = "go btime 0 wtime 0 byoyomi 5000";
@@ -140,20 +142,15 @@ fn play(g: &mut Gougi, k: usize) {
 /// `GOUGI_REQUIRE_BROWSER` is set.
 fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser"] {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
+    let found = std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
+        .find(|p| p.is_file());
+    let missing = missing_unless(found.is_some(), "chromium on PATH");
+    if have(Tool::Browser, &missing) {
+        found
+    } else {
+        None
     }
-    assert!(
-        std::env::var_os("GOUGI_REQUIRE_BROWSER").is_none(),
-        "GOUGI_REQUIRE_BROWSER is set but no chromium is on PATH (apt-get install chromium)"
-    );
-    eprintln!("skipping: no chromium on PATH (apt-get install chromium; .ci/run does)");
-    None
 }
 
 /// Headless Chromium on `url`: `what` is `--dump-dom` (the DOM on stdout) or

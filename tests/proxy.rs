@@ -1011,7 +1011,8 @@ fn usi_reexports_member_options_and_routes_setoption() {
             "option name E1_USI_AnalyseMode type check default false",
             "option name E2_Threads type spin default 1 min 1 max 8",
             "option name G_Margin type spin default 60 min 0 max 60000",
-            "option name G_NetworkDelay type spin default 250 min 0 max 10000",
+            "option name G_NetworkDelay type spin default 300 min 0 max 10000",
+            "option name G_MultiPonder type check default false",
             "option name G_InfoRelay type combo default leader var leader var all var none",
             "option name G_Resign type combo default chosen var chosen var all",
             "option name G_EarlyAgreement type spin default 0 min 0 max 100",
@@ -1064,7 +1065,7 @@ fn usi_reexports_member_options_and_routes_setoption() {
     assert!(!log2.contains("USI_AnalyseMode"), "{log2}");
 }
 
-/// Issue 65: the GUI's clock less `G_NetworkDelay` (250 ms, a CSA server's path, taken from
+/// Issue 65: the GUI's clock less `G_NetworkDelay` (300 ms, a CSA server's path, taken from
 /// main time first), then less `G_Margin` (60 ms) for the members.
 #[test]
 fn members_get_a_clock_shortened_by_the_network_delay_and_the_margin() {
@@ -1083,7 +1084,7 @@ fn members_get_a_clock_shortened_by_the_network_delay_and_the_margin() {
     );
     let log = std::fs::read_to_string(&t1).unwrap();
     assert!(
-        log.contains("position startpos\ngo btime 59690 wtime 50000 byoyomi 10000\n"),
+        log.contains("position startpos\ngo btime 59640 wtime 50000 byoyomi 10000\n"),
         "{log}"
     );
 }
@@ -1114,13 +1115,13 @@ fn a_member_that_keeps_its_own_margin_gets_it_back() {
     );
     let log = std::fs::read_to_string(&t1).unwrap();
     let gos: Vec<&str> = log.lines().filter(|l| l.starts_with("go ")).collect();
-    // 1000 − G_NetworkDelay 250 − G_Margin 60 + 500 on the byoyomi; then 30000 − 250 − 60 + 100
-    // on the main time.
+    // 1000 − G_NetworkDelay 300 (capped at a quarter: 250) − G_Margin 60 + 500 on the byoyomi;
+    // then 30000 − 300 − 60 + 100 on the main time.
     assert_eq!(
         gos,
         [
             "go btime 0 wtime 0 byoyomi 1190",
-            "go btime 29790 wtime 0 byoyomi 0"
+            "go btime 29740 wtime 0 byoyomi 0"
         ],
         "{log}"
     );

@@ -5,8 +5,8 @@
 //! unpacked, which the tally test checks with the real binary on one study.
 //!
 //! The archives are read with the system's `tar` and `xz` (no crate for them: nothing else
-//! in gougi needs one). Without them the tests that unpack skip with a message, unless `CI`
-//! is `true` or `GOUGI_REQUIRE_TAR` is set, where a missing tool is a failure.
+//! in gougi needs one). Without them the tests that unpack skip with a message, unless
+//! `GOUGI_REQUIRE_TAR` is set, where a missing tool is a failure (`tests/common/tools.rs`).
 
 mod common;
 
@@ -24,23 +24,13 @@ fn records() -> PathBuf {
 
 /// Whether `tar -J` can run; `false` (a skip) only where a missing tool is allowed.
 fn have_tar_xz() -> bool {
-    let runs = |tool: &str| {
-        Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if runs("tar") && runs("xz") {
-        return true;
-    }
-    let required = std::env::var("CI").is_ok_and(|v| v == "true")
-        || std::env::var_os("GOUGI_REQUIRE_TAR").is_some();
-    assert!(
-        !required,
-        "tar or xz is missing and CI/GOUGI_REQUIRE_TAR asks for them (apt-get install tar xz-utils)"
-    );
-    eprintln!("skipping: tar or xz not installed (apt-get install tar xz-utils)");
-    false
+    use common::tools::{have, missing_unless, runs, Tool};
+    let missing = [
+        missing_unless(runs("tar"), "tar"),
+        missing_unless(runs("xz"), "xz"),
+    ]
+    .concat();
+    have(Tool::Tar, &missing)
 }
 
 /// The archive names in `docs/records/`, sorted.

@@ -5,7 +5,8 @@
 //! Each test starts its own `sshd` on 127.0.0.1 (a free port, key authentication only, a host
 //! key and an authorized key made in a scratch folder), so nothing outside the test is touched.
 //! Without `/usr/sbin/sshd` the tests skip with a message, unless `GOUGI_REQUIRE_SSH` is set (as
-//! `.ci/run` does after installing openssh-server), where a missing sshd is a failure.
+//! `.ci/run` does after installing openssh-server), where a missing sshd is a failure
+//! (`tests/common/tools.rs`).
 
 mod common;
 
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::tools::{have, missing_unless, Tool};
 use common::{mock_engine_path, scratch_dir, Gougi};
 
 const SSHD: &str = "/usr/sbin/sshd";
@@ -28,13 +30,13 @@ struct Sshd {
 impl Sshd {
     /// `None` (skip) when sshd or ssh is not installed and the environment does not require it.
     fn start(dir: &Path) -> Option<Sshd> {
-        let have = Path::new(SSHD).exists() && which("ssh") && which("ssh-keygen");
-        if !have {
-            assert!(
-                std::env::var_os("GOUGI_REQUIRE_SSH").is_none(),
-                "GOUGI_REQUIRE_SSH is set but sshd/ssh is missing (apt-get install openssh-server)"
-            );
-            eprintln!("skipping: sshd not installed (apt-get install openssh-server)");
+        let missing: Vec<String> = [
+            missing_unless(Path::new(SSHD).exists(), SSHD),
+            missing_unless(which("ssh"), "ssh"),
+            missing_unless(which("ssh-keygen"), "ssh-keygen"),
+        ]
+        .concat();
+        if !have(Tool::Ssh, &missing) {
             return None;
         }
         for name in ["hostkey", "userkey"] {
@@ -178,6 +180,26 @@ fn timed() -> std::sync::MutexGuard<'static, ()> {
     TIMED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// An `optimistic` config of two mock members in `dir`: `local` runs here, `remote` through
+/// `sshd` (scripts for `examples/mock_engine.rs`).
+fn local_and_remote(dir: &Path, sshd: &Sshd, local: &Path, remote: &Path) -> PathBuf {
+    let mock = mock_engine_path();
+    let config = dir.join("SimpleGougi.config");
+    std::fs::write(
+        &config,
+        format!(
+            "Gougi.Type=optimistic\nEngine1.Path={} {}\nEngine2.Path={} {} {}\n",
+            mock.display(),
+            local.display(),
+            sshd.ssh(),
+            mock.display(),
+            remote.display()
+        ),
+    )
+    .unwrap();
+    config
+}
+
 fn gougi_bin() -> &'static str {
     env!("CARGO_BIN_EXE_gougi")
 }
@@ -200,20 +222,7 @@ fn a_consultation_member_over_ssh_plays_and_is_restarted_after_a_dropped_connect
         "id name remote\ngo: info depth 1 score cp 90 pv 2g2f ; bestmove 2g2f\n",
     )
     .unwrap();
-    let mock = mock_engine_path();
-    let config = dir.join("SimpleGougi.config");
-    std::fs::write(
-        &config,
-        format!(
-            "Gougi.Type=optimistic\nEngine1.Path={} {}\nEngine2.Path={} {} {}\n",
-            mock.display(),
-            local.display(),
-            sshd.ssh(),
-            mock.display(),
-            remote.display()
-        ),
-    )
-    .unwrap();
+    let config = local_and_remote(&dir, &sshd, &local, &remote);
     let mut g = Gougi::with_config(&config);
     g.handshake();
     g.send("usinewgame");
@@ -555,4 +564,104 @@ fn distance_long() {
     assert_eq!(out.late, 0);
     g.send("quit");
     assert_eq!(g.wait_exit(Duration::from_secs(10)), Some(0));
+}
+
+/// Issue 66 item 2: `G_MultiPonder` with a member over ssh. Both members play 7g7f, the local
+/// one predicting 3c3d and the remote one 8c8d; the GUI ponders 3c3d, the opponent plays 8c8d:
+/// the remote member, which pondered it over its ssh connection, goes on with `ponderhit`.
+#[test]
+fn multi_ponder_lets_a_member_over_ssh_go_on_with_the_reply_it_pondered() {
+    let dir = scratch_dir("ssh-multi-ponder");
+    let Some(sshd) = Sshd::start(&dir) else {
+        return;
+    };
+    let local = dir.join("local.txt");
+    let local_log = dir.join("local.log");
+    std::fs::write(
+        &local,
+        format!(
+            "id name local\ntranscript: {}\n\
+             go: info depth 1 score cp 90 pv 7g7f 3c3d ; bestmove 7g7f ponder 3c3d\n\
+             go: info depth 1 score cp 10 pv 2g2f ; bestmove 2g2f\n",
+            local_log.display()
+        ),
+    )
+    .unwrap();
+    let remote = dir.join("remote.txt");
+    let remote_log = dir.join("remote.log");
+    std::fs::write(
+        &remote,
+        format!(
+            "id name remote\ntranscript: {}\n\
+             go: info depth 1 score cp 10 pv 7g7f 8c8d ; bestmove 7g7f ponder 8c8d\n\
+             go: info depth 1 score cp 50 pv 2g2f 8d8e ; bestmove 2g2f ponder 8d8e\n",
+            remote_log.display()
+        ),
+    )
+    .unwrap();
+    let config = local_and_remote(&dir, &sshd, &local, &remote);
+    let mut g = Gougi::with_config(&config);
+    g.send("usi");
+    g.until_prefix("usiok");
+    g.send("setoption name G_MultiPonder value true");
+    g.send("setoption name G_NetworkDelay value 0");
+    g.send("isready");
+    g.until(Duration::from_secs(30), |l| l == "readyok");
+    g.send("usinewgame");
+    g.send("position startpos");
+    g.send("go btime 0 wtime 0 byoyomi 3000");
+    let lines = g.until_prefix("bestmove");
+    assert_eq!(
+        lines.last().unwrap(),
+        "bestmove 7g7f ponder 3c3d",
+        "{lines:#?}"
+    );
+    g.send("position startpos moves 7g7f 3c3d");
+    g.send("go ponder btime 0 wtime 0 byoyomi 3000");
+    std::thread::sleep(Duration::from_millis(500));
+    g.send("stop");
+    g.until_prefix("bestmove");
+    g.send("position startpos moves 7g7f 8c8d");
+    g.send("go btime 0 wtime 0 byoyomi 3000");
+    let lines = g.until_prefix("bestmove");
+    assert!(
+        lines.contains(
+            &"info string [ponder] 8c8d: pondered by E2; hits 1 of 1 this game".to_string()
+        ),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        lines.last().unwrap(),
+        "bestmove 2g2f ponder 8d8e",
+        "{lines:#?}"
+    );
+    g.send("quit");
+    assert_eq!(g.wait_exit(Duration::from_secs(10)), Some(0));
+    let remote = std::fs::read_to_string(&remote_log).unwrap();
+    let tail: Vec<&str> = remote
+        .lines()
+        .skip_while(|l| *l != "position startpos moves 7g7f 8c8d")
+        .take(3)
+        .collect();
+    assert_eq!(
+        tail[..2],
+        [
+            "position startpos moves 7g7f 8c8d",
+            "go ponder btime 0 wtime 0 byoyomi 2940",
+        ],
+        "{remote}"
+    );
+    // The new clock, less the GUI's turnaround since its `stop` (a few ms).
+    let byoyomi: u64 = tail[2]
+        .strip_prefix("ponderhit btime 0 wtime 0 byoyomi ")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{remote}"));
+    assert!((2800..=2940).contains(&byoyomi), "{remote}");
+    let local = std::fs::read_to_string(&local_log).unwrap();
+    assert!(
+        local.contains(
+            "position startpos moves 7g7f 3c3d\ngo ponder btime 0 wtime 0 byoyomi 2940\nstop\n"
+        ),
+        "{local}"
+    );
 }

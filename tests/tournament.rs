@@ -72,11 +72,7 @@ fn a_stderr_nobody_reads_never_stops_the_game() {
     // The game goes on, with more warnings between the moves (a chatty member mid-game).
     let mut moves: Vec<String> = Vec::new();
     for _ in 0..4 {
-        let position = if moves.is_empty() {
-            "position startpos".to_string()
-        } else {
-            format!("position startpos moves {}", moves.join(" "))
-        };
+        let position = common::distance::position(&moves);
         g.send(&position);
         let asked = Instant::now();
         g.send("go btime 0 wtime 0 byoyomi 500");
@@ -265,14 +261,7 @@ fn the_start_of_every_game_draws_no_error_with_the_shipped_config() {
 
 #[test]
 fn the_start_of_every_game_draws_no_error_with_debian_engines_as_members() {
-    let fsf = Path::new("/usr/games/fairy-stockfish");
-    let gps = Path::new("/usr/games/gpsusi");
-    if !fsf.exists() || !gps.exists() {
-        assert!(
-            std::env::var_os("GOUGI_REQUIRE_ENGINES").is_none(),
-            "GOUGI_REQUIRE_ENGINES is set but fairy-stockfish or gpsusi is missing"
-        );
-        eprintln!("skipped: fairy-stockfish or gpsusi not installed (apt-get install fairy-stockfish gpsshogi)");
+    if !common::tools::have_engines(&[common::tools::FAIRY, common::tools::GPS]) {
         return;
     }
     let dir = common::scratch_dir("game-start-debian");

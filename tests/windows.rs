@@ -10,7 +10,8 @@
 //! Debian 12's wine 8 lacks, so without it wine refuses the exe before `main`.
 //!
 //! Without wine, mingw or the Rust target the tests skip with a message, unless
-//! `GOUGI_REQUIRE_WINE` is set (as `.ci/run` does), where that is a failure.
+//! `GOUGI_REQUIRE_WINE` is set (as `.ci/run` does), where that is a failure
+//! (`tests/common/tools.rs`).
 
 mod common;
 
@@ -19,6 +20,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::tools::{have, runs, Tool};
 use common::{scratch_dir, scratch_path, test_root, Gougi};
 use gougi::shogi::Position;
 
@@ -43,16 +45,6 @@ fn lane() -> Option<&'static Lane> {
     LANE.get_or_init(set_up).as_ref()
 }
 
-/// Whether `program --version` runs.
-fn runs(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// Whether the Rust standard library for `TARGET` is installed (`rustup target add`).
 fn target_installed() -> bool {
     let out = Command::new("rustc")
@@ -67,7 +59,7 @@ fn target_installed() -> bool {
 }
 
 fn set_up() -> Option<Lane> {
-    let missing: Vec<&str> = [
+    let missing: Vec<String> = [
         // The lane finds wine's processes in /proc.
         (!cfg!(target_os = "linux")).then_some("Linux (the lane reads /proc)"),
         (!runs("wine")).then_some("wine (apt-get install wine)"),
@@ -79,14 +71,9 @@ fn set_up() -> Option<Lane> {
     ]
     .into_iter()
     .flatten()
+    .map(str::to_owned)
     .collect();
-    if !missing.is_empty() {
-        assert!(
-            std::env::var_os("GOUGI_REQUIRE_WINE").is_none(),
-            "GOUGI_REQUIRE_WINE is set but the Windows lane lacks: {}",
-            missing.join(", ")
-        );
-        eprintln!("skipping the Windows lane: missing {}", missing.join(", "));
+    if !have(Tool::Wine, &missing) {
         return None;
     }
     let started = Instant::now();
@@ -796,6 +783,114 @@ fn ctrl_c_while_members_start_leaves_none() {
         leaks.len()
     );
     eprintln!("Ctrl-C as members start, {hogs} CPU hogs: {reps} times, no member left");
+}
+
+/// Issue 67 item 5: Ctrl-C ends `gougi match` on Windows as on Unix (`tests/arena.rs`): the
+/// games in flight are abandoned and their engines end, the summary so far is printed and
+/// written, and the exit status is 130. Before, the console's default handler ended gougi.exe
+/// at once: no summary, and the members ended only by the Job Object's kill-on-close.
+#[test]
+fn ctrl_c_ends_a_match_with_its_summary() {
+    let Some(lane) = lane() else { return };
+    let started = Instant::now();
+    let tag = "match-ctrlc";
+    let dir = scratch_dir(tag);
+    let exe = lane.exe(&format!("gougi-{tag}.exe"));
+    std::fs::copy(lane.exe("gougi.exe"), &exe).unwrap();
+    // Games of about 300 ms: A thinks, then resigns. The scripts' names are the marker.
+    let engine = |name: &str, go: &str| {
+        let script = dir.join(format!("engine-{tag}-{name}.txt"));
+        std::fs::write(
+            &script,
+            format!(
+                "id name {name}
+go: {go}
+"
+            ),
+        )
+        .unwrap();
+        let mock = win(&lane.exe("mock_engine.exe"));
+        format!("cmd=\"{mock} {}\" name={name}", win(&script))
+    };
+    let (a, b) = (
+        engine("A", "busy 300 ; bestmove resign"),
+        engine("B", "busy 300 ; bestmove 7g7f"),
+    );
+    let marker = win(&dir.join(format!("engine-{tag}")));
+    let out = dir.join("out");
+    let args = ["match", "--engine", &a, "--engine", &b, "--games", "40"];
+    let more = [
+        "--concurrency",
+        "2",
+        "--byoyomi",
+        "2000",
+        "--quiet",
+        "--out",
+    ];
+    let all: Vec<&str> = args.iter().chain(&more).copied().collect();
+    let out_win = win(&out);
+    let mut g = lane.start(&exe, &[all.as_slice(), &[out_win.as_str()]].concat(), &dir);
+    let records = || -> usize {
+        std::fs::read_dir(out.join("games")).map_or(0, |d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "csa"))
+                .count()
+        })
+    };
+    let deadline = Instant::now() + WINE_PATIENCE;
+    while records() < 1 {
+        assert!(Instant::now() < deadline, "no game finished");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !processes_mentioning(&marker).is_empty(),
+        "the engines are not running"
+    );
+    let pressed = Instant::now();
+    let pid = gougi_pid(&exe);
+    let interrupt = || Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(interrupt().success(), "kill -INT {pid}");
+    // As in `ends`: a second press only if wine lost the first (a second one kills at once).
+    let mut status = g.wait_exit(CTRL_C_AGAIN_AFTER);
+    if status.is_none() {
+        eprintln!("gougi.exe match still runs {CTRL_C_AGAIN_AFTER:?} after Ctrl-C; again");
+        interrupt();
+        status = g.wait_exit(WINE_PATIENCE);
+    }
+    let ended_in = pressed.elapsed();
+    let mut stdout = Vec::new();
+    while let Some(line) = g.next(Duration::from_secs(2)) {
+        stdout.push(line);
+    }
+    let stdout = stdout.join("\n");
+    assert_eq!(status, Some(130), "{stdout}");
+    assert!(
+        stdout.contains("interrupted (Ctrl-C): the summary so far;"),
+        "{stdout}"
+    );
+    let done = records();
+    assert!((1..40).contains(&done), "{done} games");
+    assert!(
+        stdout.contains(&format!("A vs B: +0 =0 -{done} ({done} games)")),
+        "{stdout}"
+    );
+    let summary = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
+    let json: serde_json::Value = serde_json::from_str(&summary).expect("JSON");
+    assert_eq!(json["interrupted"], true, "{summary}");
+    assert_eq!(
+        json["games"].as_array().map(Vec::len),
+        Some(done),
+        "{summary}"
+    );
+    assert_eq!(
+        members_gone(&marker, Duration::from_secs(10)),
+        Vec::<String>::new()
+    );
+    eprintln!(
+        "gougi.exe match: Ctrl-C after {done} game(s); summary and exit 130 {ended_in:.1?} later; \
+         the test took {:.1?}",
+        started.elapsed()
+    );
 }
 
 /// gougi.exe on one mock member (`script`), spoken to in raw bytes: what the test writes and

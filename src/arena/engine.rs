@@ -180,7 +180,7 @@ impl EngineSpec {
             }
         }
         let command = command.ok_or_else(|| SpecError::NoCommand(text.to_owned()))?;
-        // A consultation keeps `G_NetworkDelay` (250 ms) off a GUI's clock for a CSA server's
+        // A consultation keeps `G_NetworkDelay` (300 ms) off a GUI's clock for a CSA server's
         // path; the referee here is on a pipe and times to the millisecond, so a `config=`
         // player gets that time back unless the run sets it.
         if consultation && !options.iter().any(|(n, _)| n == "G_NetworkDelay") {

@@ -22,9 +22,10 @@
 //! Long runs: `--out DIR` on a folder that already holds records resumes the run. The records
 //! are the state: each CSA file ends with a `'gougi-game {…}` line (the game's summary as JSON);
 //! the finished games are counted per pairing, opening and colours, and only the rest are
-//! played (new games never reuse an existing record's number). Ctrl-C (SIGINT) abandons the
-//! games in flight (their engines are killed), prints and writes the summary so far, and ends
-//! with [`Interrupted`] (exit status 130); a second Ctrl-C kills everything at once.
+//! played (new games never reuse an existing record's number). Ctrl-C (SIGINT; on Windows the
+//! console's Ctrl-C or Ctrl-Break) abandons the games in flight (their engines are killed),
+//! prints and writes the summary so far, and ends with [`Interrupted`] (exit status 130); a
+//! second Ctrl-C kills everything at once.
 
 pub mod clock;
 pub mod engine;
@@ -340,7 +341,10 @@ fn remaining_jobs(jobs: &[Job], found: &Found) -> Vec<Job> {
 }
 
 /// Ctrl-C handling: the first SIGINT sets [`INTERRUPTED`] (the runner polls it); a second one
-/// kills every engine group and ends gougi at once, as the default handler would.
+/// kills every engine group and ends gougi at once, as the default handler would. On Windows the
+/// same through a console control handler: the first Ctrl-C (or Ctrl-Break) sets the flag and
+/// is handled; a second one, or the console closing, logoff or shutdown, is passed on to the
+/// members' handler (which ends every member) and then to the default one (which ends gougi).
 mod sigint {
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -359,7 +363,17 @@ mod sigint {
         }
     }
 
-    /// Installs the handler over the members' kill-and-die one (which keeps SIGTERM/SIGHUP).
+    /// Windows' console event `event`: TRUE (handled, gougi goes on) for the first Ctrl-C or
+    /// Ctrl-Break only. Runs on a thread Windows makes for the event; touches one atomic.
+    #[cfg(windows)]
+    unsafe extern "system" fn on_console_event(event: u32) -> windows_sys::core::BOOL {
+        use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, CTRL_C_EVENT};
+        let interrupt = event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT;
+        windows_sys::core::BOOL::from(interrupt && !INTERRUPTED.swap(true, Ordering::SeqCst))
+    }
+
+    /// Installs the handler over the members' kill-and-die one (which keeps SIGTERM/SIGHUP; on
+    /// Windows, which handles the events this one passes on).
     pub fn install() {
         crate::member::process::install_exit_signal_handlers();
         #[cfg(unix)]
@@ -369,6 +383,19 @@ mod sigint {
             action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as usize;
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+        }
+        #[cfg(windows)]
+        {
+            // Windows calls the handlers last installed first: this one, then the members'.
+            static ONCE: std::sync::Once = std::sync::Once::new();
+            ONCE.call_once(|| {
+                use windows_sys::Win32::System::Console::SetConsoleCtrlHandler;
+                // SAFETY: `on_console_event` has the PHANDLER_ROUTINE signature and touches
+                // only an atomic, which is thread-safe.
+                if unsafe { SetConsoleCtrlHandler(Some(on_console_event), 1) } == 0 {
+                    tracing::warn!(error = %std::io::Error::last_os_error(), "no Ctrl-C handler: Ctrl-C ends the match without its summary");
+                }
+            });
         }
     }
 

@@ -48,10 +48,12 @@ pub const DEFAULT_MARGIN_MS: u64 = 60;
 /// floodgate's `shogi-server` and ShogiHome's bridge the server read gougi's move this much
 /// later than gougi wrote it: the network both ways (up to 2 × 50 ms here), the server's delay
 /// in sending the previous move (it starts the clock when it queues the move: up to 39 ms idle,
-/// 80 ms loaded) and the bridge (1–3 ms). With gougi deciding `G_Margin / 2` before the end
-/// of its clock, this default keeps the whole path inside the GUI's clock (issue 65's bench in
-/// BENCHMARKS). A GUI clock that counts milliseconds replaces it with the delay it shows.
-pub const DEFAULT_NETWORK_DELAY_MS: u64 = 250;
+/// 80 ms loaded) and the bridge (1–3 ms): 106–201 ms in all at load 6, up to 276 ms with the
+/// 2-core box that ran server, bridges and gougi at load 10–12. With gougi deciding
+/// `G_Margin / 2` before the end of its clock, 300 keeps even that path inside the GUI's clock
+/// (issue 65's bench in BENCHMARKS). A GUI clock that counts milliseconds replaces it with the
+/// delay it shows.
+pub const DEFAULT_NETWORK_DELAY_MS: u64 = 300;
 
 /// Time banking (`G_TimeBank`, `percent` > 0): the main time members are told on a first
 /// search, `percent` less than the plan's. Their own time managers then spend that much less on

@@ -44,6 +44,10 @@ pub enum Kind {
         vars: &'static [&'static str],
         field: ComboField,
     },
+    Check {
+        default: bool,
+        field: CheckField,
+    },
 }
 
 /// A spin option's [`GOptions`] field. `put` is given the value already clamped to the spec's
@@ -61,6 +65,30 @@ pub struct SpinField {
 pub struct ComboField {
     get: fn(&GOptions) -> &'static str,
     put: fn(&mut GOptions, &'static str),
+}
+
+/// A check option's [`GOptions`] field.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckField {
+    get: fn(&GOptions) -> bool,
+    put: fn(&mut GOptions, bool),
+}
+
+/// A check option held in `GOptions::$field` as a `bool`.
+macro_rules! check {
+    ($name:literal, $default:literal, $every:expr, $field:ident) => {
+        Spec {
+            name: $name,
+            kind: Kind::Check {
+                default: $default,
+                field: CheckField {
+                    get: |o| o.$field,
+                    put: |o, v| o.$field = v,
+                },
+            },
+            every: $every,
+        }
+    };
 }
 
 /// A spin option held in `GOptions::$field` as `$ty`; `$range` is `(default, min, max)`. The
@@ -144,6 +172,9 @@ pub const SPECS: &[Spec] = &[
     // from a GUI clock that counts milliseconds (see `gui_lag`).
     spin!("G_NetworkDelay", (DEFAULT_NETWORK_DELAY_MS as i64, 0, 10_000), true,
         network_delay_ms: u64),
+    // While the opponent thinks, members ponder different predicted replies (see
+    // `coordinator::multi_ponder`); off: every member ponders the GUI's prediction.
+    check!("G_MultiPonder", false, true, multi_ponder),
     // Which members' `info` lines the GUI sees while they think (see DESIGN.md).
     combo!("G_InfoRelay", "leader", &["leader", "all", "none"], true, info_relay: InfoRelay),
     // Resign when the chosen member resigns (the reference), or only when every member does.
@@ -201,6 +232,9 @@ impl fmt::Display for Spec {
                 write!(f, "option name {} type combo default {default}", self.name)?;
                 vars.iter().try_for_each(|v| write!(f, " var {v}"))
             }
+            Kind::Check { default, .. } => {
+                write!(f, "option name {} type check default {default}", self.name)
+            }
         }
     }
 }
@@ -242,6 +276,8 @@ pub struct GOptions {
     pub margin_ms: u64,
     /// `G_NetworkDelay`, in milliseconds.
     pub network_delay_ms: u64,
+    /// `G_MultiPonder`.
+    pub multi_ponder: bool,
     /// `G_InfoRelay`.
     pub info_relay: InfoRelay,
     /// `G_Resign`.
@@ -276,6 +312,7 @@ impl Default for GOptions {
             split_predict_pct: 10,
             margin_ms: DEFAULT_MARGIN_MS,
             network_delay_ms: DEFAULT_NETWORK_DELAY_MS,
+            multi_ponder: false,
             info_relay: InfoRelay::Leader,
             resign: ResignRule::Chosen,
             early_agreement_pct: 0,
@@ -348,6 +385,21 @@ impl GOptions {
                         max,
                         clamped,
                     });
+                }
+            }
+            Kind::Check { field, .. } => {
+                const WORDS: &[&str] = &["true", "false"];
+                match value.trim().to_ascii_lowercase().as_str() {
+                    "true" => (field.put)(self, true),
+                    "false" => (field.put)(self, false),
+                    _ => {
+                        return Err(SetError::NotAVar {
+                            name: name.into(),
+                            value: value.into(),
+                            vars: WORDS,
+                            kept: if (field.get)(self) { "true" } else { "false" },
+                        });
+                    }
                 }
             }
             Kind::Combo { vars, field, .. } => {

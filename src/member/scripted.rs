@@ -72,6 +72,9 @@ pub struct Script {
     /// How long a search takes to answer `stop` (a real engine unwinds its search first). The
     /// member reads nothing meanwhile: what the coordinator sends waits, as in a pipe.
     pub stop_latency: Duration,
+    /// The reply it predicts, as the `n`-th legal move after its own (`None`: a PV of its move
+    /// alone and no ponder move): shown as the PV's second move and `bestmove … ponder`.
+    pub predicts: Option<usize>,
 }
 
 impl Default for Script {
@@ -84,6 +87,7 @@ impl Default for Script {
             score: 0,
             options: Vec::new(),
             stop_latency: Duration::ZERO,
+            predicts: None,
         }
     }
 }
@@ -118,6 +122,15 @@ impl Script {
     pub fn with_option(mut self, declaration: &str) -> Script {
         self.options.push(format!("option {declaration}"));
         self
+    }
+
+    /// Predicts the `n`-th legal reply to its move: its PV and `bestmove` carry it (as the
+    /// `ponder` move), as an engine's do.
+    pub fn predicting(self, n: usize) -> Script {
+        Script {
+            predicts: Some(n),
+            ..self
+        }
     }
 
     /// Answers `stop` `latency` after reading it.
@@ -414,13 +427,11 @@ impl Member {
             }
             Go::Answer(d) | Go::AnswerNth(d, _) => {
                 delay = Some(d);
-                self.info(&best);
-                format!("bestmove {best}")
+                self.answer(&best)
             }
             Go::OnStop => {
                 delay = None;
-                self.info(&best);
-                format!("bestmove {best}")
+                self.answer(&best)
             }
             Go::Illegal => format!("bestmove {}", self.illegal()),
             Go::Garbage => {
@@ -483,6 +494,30 @@ impl Member {
         } else {
             self.later
                 .extend(lines.into_iter().map(|line| (now + delay, line)));
+        }
+    }
+
+    /// The `info` line now and the `bestmove` line to send, with the predicted reply when
+    /// the script predicts one.
+    fn answer(&mut self, best: &str) -> String {
+        let reply = self.script.predicts.and_then(|n| {
+            let mut after = self.position.clone()?;
+            let mv = *after.legal_moves().iter().find(|m| m.to_string() == best)?;
+            after.do_move(mv);
+            let moves = after.legal_moves();
+            (!moves.is_empty()).then(|| moves[n % moves.len()].to_string())
+        });
+        match reply {
+            Some(r) => {
+                let score = self.script.score;
+                self.out
+                    .push(format!("info depth 1 score cp {score} pv {best} {r}"));
+                format!("bestmove {best} ponder {r}")
+            }
+            None => {
+                self.info(best);
+                format!("bestmove {best}")
+            }
         }
     }
 

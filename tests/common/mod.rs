@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 pub mod distance;
+pub mod tools;
 
 /// Builds the mock engine for this profile once and returns its path.
 pub fn mock_engine_path() -> PathBuf {

@@ -1,7 +1,20 @@
 //! Members' lives: requests owed, stop, hang detection, restarts with back-off, and the
 //! `go` each member gets.
 
-use super::*;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use crate::gougi::deadline;
+use crate::member::{Launcher, MemberEvent, MemberSpec, NodesRule};
+use crate::usi::{GoLimits, GuiCommand, SetOption};
+
+use super::limits::own_margin;
+use super::requests::Request;
+use super::state::{Slot, SlotState, BACKOFF_CAP, HANDSHAKE_LIMIT, MAX_FAILURES, READY_LIMIT};
+use super::{solo, Coordinator};
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn on_exit(&mut self, i: usize, code: Option<i32>) {
@@ -148,11 +161,13 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     /// Stop every member that still owes an answer, so none keeps searching a stale position.
+    /// Members parked by `G_MultiPonder` after a missed ponder keep searching: the next `go`
+    /// adopts or stops them ([`Self::adopt_parked`]); `gameover` stops them first.
     pub(super) fn stop_all_searching(&mut self) {
         let now = Instant::now();
-        for slot in &mut self.slots {
-            if slot.usable() {
-                stop_search(slot, now);
+        for i in 0..self.slots.len() {
+            if self.slots[i].usable() && !self.is_parked(i) {
+                stop_search(&mut self.slots[i], now);
             }
         }
         self.mates

@@ -14,7 +14,8 @@
 //! (`info`, `bestmove`, mate claims, the relay), `decide` (policies, `G_Resign`, the vote),
 //! `exchanges` (the exchange rule's phases, the `leader` type's re-searches), `mates` (mate members, `go mate`, the
 //! built-in solver), `output` (annotated lines, the final `info`), `distance` (members whose
-//! answers lag: earlier stops, the GUI told of a member's lag).
+//! answers lag: earlier stops, the GUI told of a member's lag), `split` (the `split` type's
+//! prediction, leaves and minimax).
 //!
 //! # Members and stale answers
 //! Every `go` sent to a member is pushed on that member's queue of outstanding requests, and
@@ -41,42 +42,25 @@
 //! With no usable answer at all, gougi plays a legal fallback move and resigns only when no legal
 //! move exists; a member's resignation stands only under `G_Resign` (see `resign.rs`).
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::Arc;
+use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
-use tracing::{debug, info, warn};
+use tracing::{debug, warn};
 
 use crate::book::{Book, BookOptions, SplitMix64};
 use crate::config::Config;
-use crate::gougi::annotate::{self, History, MemberLine, Verdict};
-use crate::gougi::answer::{Answer, Eval};
-use crate::gougi::deadline::{self, Clock};
-use crate::gougi::game::{AnswerRefused, Game, PositionRefused};
+use crate::gougi::game::{Game, PositionRefused};
 use crate::gougi::lag::Lag;
-use crate::gougi::options::{self, GOptions, InfoRelay, OutputEncoding, VoteScoring};
-use crate::gougi::policy::change_player;
-use crate::gougi::policy::exchange::{self, Phase1};
-use crate::gougi::policy::leader;
-use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
-use crate::gougi::policy::vote;
-use crate::gougi::policy::{self, Decision, Reason, Who, Why};
-use crate::gougi::policy::{Behaviour, Memory, Settle, Shape};
-use crate::gougi::ranges;
-use crate::gougi::resign::{self, ResignRule};
-use crate::gougi::verify;
-use crate::mate::{BackgroundSolve, MateTable};
+use crate::gougi::options::{GOptions, OutputEncoding};
+use crate::gougi::policy::Memory;
+use crate::mate::MateTable;
 use crate::member::lines::LineReader;
 /// How the coordinator starts members (a process each, or in-process scripted members in tests).
 pub use crate::member::Launcher;
-use crate::member::{MemberEvent, MemberHandle, MemberSpec, NodesRule, Role};
-use crate::usi::{
-    BestMove, Bound, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
-    InfoText, Mate, MateLimit, OptionDecl, PositionCommand, Score, SetOption, Strictness, UsiMove,
-    MATE_LIKE_CP,
-};
+use crate::member::{MemberEvent, MemberHandle};
+use crate::usi::{Checkmate, EngineMessage, GuiCommand, Strictness};
 
 mod decide;
 mod distance;
@@ -85,24 +69,26 @@ mod intake;
 mod limits;
 mod mates;
 mod members;
+mod multi_ponder;
 mod output;
 mod relay_cap;
 mod requests;
 mod rounds;
 mod session;
+mod settle;
 mod solo;
 mod split;
 mod state;
 
-use limits::*;
-use members::*;
-use output::*;
+use members::launch;
+use multi_ponder::MultiPonder;
+use output::Decided;
 use relay_cap::RelayCap;
-use requests::{LagKind, Request, Requests};
+use requests::Requests;
 pub use requests::{Owed, Probe};
 use solo::Solo;
 pub use state::MAX_FAILURES;
-use state::*;
+use state::{MateState, Round, RoundKind, Slot, SlotState, Warned, EOF_GRACE, HANDSHAKE_LIMIT};
 
 pub struct Coordinator<W> {
     /// The GUI channel. A plain blocking writer: tokio's stdout goes through its blocking
@@ -127,6 +113,8 @@ pub struct Coordinator<W> {
     /// The delay the GUI's clock sees beyond gougi's own time, learned from that clock
     /// (`G_NetworkDelay` until then).
     gui_lag: crate::gougi::gui_lag::GuiLag,
+    /// `G_MultiPonder`: who ponders which reply, the parked ponderers, the game's hit rate.
+    mponder: MultiPonder,
     next_round: u64,
     usi_pending: bool,
     ready_pending: Option<Instant>,
@@ -252,6 +240,7 @@ impl<W: std::io::Write> Coordinator<W> {
             round: None,
             ponder_stopped: None,
             gui_lag: Default::default(),
+            mponder: MultiPonder::default(),
             next_round: 1,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
             sitting_out_told: false,
@@ -454,6 +443,7 @@ impl<W: std::io::Write> Coordinator<W> {
             GuiCommand::UsiNewGame => {
                 self.ponder_stopped = None;
                 self.gui_lag.new_game();
+                self.mponder.new_game();
                 self.in_game = true;
                 self.per_game = Memory::default();
                 self.mates = MateState::default();

@@ -149,6 +149,14 @@ impl Requests {
         }
     }
 
+    /// The newest request now belongs to round `round`: a member re-aimed by multi-ponder
+    /// owes an answer no round takes, and a parked one's search becomes the new round's.
+    pub fn retag_newest(&mut self, round: u64) {
+        if let Some(r) = self.queue.back_mut() {
+            r.round = round;
+        }
+    }
+
     /// When the newest request's clock ends (`None`: no clock, or not started yet).
     pub fn newest_due(&self) -> Option<Instant> {
         self.queue.back().and_then(|r| r.due)

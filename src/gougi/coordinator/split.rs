@@ -20,59 +20,33 @@
 //!    prediction's move is played (else the usual fallback). The mate guard's verified mate
 //!    comes first, as with every type; so does a verified mate the prediction found.
 
-use super::*;
-use crate::gougi::policy::split::{self as tree, Found, Prediction, Step, Tree};
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::gougi::answer::Eval;
+use crate::gougi::deadline;
+use crate::gougi::game::Game;
+use crate::gougi::options::InfoRelay;
+use crate::gougi::policy::leader;
+use crate::gougi::policy::split::{self as tree, Prediction, Step, Tree};
+use crate::member::MemberHandle;
+use crate::usi::{
+    BestMove, Bound, GoLimits, GuiCommand, Info, InfoText, Mate, Score, SetOption, UsiMove,
+};
+
+use super::limits::{scale_limits, told};
+use super::members::{send, start_search, stop_search};
+use super::solo;
+use super::state::{Got, Round, RoundKind, SplitState, Work};
+use super::Coordinator;
 
 /// The lines the prediction asks for (`MultiPV`): the top two moves.
 const PREDICT_LINES: u32 = 2;
 
 /// Below this clock a leaf search (or a rest's next position) is not started.
 const MIN_SEARCH_MS: u64 = 20;
-
-/// A `split` round's own state (`Round::split`).
-pub(super) struct SplitState {
-    /// The prediction is running on this slot.
-    predicting: Option<usize>,
-    /// The normal members asked this round, in member order.
-    members: Vec<usize>,
-    /// The prediction's answer (its slot).
-    first: Option<(usize, Got)>,
-    tree: Tree,
-    /// The leaves' searches, one per member searching (the heaviest leaf's first).
-    work: Vec<Work>,
-    /// The leaves' node budget (under `go nodes`).
-    leaf_nodes: Option<u64>,
-    /// The member on the predicted line's leaf (first children all the way down), whose lines
-    /// the GUI sees.
-    principal: Option<usize>,
-}
-
-/// One member's leaf.
-struct Work {
-    slot: usize,
-    leaf: usize,
-    /// A rest searched as positions: the moves still to search, the one searched now, and the
-    /// value (for the rest's side) and answer of each one searched.
-    queue: VecDeque<UsiMove>,
-    current: Option<UsiMove>,
-    done: Vec<(UsiMove, Option<i64>, Got)>,
-    /// How many moves the rest has (positions only, else 0).
-    rest: usize,
-}
-
-impl SplitState {
-    fn new(members: Vec<usize>) -> SplitState {
-        SplitState {
-            predicting: None,
-            members,
-            first: None,
-            tree: Tree::root(),
-            work: Vec::new(),
-            leaf_nodes: None,
-            principal: None,
-        }
-    }
-}
 
 /// The legal moves after `path`, without the non-promotions no engine plays (a pawn, bishop or
 /// rook that could promote), in the rules core's order.

@@ -1,6 +1,26 @@
 //! The coordinator's state: its limits, members' slots, rounds and per-game memory.
 
-use super::*;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::debug;
+
+use crate::gougi::answer::Answer;
+use crate::gougi::deadline;
+use crate::gougi::game::Game;
+use crate::gougi::lag::Lag;
+use crate::gougi::policy::split::Tree;
+use crate::gougi::policy::Who;
+use crate::mate::BackgroundSolve;
+use crate::member::{MemberHandle, MemberSpec};
+use crate::usi::{
+    BestMove, Checkmate, GoLimits, Info, OptionDecl, PositionCommand, Score, SetOption, UsiMove,
+};
+
+use super::requests::{LagKind, Request, Requests};
+use super::solo::Solo;
 
 /// How long gougi's `usiok` waits for members' `usiok`: a GUI's own limit is short (and a
 /// member that never answers must not hold start-up), so after this gougi answers without the
@@ -290,6 +310,51 @@ pub(super) struct LeaderCheck {
     pub(super) bank_end: Option<Instant>,
 }
 
+/// A `split` round's own state (`Round::split`; its rounds are `split.rs`).
+pub(super) struct SplitState {
+    /// The prediction is running on this slot.
+    pub(super) predicting: Option<usize>,
+    /// The normal members asked this round, in member order.
+    pub(super) members: Vec<usize>,
+    /// The prediction's answer (its slot).
+    pub(super) first: Option<(usize, Got)>,
+    pub(super) tree: Tree,
+    /// The leaves' searches, one per member searching (the heaviest leaf's first).
+    pub(super) work: Vec<Work>,
+    /// The leaves' node budget (under `go nodes`).
+    pub(super) leaf_nodes: Option<u64>,
+    /// The member on the predicted line's leaf (first children all the way down), whose lines
+    /// the GUI sees.
+    pub(super) principal: Option<usize>,
+}
+
+/// One member's leaf.
+pub(super) struct Work {
+    pub(super) slot: usize,
+    pub(super) leaf: usize,
+    /// A rest searched as positions: the moves still to search, the one searched now, and the
+    /// value (for the rest's side) and answer of each one searched.
+    pub(super) queue: VecDeque<UsiMove>,
+    pub(super) current: Option<UsiMove>,
+    pub(super) done: Vec<(UsiMove, Option<i64>, Got)>,
+    /// How many moves the rest has (positions only, else 0).
+    pub(super) rest: usize,
+}
+
+impl SplitState {
+    pub(super) fn new(members: Vec<usize>) -> SplitState {
+        SplitState {
+            predicting: None,
+            members,
+            first: None,
+            tree: Tree::root(),
+            work: Vec::new(),
+            leaf_nodes: None,
+            principal: None,
+        }
+    }
+}
+
 /// A member's answer within a round.
 #[derive(Clone, Debug)]
 pub(super) struct Got {
@@ -347,7 +412,7 @@ pub(super) struct Round {
     /// whole clock.
     pub(super) extended: bool,
     /// `split`: the prediction, the tree and its leaves' searches (`split.rs`).
-    pub(super) split: Option<super::split::SplitState>,
+    pub(super) split: Option<SplitState>,
 }
 
 impl Round {

@@ -5,6 +5,7 @@ fn read(o: &GOptions, spec: &Spec) -> String {
     match spec.kind {
         Kind::Spin { field, .. } => (field.get)(o).to_string(),
         Kind::Combo { field, .. } => (field.get)(o).to_string(),
+        Kind::Check { field, .. } => (field.get)(o).to_string(),
     }
 }
 
@@ -12,6 +13,7 @@ fn default_of(spec: &Spec) -> String {
     match spec.kind {
         Kind::Spin { default, .. } => default.to_string(),
         Kind::Combo { default, .. } => default.to_string(),
+        Kind::Check { default, .. } => default.to_string(),
     }
 }
 
@@ -38,6 +40,7 @@ fn every_spec_round_trips_through_its_own_field() {
                 .map(i64::to_string)
                 .collect(),
             Kind::Combo { vars, .. } => vars.iter().map(|v| v.to_string()).collect(),
+            Kind::Check { .. } => vec!["true".into(), "false".into()],
         };
         for value in values {
             // Combo words match in any case and are stored as declared.
@@ -97,7 +100,8 @@ fn declarations_match_the_reference() {
             "option name G_MateInfoInterval type spin default 100 min 1 max 100000",
             "option name G_MateNodesPct type spin default 100 min 1 max 100000",
             "option name G_Margin type spin default 60 min 0 max 60000",
-            "option name G_NetworkDelay type spin default 250 min 0 max 10000",
+            "option name G_NetworkDelay type spin default 300 min 0 max 10000",
+            "option name G_MultiPonder type check default false",
             "option name G_InfoRelay type combo default leader var leader var all var none",
             "option name G_Resign type combo default chosen var chosen var all",
             "option name G_EarlyAgreement type spin default 0 min 0 max 100",
@@ -111,7 +115,7 @@ fn declarations_match_the_reference() {
             .iter()
             .filter(|s| s.advertised_for(PolicyKind::Majority))
             .count(),
-        8
+        9
     );
 }
 

@@ -26,8 +26,8 @@
 //! The functions here are pure; the coordinator (`coordinator/split.rs`) runs the searches.
 
 use std::cmp::Ordering;
-use std::fmt;
 
+pub use super::decision::SplitFinding as Finding;
 use super::leader::value_of_reply;
 use crate::gougi::answer::Eval;
 use crate::usi::UsiMove;
@@ -371,18 +371,6 @@ impl Backup {
             Some(Step::Move(m)) => Some(*m),
             _ => found.get(self.by[first]?)?.as_ref()?.mv,
         }
-    }
-}
-
-/// Why `split` played its move: the tree, as [`render`] wrote it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Finding {
-    pub tree: String,
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "split {}", self.tree)
     }
 }
 

@@ -21,8 +21,9 @@
 //!   all, given time to think, when every member answers `stop` within 20 ms;
 //! - every `bestmove` is legal, comes once per `go`, and within the GUI's clock.
 //!
-//! `tests/request_model.rs` runs seeded sessions for a bounded time; the fuzz target
-//! `request_model` draws the same sessions from the fuzzer's bytes.
+//! `tests/request_model.rs` runs a fixed set of seeded sessions in CI (and, by hand, more for a
+//! bounded time); the fuzz target `request_model` draws the same sessions from the fuzzer's
+//! bytes.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -112,6 +113,21 @@ pub struct Report {
     pub restarts: u32,
     /// Virtual time the session covered.
     pub virtual_time: Duration,
+}
+
+impl Report {
+    /// Adds another session's counts (a run's totals).
+    pub fn add(&mut self, other: &Report) {
+        self.steps += other.steps;
+        self.gos += other.gos;
+        self.ponder_hits += other.ponder_hits;
+        self.ponder_misses += other.ponder_misses;
+        self.infinite += other.infinite;
+        self.mates += other.mates;
+        self.fallbacks += other.fallbacks;
+        self.restarts += other.restarts;
+        self.virtual_time += other.virtual_time;
+    }
 }
 
 /// How the members of a session behave.

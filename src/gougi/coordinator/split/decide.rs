@@ -1,6 +1,16 @@
 //! The `split` type's decision: the leaves' values backed up, the lines for the GUI.
 
-use super::*;
+use tracing::{info, warn};
+
+use crate::gougi::annotate::{MemberLine, Verdict};
+use crate::gougi::policy::split::{self as tree, Found, Step};
+use crate::gougi::policy::{Reason, Why};
+use crate::usi::{BestMove, UsiMove};
+
+use super::super::output::score_text;
+use super::super::state::{Got, Round, SplitState, Work};
+use super::super::Coordinator;
+use super::{at_root, leaf_value};
 
 impl<W: std::io::Write> Coordinator<W> {
     /// What member `w` found at its leaf.

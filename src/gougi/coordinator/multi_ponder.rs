@@ -1,0 +1,300 @@
+//! Multi-ponder (`G_MultiPonder`, issue 66): while the opponent thinks, members ponder
+//! different predicted replies instead of all pondering the GUI's one.
+//!
+//! A single ponder is a bet on one reply; Qhapaq di molto (WCSC29) reported about 30 % more
+//! effective thinking time from pondering 5–6 predicted replies on idle machines. Here each
+//! participant of the GUI's `go ponder` round gets one reply: the first participant (the
+//! leader) the GUI's own prediction, the next ones the other replies the members predicted at
+//! the last decision (the second move of each PV that began with the move played, or its
+//! ponder move), in member order, each reply once; members beyond the distinct replies ponder
+//! the GUI's, as a group. It lives inside USI's ponder, so any engine does it, the built-ins
+//! and members over ssh included:
+//!
+//! - **`ponderhit`** (the GUI's prediction came): its ponderers go on (`ponderhit`); the others
+//!   are re-aimed at once (`stop`, then the real position and `go` with the clock), their
+//!   stopped search's answer discarded.
+//! - **A GUI-side miss** (`stop`, then `position` and `go` on another reply): gougi answers the
+//!   `stop` at once as always (the GUI discards that `bestmove`), stops the members that
+//!   pondered the GUI's reply, and leaves the others **parked**, still pondering. When the
+//!   `go` comes for a reply a parked member pondered, that member goes on from its search
+//!   (`ponderhit`, with the new clock) as if the GUI had pondered it; every other member starts
+//!   the new position as usual. Anything else (another position, `gameover`) stops them.
+//!
+//! The GUI hears which members pondered the reply played, and the game's hit rate:
+//! `info string [ponder] 8c8d: pondered by E2; hits 3 of 5 this game`.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::gougi::deadline;
+use crate::gougi::game::Game;
+use crate::usi::{GoLimits, GuiCommand, UsiMove};
+
+use super::limits::{own_margin, told};
+use super::members::{send, start_search, stop_search};
+use super::state::{Got, Round, RoundKind};
+use super::Coordinator;
+
+/// A member pondering one predicted reply.
+#[derive(Clone, Debug)]
+pub(super) struct Pondering {
+    /// The position it searches: the position before the reply, and the reply.
+    pub(super) game: Game,
+}
+
+/// Multi-ponder's state across rounds.
+#[derive(Clone, Debug, Default)]
+pub(super) struct MultiPonder {
+    /// At the last decision: (member slot, the move it proposed, the reply it predicted).
+    predictions: Vec<(usize, UsiMove, UsiMove)>,
+    /// Members pondering in the current ponder round, by slot.
+    pondering: HashMap<usize, Pondering>,
+    /// Members still pondering after the GUI stopped a ponder it missed, by slot.
+    parked: HashMap<usize, Pondering>,
+    /// A multi-ponder round was missed by the GUI: the next `go` says who had the reply.
+    awaiting: bool,
+    /// This game's ponder rounds resolved, and those whose reply a member had pondered.
+    asked: u32,
+    hits: u32,
+}
+
+impl MultiPonder {
+    /// A new game: the hit rate starts again.
+    pub(super) fn new_game(&mut self) {
+        self.asked = 0;
+        self.hits = 0;
+        self.awaiting = false;
+        self.predictions.clear();
+    }
+}
+
+/// The request id of a search whose answer no round takes: a member re-aimed at `ponderhit`
+/// answers its stopped ponder search with a move for another position.
+pub(super) const DISCARDED: u64 = u64::MAX;
+
+impl<W: std::io::Write> Coordinator<W> {
+    /// At a decision: what each member predicted the opponent replies to the move played.
+    pub(super) fn note_predictions(&mut self, round: &Round, got: &Got) {
+        let Some(played) = got.best.mv() else {
+            self.mponder.predictions.clear();
+            return;
+        };
+        let mut predictions: Vec<(usize, UsiMove, UsiMove)> = round
+            .answers
+            .iter()
+            .filter(|(_, a)| a.best.mv() == Some(played))
+            .filter_map(|(&i, a)| {
+                let reply = a.pv.get(1).copied().or(a.best.ponder())?;
+                Some((i, played, reply))
+            })
+            .collect();
+        predictions.sort_by_key(|p| p.0);
+        self.mponder.predictions = predictions;
+    }
+
+    /// For a `go ponder` round: each participant's reply (see the module notes), or nothing when
+    /// multi-ponder is off, fewer than two members take part, or only one reply is predicted.
+    pub(super) fn assign_replies(&self, round: &Round) -> Vec<(usize, Pondering)> {
+        if !self.options.multi_ponder || round.kind != RoundKind::Ponder {
+            return Vec::new();
+        }
+        let moves = &round.game.command.moves;
+        let (Some(&gui_reply), Some(&ours)) = (moves.last(), moves.iter().rev().nth(1)) else {
+            return Vec::new();
+        };
+        let mut before = round.game.command.clone();
+        before.moves.pop();
+        let Ok(before) = Game::new(before) else {
+            return Vec::new();
+        };
+        let mut replies = vec![gui_reply];
+        for &(_, mv, reply) in &self.mponder.predictions {
+            if mv == ours && !replies.contains(&reply) && before.check(&reply).is_ok() {
+                replies.push(reply);
+            }
+        }
+        let pondering: Vec<usize> = round
+            .participants
+            .iter()
+            .copied()
+            .filter(|&i| self.slots[i].spec.ponder)
+            .collect();
+        if replies.len() < 2 || pondering.len() < 2 {
+            return Vec::new();
+        }
+        pondering
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let reply = replies.get(k).copied().unwrap_or(gui_reply);
+                let game = if reply == gui_reply {
+                    round.game.clone()
+                } else {
+                    before.after(&[reply])
+                };
+                (i, Pondering { game })
+            })
+            .collect()
+    }
+
+    /// Starts the ponder round's members on their replies (`assigned` from
+    /// [`Self::assign_replies`]); returns the participants it started, whom the caller skips.
+    pub(super) fn start_multi_ponder(
+        &mut self,
+        round: &mut Round,
+        assigned: Vec<(usize, Pondering)>,
+        request: &GoLimits,
+        margin: u64,
+    ) -> Vec<usize> {
+        let black = round.game.black_to_move();
+        let mut started = Vec::new();
+        for (i, p) in assigned {
+            let slot = &mut self.slots[i];
+            let line = p.game.command.to_string();
+            start_search(
+                slot,
+                &line,
+                &told(slot, request, black),
+                round.id,
+                false,
+                black,
+                margin,
+            );
+            if p.game.command != round.game.command {
+                round.elsewhere.insert(i, p.game.clone());
+            }
+            self.mponder.pondering.insert(i, p);
+            started.push(i);
+        }
+        started
+    }
+
+    /// `ponderhit`: the members that pondered another reply are re-aimed at the real position
+    /// with `limits` (the timed clock); the GUI hears who pondered the reply. Returns the
+    /// re-aimed members, whom the caller does not send `ponderhit`.
+    pub(super) fn reaim_on_ponderhit(&mut self, limits: &GoLimits, margin: u64) -> Vec<usize> {
+        let pondering = std::mem::take(&mut self.mponder.pondering);
+        let Some(round) = &mut self.round else {
+            return Vec::new();
+        };
+        if pondering.is_empty() {
+            return Vec::new();
+        }
+        let black = round.game.black_to_move();
+        let line = round.game.command.to_string();
+        let mut reaimed = Vec::new();
+        let mut hit_by = Vec::new();
+        for (&i, p) in &pondering {
+            let slot = &mut self.slots[i];
+            if p.game.command == round.game.command {
+                hit_by.push(slot.spec.number);
+                continue;
+            }
+            slot.requests.retag_newest(DISCARDED);
+            round.elsewhere.remove(&i);
+            start_search(
+                slot,
+                &line,
+                &told(slot, limits, black),
+                round.id,
+                false,
+                black,
+                margin,
+            );
+            reaimed.push(i);
+        }
+        let reply = round.game.command.moves.last().copied();
+        self.tell_ponder(reply, hit_by);
+        reaimed
+    }
+
+    /// The GUI stopped a ponder round it missed: the members that pondered another reply than
+    /// the GUI's keep pondering (parked) for the `go` to come; the rest stop as usual.
+    pub(super) fn park_on_miss(&mut self) {
+        let pondering = std::mem::take(&mut self.mponder.pondering);
+        let Some(round) = &self.round else { return };
+        self.mponder.awaiting = !pondering.is_empty();
+        for (i, p) in pondering {
+            if p.game.command != round.game.command && self.slots[i].usable() {
+                self.mponder.parked.insert(i, p);
+            }
+        }
+    }
+
+    /// Whether member `i` is parked (left pondering across a missed ponder's decision).
+    pub(super) fn is_parked(&self, i: usize) -> bool {
+        self.mponder.parked.contains_key(&i)
+    }
+
+    /// The `go` after a missed ponder: a parked member that pondered this very position goes on
+    /// with `ponderhit` and `limits` (the new clock) and joins the round; every other parked
+    /// member is stopped. Returns the members that went on, whom the caller does not start.
+    pub(super) fn adopt_parked(&mut self, round: &mut Round, limits: &GoLimits) -> Vec<usize> {
+        let parked = std::mem::take(&mut self.mponder.parked);
+        let awaiting = std::mem::take(&mut self.mponder.awaiting);
+        if parked.is_empty() && !awaiting {
+            return Vec::new();
+        }
+        let now = Instant::now();
+        let black = round.game.black_to_move();
+        let mut adopted = Vec::new();
+        let mut hit_by = Vec::new();
+        for (i, p) in parked {
+            let slot = &mut self.slots[i];
+            let on_it = p.game.command == round.game.command && round.kind == RoundKind::Play;
+            if on_it && round.participants.contains(&i) && slot.usable() {
+                slot.requests.retag_newest(round.id);
+                let own = own_margin(slot);
+                let hit = told(slot, limits, black);
+                let hit = deadline::take_lag(&hit, black, slot.clock_extra(self.options.margin_ms));
+                let clock = deadline::answer_due(&hit, black, own).map(Duration::from_millis);
+                send(slot, &GuiCommand::PonderHit(hit));
+                slot.requests.ponderhit(now, clock);
+                hit_by.push(slot.spec.number);
+                adopted.push(i);
+            } else {
+                stop_search(slot, now);
+            }
+        }
+        if awaiting && round.kind == RoundKind::Play {
+            let reply = round.game.command.moves.last().copied();
+            self.tell_ponder(reply, hit_by);
+        }
+        adopted
+    }
+
+    /// Stops the parked members (a `gameover`, or any `go` that adopts none of them).
+    pub(super) fn stop_parked(&mut self) {
+        let now = Instant::now();
+        self.mponder.awaiting = false;
+        for (i, _) in std::mem::take(&mut self.mponder.parked) {
+            stop_search(&mut self.slots[i], now);
+        }
+    }
+
+    /// One ponder resolved: `reply` was played and the members `hit_by` had pondered it.
+    fn tell_ponder(&mut self, reply: Option<UsiMove>, mut hit_by: Vec<u32>) {
+        let Some(reply) = reply else { return };
+        self.mponder.asked += 1;
+        if !hit_by.is_empty() {
+            self.mponder.hits += 1;
+        }
+        hit_by.sort_unstable();
+        let who = if hit_by.is_empty() {
+            "nobody".to_string()
+        } else {
+            hit_by
+                .iter()
+                .map(|n| format!("E{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let line = format!(
+            "info string [ponder] {reply}: pondered by {who}; hits {} of {} this game",
+            self.mponder.hits, self.mponder.asked
+        );
+        self.say(line);
+    }
+}

@@ -1,4 +1,5 @@
-//! The `split` type end to end (issue 66 item 3): the real `gougi` binary with mock members.
+//! The `split` type end to end (issue 66 item 3): the real `gougi` binary with mock members
+//! (and, once, four copies of the built-in search).
 //! Engine1 predicts (a shallow MultiPV 2 search with `G_SplitPredict` percent of the nodes),
 //! gougi grows the tree along its lines until each member has a leaf, every member searches its
 //! leaf with the nodes left, and the values back up by minimax. Each test checks the chosen
@@ -469,4 +470,200 @@ fn the_mate_guard_still_decides_first() {
         lines.contains(&"info score mate 1 pv G*5b".to_string()),
         "{lines:#?}"
     );
+}
+
+/// Engine1's prediction while pondering: its lines, then it searches on until gougi stops it.
+const PREDICT_PONDER: &str = "info depth 3 multipv 1 score cp 50 nodes 100 pv 7g7f 3c3d 2g2f ; \
+     info depth 3 multipv 2 score cp 30 nodes 100 pv 2g2f 8c8d ; wait stop ; \
+     bestmove 7g7f ponder 3c3d";
+
+#[test]
+fn a_ponder_predicts_while_the_opponent_thinks_and_the_leaves_start_at_ponderhit() {
+    // The `go ponder` is Engine1's prediction alone, even with G_MultiPonder on (one member
+    // ponders, so there is nothing to spread). At `ponderhit` it goes on for a tenth of the
+    // move's clock; then the four leaves get what is left, as in the nodes test above.
+    let (mut g, t) = start(
+        "split-ponderhit",
+        &[
+            &[PREDICT_PONDER, E1_LEAF],
+            &[E2_LEAF],
+            &[E3_LEAF],
+            &[E4_LEAF],
+        ],
+        "",
+    );
+    g.send("setoption name G_MultiPonder value true");
+    g.send("position startpos");
+    g.send("go ponder btime 0 wtime 0 byoyomi 2000");
+    g.silent_for(Duration::from_millis(300), "bestmove");
+    for (k, transcript) in t.iter().enumerate().skip(1) {
+        assert_eq!(searches(transcript), Vec::<String>::new(), "E{}", k + 1);
+    }
+    let t0 = Instant::now();
+    g.send("ponderhit");
+    let lines = g.until_prefix("bestmove");
+    let took = t0.elapsed();
+    assert!(took < Duration::from_millis(2000), "{took:?}");
+    assert_eq!(
+        decision(&lines)[4..],
+        [
+            "info string [why] 7g7f: split 7g7f 35 {3c3d 40 E1, *8c8d 35 E2}, 2g2f 30 E3, *5g5f 10 E4",
+            "info depth 4 time T nodes 3700 multipv 1 score cp 35 pv 7g7f 8c8d 2g2f",
+            "bestmove 7g7f ponder 8c8d",
+        ]
+    );
+    let s = searches(&t[0]);
+    assert_eq!(
+        s[..3],
+        [
+            "setoption name MultiPV value 2",
+            "position startpos",
+            // A tenth of the 1,940 ms members get (the clock less `G_Margin`).
+            "go ponder btime 0 wtime 0 byoyomi 194",
+        ]
+    );
+    assert_eq!(
+        s[3..5],
+        [
+            "setoption name MultiPV value 1",
+            "position startpos moves 7g7f 3c3d"
+        ]
+    );
+    // Every leaf is a plain `go` (not a ponder) with the clock left after the prediction, which
+    // was stopped a tenth of the clock after `ponderhit`.
+    let leaves = [
+        ("position startpos moves 7g7f 3c3d", ""),
+        ("position startpos moves 7g7f", " searchmoves <29>"),
+        ("position startpos moves 2g2f", ""),
+        ("position startpos", " searchmoves <28>"),
+    ];
+    for (k, (at, tail)) in leaves.into_iter().enumerate() {
+        let s = searches(&t[k]);
+        let go = &s[s.len() - 1];
+        assert_eq!(s[s.len() - 2], at, "E{}", k + 1);
+        let ms: u64 = go
+            .strip_prefix("go btime 0 wtime 0 byoyomi ")
+            .and_then(|r| r.strip_suffix(tail))
+            .unwrap_or_else(|| panic!("E{}: {go}", k + 1))
+            .parse()
+            .unwrap();
+        // 1,568 ms on an idle machine: the 2,000 less the prediction's 194 and the margins.
+        assert!((1300..1800).contains(&ms), "E{}: {ms}", k + 1);
+    }
+}
+
+#[test]
+fn a_ponder_miss_answers_at_once_and_starts_no_leaf() {
+    // The GUI stops the ponder (the opponent played another move): gougi answers the `stop` at
+    // once, as with every type (the GUI discards that `bestmove`), and no member is sent a leaf.
+    let (mut g, t) = start(
+        "split-pondermiss",
+        &[&[PREDICT_PONDER], &[E2_LEAF], &[E3_LEAF], &[E4_LEAF]],
+        "",
+    );
+    g.send("position startpos");
+    g.send("go ponder btime 0 wtime 0 byoyomi 2000");
+    g.silent_for(Duration::from_millis(200), "bestmove");
+    let t0 = Instant::now();
+    g.send("stop");
+    let lines = g.until_prefix("bestmove");
+    assert!(
+        t0.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:#?}");
+    g.send("isready");
+    g.until_prefix("readyok");
+    for (k, transcript) in t.iter().enumerate().skip(1) {
+        assert_eq!(searches(transcript), Vec::<String>::new(), "E{}", k + 1);
+    }
+}
+
+#[test]
+fn with_no_leaf_answered_the_prediction_is_played() {
+    // Every leaf's member crashes: the tree has no value, so the prediction's move is played,
+    // with its line, and the `[why]` line says so.
+    let (mut g, _) = start(
+        "split-noleaf",
+        &[&[PREDICT, "exit 3"], &["exit 3"], &["exit 3"], &["exit 3"]],
+        "",
+    );
+    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    assert_eq!(
+        decision(&lines),
+        [
+            "info string [O] bestmove 7g7f ponder 3c3d [７六歩(77) ３四歩(33)] [評価値 50] [e1]",
+            "info string [why] 7g7f: split 7g7f ? {3c3d ? E1, * ? E2}, 2g2f ? E3, * ? E4; no leaf has a value: the prediction's move",
+            "info depth 3 time T nodes 100 multipv 1 score cp 50 pv 7g7f 3c3d 2g2f",
+            "bestmove 7g7f ponder 3c3d",
+        ]
+    );
+}
+
+#[test]
+fn four_builtin_searches_split_and_the_rest_leaf_keeps_to_its_moves() {
+    // Real members: four copies of the built-in search, which honours `go searchmoves`. The
+    // root's children are the two predicted moves and the rest, whose found move is neither,
+    // and gougi never warns that a member ignored its searchmoves.
+    let dir = scratch_dir("split-builtin");
+    let config = dir.join("SimpleGougi.config");
+    let mut text = "Gougi.Type=split\n".to_string();
+    for k in 1..=4 {
+        text += &format!("Engine{k}.Path=builtin:search\n");
+    }
+    std::fs::write(&config, text).unwrap();
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    // Four searches starting at once on a loaded machine may miss the first `isready`'s wait:
+    // ask again until every member is ready.
+    let t0 = Instant::now();
+    loop {
+        g.send("isready");
+        let lines = g.until(Duration::from_secs(20), |l| l == "readyok");
+        if !lines.iter().any(|l| l.contains("not ready")) {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(60), "{lines:#?}");
+    }
+    g.send("setoption name G_NetworkDelay value 0");
+    for position in [
+        "position startpos",
+        "position startpos moves 7g7f 3c3d 2g2f 4c4d",
+    ] {
+        let lines = play(&mut g, position, "go nodes 4000");
+        assert!(!lines.iter().any(|l| l.contains("[Warning]")), "{lines:#?}");
+        let why = lines
+            .iter()
+            .find_map(|l| l.strip_prefix("info string [why] "))
+            .unwrap_or_else(|| panic!("{lines:#?}"));
+        let (played, tree) = why.split_once(": split ").unwrap();
+        // The root's children: at brace depth 0, split at ", ".
+        let (mut depth, mut start, mut top) = (0, 0, Vec::new());
+        for (k, ch) in tree.char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    top.push(tree[start..k].trim());
+                    start = k + 1;
+                }
+                _ => {}
+            }
+        }
+        top.push(tree[start..].trim());
+        assert_eq!(top.len(), 3, "{why}");
+        let moves: Vec<&str> = top.iter().map(|c| c.split(' ').next().unwrap()).collect();
+        let rest = moves[2].strip_prefix('*').expect(why);
+        assert!(
+            !rest.is_empty() && rest != moves[0] && rest != moves[1],
+            "{why}"
+        );
+        assert!(moves.contains(&played) || rest == played, "{why}");
+        assert_eq!(
+            lines.last().unwrap().split(' ').nth(1),
+            Some(played),
+            "{lines:#?}"
+        );
+    }
 }

@@ -667,3 +667,51 @@ fn four_builtin_searches_split_and_the_rest_leaf_keeps_to_its_moves() {
         );
     }
 }
+
+#[test]
+fn a_mate_the_guard_finds_during_the_leaves_is_played() {
+    // Under a clock the guard's mate arrives while the three leaves are searched (their tree
+    // would play 5c5b+ at 500): at the leaves' end the verified mate G*5b is played instead.
+    let dir = scratch_dir("split-guard-leaves");
+    let predict = "id name e1\ngo: info depth 3 multipv 1 score cp 900 nodes 100 pv 5c5b+ 5a5b ; \
+                   info depth 3 multipv 2 score cp 800 nodes 100 pv G*4b 5a4b ; bestmove 5c5b+\n\
+                   go: busy 600 ; info depth 4 score cp -500 nodes 900 pv 5a5b ; bestmove 5a5b\n";
+    let e2 = "id name e2\ngo: busy 600 ; info depth 4 score cp -400 nodes 900 pv 5a4b ; \
+              bestmove 5a4b\n";
+    let e3 = "id name e3\ngo: busy 600 ; info depth 4 score cp 300 nodes 900 pv G*6b ; \
+              bestmove G*6b\n";
+    let mate = "id name m\nmate: busy 300 ; checkmate G*5b\n";
+    let config = mock_config(
+        &dir,
+        "split",
+        &[predict, e2, e3],
+        Some(mate),
+        "MateEngine.Guard=true\n",
+    );
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    g.send("setoption name G_NetworkDelay value 0");
+    let lines = play(&mut g, MATE1, "go btime 0 wtime 0 byoyomi 3000");
+    // The mate reaches the GUI as it is verified, after the prediction's lines and before the
+    // predicted leaf's (E1's, from the root); at the leaves' end every member's line is shown
+    // from the root, as split's own decision shows them.
+    let at = lines
+        .iter()
+        .position(|l| l == "info string checkmate G*5b")
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert_eq!(
+        lines[at..],
+        [
+            "info string checkmate G*5b",
+            "info score mate 1 pv G*5b",
+            "info depth 5 nodes 900 score cp 500 pv 5c5b+ 5a5b",
+            "info score mate 1 pv G*5b",
+            "info string [X] bestmove G*6b [６二金打] [評価値 300] [e3]",
+            "info string [X] bestmove 5a4b [４二金打 同\u{3000}玉(51)] [評価値 -400] [e2]",
+            "info string [X] bestmove 5a5b [５二歩成(53) 同\u{3000}玉(51)] [評価値 -500] [e1]",
+            "info string [O] [1手詰め]\u{3000}[５二金打] [m]",
+            "bestmove G*5b",
+        ],
+        "{lines:#?}"
+    );
+}

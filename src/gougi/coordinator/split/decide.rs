@@ -131,6 +131,29 @@ impl<W: std::io::Write> Coordinator<W> {
         self.emit_with_nodes(&round, &got, Some(nodes));
     }
 
+    /// The members' `[O]`/`[X]` lines when the guard's verified mate `mv` decides a round whose
+    /// leaves were searched (none before): each from the root, `[O]` when its line starts
+    /// with `mv`, as [`Self::split_decide`] writes them.
+    pub(in super::super) fn split_mate_lines(
+        &self,
+        round: &Round,
+        mv: UsiMove,
+    ) -> Option<Vec<String>> {
+        let state = round.split.as_ref().filter(|s| !s.work.is_empty())?;
+        let mut out = Vec::new();
+        for w in state.work.iter().rev() {
+            let Some((path, g)) = self.split_answer(state, round, w) else {
+                continue;
+            };
+            let on_line = match path.first() {
+                Some(first) => *first == mv,
+                None => g.best.mv() == Some(mv),
+            };
+            out.push(self.split_member_line(round, w.slot, &path, &g, Verdict::of(on_line)));
+        }
+        Some(out)
+    }
+
     /// A member given "all other moves" by `go searchmoves` that answered another move ignores
     /// `searchmoves`: its value is the whole position's, not the rest's. The GUI is told once a
     /// game, with the setting that makes it search the rest move by move.

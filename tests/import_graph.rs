@@ -997,31 +997,18 @@ fn all_cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     out
 }
 
-/// Every import circle in a folder of `src`, as one line each, leaving out the edges of
-/// `allowed` (folder under `src`, from, to).
-fn circles_except(src: &Path, allowed: &[(&str, &str, &str)]) -> Vec<String> {
+/// Every import circle in a folder of `src`, as one line each.
+fn circles(src: &Path) -> Vec<String> {
     let c = Crate::read(src);
     let deps = c.dependencies();
     let mut out = Vec::new();
     for dir in folders(src) {
         let rel = dir.strip_prefix(src).unwrap().display().to_string();
-        let mut edges = edges_in(&deps, &dir);
-        for (folder, from, to) in allowed {
-            if *folder == rel {
-                if let Some(t) = edges.get_mut(*from) {
-                    t.remove(*to);
-                }
-            }
-        }
-        for cycle in all_cycles(&edges) {
+        for cycle in all_cycles(&edges_in(&deps, &dir)) {
             out.push(format!("src/{rel}: {}", cycle.join(" → ")));
         }
     }
     out
-}
-
-fn circles(src: &Path) -> Vec<String> {
-    circles_except(src, &[])
 }
 
 #[test]
@@ -1051,45 +1038,6 @@ fn the_reader_reaches_every_file() {
         .contains(&src().join("gougi/deadline/tests.rs")));
 }
 
-/// Edges the circle check leaves out, each with what removing it takes: (folder, from, to,
-/// why). The coordinator's files import each other explicitly now (no globs), which shows four
-/// circles between them; breaking them moves code inside `gougi/coordinator/`, which this
-/// change leaves to the coordinator's own work. Each edge here must still exist
-/// ([`every_known_circle_edge_is_still_there`]), so the list only shrinks.
-const KNOWN_CIRCLE_EDGES: [(&str, &str, &str, &str); 4] = [
-    (
-        "gougi/coordinator",
-        "limits",
-        "members",
-        "`limits_for` (members.rs) computes a member's limits: into limits.rs",
-    ),
-    (
-        "gougi/coordinator",
-        "requests",
-        "state",
-        "`HUNG_AFTER` (state.rs) is the requests' hang clock: into requests.rs",
-    ),
-    (
-        "gougi/coordinator",
-        "state",
-        "solo",
-        "`Solo` (solo.rs) is a field of `Slot`: the struct into state.rs",
-    ),
-    (
-        "gougi/coordinator",
-        "members",
-        "solo",
-        "`solo::sync` (and `usual`) send a member its options: into members.rs",
-    ),
-];
-
-fn known_edges() -> Vec<(&'static str, &'static str, &'static str)> {
-    KNOWN_CIRCLE_EDGES
-        .iter()
-        .map(|&(d, a, b, _)| (d, a, b))
-        .collect()
-}
-
 #[test]
 fn no_room_has_an_import_circle() {
     let c = Crate::read(&src());
@@ -1099,25 +1047,12 @@ fn no_room_has_an_import_circle() {
         "only {} edges: the reader is broken",
         deps.len()
     );
-    let circles = circles_except(&src(), &known_edges());
+    let circles = circles(&src());
     assert!(
         circles.is_empty(),
         "import circles:\n{}",
         circles.join("\n")
     );
-}
-
-#[test]
-fn every_known_circle_edge_is_still_there() {
-    let c = Crate::read(&src());
-    let deps = c.dependencies();
-    for (dir, from, to, why) in KNOWN_CIRCLE_EDGES {
-        let edges = edges_in(&deps, &src().join(dir));
-        assert!(
-            edges.get(from).is_some_and(|t| t.contains(to)),
-            "src/{dir}: {from} → {to} is gone ({why}); take it off KNOWN_CIRCLE_EDGES"
-        );
-    }
 }
 
 // ----- the top-level arrows -----------------------------------------------------------------

@@ -13,7 +13,8 @@ use crate::gougi::{annotate, deadline, policy};
 use crate::member::NodesRule;
 use crate::usi::GoLimits;
 
-use super::members::{limits_for, start_search};
+use super::limits::limits_for;
+use super::members::start_search;
 use super::state::{ExchangeState, LeaderCheck, Round, RoundKind};
 use super::Coordinator;
 

@@ -1,7 +1,7 @@
 //! The limits each member is told: the GUI clock turned into deadlines and member clocks
 //! ([`timing`]), a banked round's shortened main time ([`bank`]) and the clock left to search
 //! it again ([`after_spending`]), the exchange rule's scaled phase-1 clock ([`scale_limits`]),
-//! and one member's own `Nodes` rule and network margin ([`told`]), and the GUI's turnaround
+//! and one member's own `Nodes` rule ([`limits_for`]) and network margin ([`told`]), and the GUI's turnaround
 //! after a missed ponder charged to the next `go` ([`Coordinator::charge_turnaround`]). The
 //! arithmetic itself is in [`deadline`]; this file maps it onto `GoLimits`.
 
@@ -12,9 +12,9 @@ use tracing::{debug, info};
 
 use crate::gougi::deadline;
 use crate::gougi::deadline::Clock;
+use crate::member::{MemberSpec, NodesRule};
 use crate::usi::GoLimits;
 
-use super::members::limits_for;
 use super::state::{Round, RoundKind, Slot};
 use super::Coordinator;
 
@@ -200,6 +200,36 @@ pub(super) fn scale_limits(limits: &GoLimits, black: bool, f: f64) -> GoLimits {
     }
     l.byoyomi = scale(l.byoyomi);
     l
+}
+
+/// The `go` limits one member gets, after its `Engine<N>.Nodes` rule.
+pub(super) fn limits_for(spec: &MemberSpec, limits: &GoLimits) -> GoLimits {
+    if limits.mate.is_some() {
+        return limits.clone();
+    }
+    match spec.nodes {
+        NodesRule::Gui => limits.clone(),
+        NodesRule::Fixed(n) => GoLimits {
+            nodes: Some(n),
+            ..limits.clone()
+        },
+        NodesRule::Off => {
+            let mut l = GoLimits {
+                nodes: None,
+                ..limits.clone()
+            };
+            let open_ended =
+                !l.has_clock() && l.movetime.is_none() && !l.infinite && l.depth.is_none();
+            if limits.nodes.is_some() && open_ended {
+                // It cannot take `nodes` and must not search forever: one second, which its
+                // own limits (gpsusi's --node-count-hard-limit) normally end sooner.
+                l.btime = Some(0);
+                l.wtime = Some(0);
+                l.byoyomi = Some(1000);
+            }
+            l
+        }
+    }
 }
 
 #[cfg(test)]

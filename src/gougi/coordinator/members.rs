@@ -8,13 +8,13 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::gougi::deadline;
-use crate::member::{Launcher, MemberEvent, MemberSpec, NodesRule};
+use crate::member::{Launcher, MemberEvent};
 use crate::usi::{GoLimits, GuiCommand, SetOption};
 
 use super::limits::own_margin;
 use super::requests::Request;
 use super::state::{Slot, SlotState, BACKOFF_CAP, HANDSHAKE_LIMIT, MAX_FAILURES, READY_LIMIT};
-use super::{solo, Coordinator};
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn on_exit(&mut self, i: usize, code: Option<i32>) {
@@ -175,9 +175,10 @@ impl<W: std::io::Write> Coordinator<W> {
             .retain(|&i, _| !self.slots[i].requests.is_empty());
     }
 
-    /// Members' health, on every timer and `go`: kill what hangs — no answer [`HUNG_AFTER`]
-    /// after `stop`, no `usiok` by [`HANDSHAKE_LIMIT`], no `readyok` by [`READY_LIMIT`] — and
-    /// start the dead whose back-off has passed.
+    /// Members' health, on every timer and `go`: kill what hangs — no answer
+    /// [`HUNG_AFTER`](super::requests::HUNG_AFTER) after `stop`, no `usiok` by
+    /// [`HANDSHAKE_LIMIT`], no `readyok` by [`READY_LIMIT`] — and start the dead whose back-off
+    /// has passed.
     pub(super) fn supervise(&mut self) {
         let now = Instant::now();
         for i in 0..self.slots.len() {
@@ -354,7 +355,7 @@ pub(super) fn stop_search(slot: &mut Slot, now: Instant) {
 
 /// Send `position` + `go` for round `round` (`mate`: a `go mate`), stopping first if the member
 /// still owes an earlier answer; between the two, the `setoption`s its
-/// `Engine<N>.SoloOption`s need this round ([`solo::sync`]). The clock in `limits` is shortened
+/// `Engine<N>.SoloOption`s need this round ([`sync`]). The clock in `limits` is shortened
 /// by the member's learned answer lag beyond what `margin` (`G_Margin`) covers
 /// ([`deadline::take_lag`]; `black`: the side to move in `position`, whose main time it is), and
 /// the request remembers when that clock runs out, to measure the answer's lag against.
@@ -377,7 +378,7 @@ pub(super) fn start_search(
         debug!(member = slot.spec.number, lag_ms = ?at_least, "answer overdue at the next go");
     }
     stop_search(slot, now);
-    solo::sync(slot);
+    sync(slot);
     let limits = deadline::take_lag(limits, black, slot.clock_extra(margin));
     let clock = deadline::answer_due(&limits, black, own_margin(slot)).map(Duration::from_millis);
     let ponder = limits.ponder;
@@ -386,32 +387,63 @@ pub(super) fn start_search(
     slot.requests.push(round, mate, now, clock, ponder);
 }
 
-/// The `go` limits one member gets, after its `Engine<N>.Nodes` rule.
-pub(super) fn limits_for(spec: &MemberSpec, limits: &GoLimits) -> GoLimits {
-    if limits.mate.is_some() {
-        return limits.clone();
+/// The value member `slot` has outside solo rounds: its last setting of `name`, else the
+/// declared default (which `Engine<N>.Option.<Name>` has replaced, when set).
+pub(super) fn usual(slot: &Slot, name: &str) -> Option<SetOption> {
+    if let Some(o) = slot.settings.iter().rev().find(|o| o.name == name) {
+        return Some(o.clone());
     }
-    match spec.nodes {
-        NodesRule::Gui => limits.clone(),
-        NodesRule::Fixed(n) => GoLimits {
-            nodes: Some(n),
-            ..limits.clone()
-        },
-        NodesRule::Off => {
-            let mut l = GoLimits {
-                nodes: None,
-                ..limits.clone()
-            };
-            let open_ended =
-                !l.has_clock() && l.movetime.is_none() && !l.infinite && l.depth.is_none();
-            if limits.nodes.is_some() && open_ended {
-                // It cannot take `nodes` and must not search forever: one second, which its
-                // own limits (gpsusi's --node-count-hard-limit) normally end sooner.
-                l.btime = Some(0);
-                l.wtime = Some(0);
-                l.byoyomi = Some(1000);
-            }
-            l
+    let decl = slot.options.iter().find(|d| d.name == name)?;
+    Some(SetOption {
+        name: name.to_owned(),
+        value: decl.default_value()?.to_value_text(),
+    })
+}
+
+/// Before a round's `position`/`go` reaches `slot` (`solo.rs` tells why): the `setoption`s that bring its solo options
+/// to what the round wants ([`Solo::wanted`]), only for those it does not hold already.
+pub(super) fn sync(slot: &mut Slot) {
+    if slot.solo.values.is_empty() {
+        return;
+    }
+    let wanted = slot.solo.wanted;
+    let mut sent = Vec::new();
+    for solo in slot.solo.values.clone() {
+        if slot.solo.held.contains(&solo.name) == wanted {
+            continue;
         }
+        let o = if wanted {
+            slot.solo.held.insert(solo.name.clone());
+            solo
+        } else {
+            slot.solo.held.remove(&solo.name);
+            // Checked at `usiok`; a setting never goes away, so the usual value is known.
+            let Some(o) = usual(slot, &solo.name) else {
+                continue;
+            };
+            o
+        };
+        sent.push(format!("{}={}", o.name, o.value.as_deref().unwrap_or("")));
+        send(slot, &GuiCommand::SetOption(o));
+    }
+    if sent.is_empty() {
+        return;
+    }
+    let sent = sent.join(" ");
+    if wanted && !slot.solo.logged {
+        slot.solo.logged = true;
+        info!(
+            member = slot.spec.number,
+            options = %sent,
+            "{} plays alone: its SoloOption values are applied",
+            slot.label()
+        );
+    } else {
+        debug!(
+            member = slot.spec.number,
+            alone = wanted,
+            options = %sent,
+            "solo options switched"
+        );
     }
 }

@@ -37,7 +37,7 @@
 //! that doubles with each failure in a row (0, 1, 2, 4 … s, at most [`BACKOFF_CAP`]); after
 //! [`MAX_FAILURES`] failures in a row it is left out until the next game. A member that answers
 //! a round starts its count again, and so does every member at `usinewgame`: a member is never
-//! lost for good. A member that still owes an answer [`HUNG_AFTER`] after it was told to stop is
+//! lost for good. A member that still owes an answer [`HUNG_AFTER`](requests::HUNG_AFTER) after it was told to stop is
 //! killed (and so restarted). An illegal or unparsable move is discarded, logged and reported.
 //! With no usable answer at all, gougi plays a legal fallback move and resigns only when no legal
 //! move exists; a member's resignation stands only under `G_Resign` (see `resign.rs`).
@@ -86,9 +86,10 @@ use output::Decided;
 use relay_cap::RelayCap;
 use requests::Requests;
 pub use requests::{Owed, Probe};
-use solo::Solo;
 pub use state::MAX_FAILURES;
-use state::{MateState, Round, RoundKind, Slot, SlotState, Warned, EOF_GRACE, HANDSHAKE_LIMIT};
+use state::{
+    MateState, Round, RoundKind, Slot, SlotState, Solo, Warned, EOF_GRACE, HANDSHAKE_LIMIT,
+};
 
 pub struct Coordinator<W> {
     /// The GUI channel. A plain blocking writer: tokio's stdout goes through its blocking

@@ -22,7 +22,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::state::HUNG_AFTER;
+/// A member that owes an answer this long after `stop` is considered hung and killed.
+pub(super) const HUNG_AFTER: Duration = Duration::from_secs(3);
 
 /// One `go` a member has not answered yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

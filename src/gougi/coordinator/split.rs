@@ -37,8 +37,7 @@ use crate::usi::{
 };
 
 use super::limits::{scale_limits, told};
-use super::members::{send, start_search, stop_search};
-use super::solo;
+use super::members::{send, start_search, stop_search, usual};
 use super::state::{Got, Round, RoundKind, SplitState, Work};
 use super::Coordinator;
 
@@ -162,7 +161,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 value: Some(PREDICT_LINES.to_string()),
             }
         } else {
-            match solo::usual(slot, "MultiPV") {
+            match usual(slot, "MultiPV") {
                 Some(o) => o,
                 None => return,
             }

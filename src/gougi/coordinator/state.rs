@@ -20,7 +20,6 @@ use crate::usi::{
 };
 
 use super::requests::{LagKind, Request, Requests};
-use super::solo::Solo;
 
 /// How long gougi's `usiok` waits for members' `usiok`: a GUI's own limit is short (and a
 /// member that never answers must not hold start-up), so after this gougi answers without the
@@ -49,9 +48,6 @@ pub(super) const KEEPALIVE: Duration = Duration::from_secs(5);
 
 /// After a GUI `stop`, how long members get to send their `bestmove`.
 pub(super) const STOP_GRACE: Duration = Duration::from_millis(1000);
-
-/// A member that owes an answer this long after `stop` is considered hung and killed.
-pub(super) const HUNG_AFTER: Duration = Duration::from_secs(3);
 
 /// Failures in a row (exits, hangs, failed starts with no answered round between them) after
 /// which a member is left out until the next `usinewgame`.
@@ -212,6 +208,20 @@ pub(super) fn label(number: u32, name: &str) -> String {
         name: name.into(),
     }
     .to_string()
+}
+
+/// One member's solo options and what it holds now (`Engine<N>.SoloOption`, see `solo.rs`).
+#[derive(Debug, Default)]
+pub(super) struct Solo {
+    /// The `Engine<N>.SoloOption.*` values the member accepts, checked at its last `usiok`, in
+    /// the config's order.
+    pub(super) values: Vec<SetOption>,
+    /// The names whose solo value the member's process holds now.
+    pub(super) held: HashSet<String>,
+    /// The current round asks this member alone.
+    pub(super) wanted: bool,
+    /// The solo values were logged at info level once (the first switch of the session).
+    pub(super) logged: bool,
 }
 
 impl Slot {

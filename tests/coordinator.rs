@@ -326,6 +326,52 @@ async fn a_local_guis_clock_teaches_its_own_small_delay() {
     gui.quit().await;
 }
 
+/// Issue 65: a CSA server's clock counts whole seconds and cannot teach a delay, a missed
+/// ponder or not. The miss's turnaround (odd milliseconds) used to come off the clock before the
+/// learner saw it, so the seconds looked like milliseconds and the floored charges taught
+/// ~110 ms in place of `G_NetworkDelay` 300: through a real server at 60 + 2 s and 50 ms of lag
+/// gougi then lost 2 games of 4 on time once its main time was gone. Here the GUI charges each
+/// move its time rounded up to a second (so a learner would see ~500 ms); members must be told
+/// the clock less 300 + 60 all game, and the GUI never told of a learned delay.
+#[tokio::test(start_paused = true)]
+async fn a_clock_in_whole_seconds_teaches_no_delay_after_a_ponder_miss() {
+    let scripts = vec![Script::always(Go::Answer(500 * MS)).named("a")];
+    let mut gui = start_as_shipped("optimistic", scripts).await;
+    let mut main = 60_000u64;
+    gui.moves = vec!["7g7f".into(), "3c3d".into()];
+    let pondered = gui.position();
+    gui.send(&pondered).await;
+    gui.send(&format!("go ponder btime {main} wtime 60000 byoyomi 1000"))
+        .await;
+    sleep(300 * MS).await;
+    gui.send("stop").await;
+    gui.until("bestmove", 1000 * MS).await;
+    sleep(7 * MS).await;
+    gui.moves = vec!["7g7f".into(), "8c8d".into()];
+    let mut said = Vec::new();
+    let mut told = Vec::new();
+    for _ in 0..7 {
+        let (took, lines) = gui
+            .play(&format!("btime {main} wtime 60000 byoyomi 1000"), 5000 * MS)
+            .await;
+        let received = gui.members.received(1);
+        let go = received.iter().rev().find(|r| r.1.starts_with("go "));
+        told.push((main, go.unwrap().1.clone()));
+        said.extend(lines.into_iter().filter(|l| l.contains("network delay")));
+        main -= (took.as_millis() as u64).div_ceil(1000) * 1000;
+    }
+    assert_eq!(said, Vec::<String>::new());
+    // The first go after the miss: its 7 ms of turnaround too; then 300 + 60 every move.
+    assert_eq!(told[0].1, "go btime 59633 wtime 60000 byoyomi 1000");
+    for (main, go) in &told[1..] {
+        assert_eq!(
+            *go,
+            format!("go btime {} wtime 60000 byoyomi 1000", main - 360)
+        );
+    }
+    gui.quit().await;
+}
+
 /// (b) A member that ignores `stop` is reported hung, killed and restarted; the replacement
 /// plays, hangs too, and is restarted again. Issue 17 defect 3: the killed process's `Exited`
 /// used to be applied to its replacement (no instance check), killing it unreported, so the

@@ -111,8 +111,11 @@ impl<W: std::io::Write> Coordinator<W> {
         // The clock starts at the `go`'s arrival, before any restart below takes its time.
         let started = Instant::now();
         let after_miss = self.ponder_stopped.is_some() && !limits.ponder;
-        let limits = self.charge_turnaround(limits, started);
+        // The GUI's clock as it came goes to `charge_network` (which learns from it): the
+        // turnaround's odd milliseconds would make a CSA server's whole seconds look like a
+        // clock that counts milliseconds, and teach a delay those seconds cannot show.
         let (limits, gui_clock) = self.charge_network(limits);
+        let limits = self.charge_turnaround(limits, started);
         if let Some(old) = self.round.take() {
             warn!(
                 round = old.id,

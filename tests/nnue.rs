@@ -771,3 +771,12 @@ fn check_shape_against_yaneuraou(name: &str, size: usize, file: &str) {
 fn a_halfkp_512_net_evaluates_as_yaneuraou_does_with_every_kernel() {
     check_shape_against_yaneuraou("halfKP_512x2-16-32", 128_416_184, "random-512-seed1.tsv");
 }
+
+#[test]
+fn a_halfkp_1024_8_32_net_evaluates_as_yaneuraou_does_with_every_kernel() {
+    check_shape_against_yaneuraou(
+        "halfKP_1024x2-8-32",
+        256_814_486,
+        "random-1024-8-32-seed1.tsv",
+    );
+}

@@ -780,3 +780,32 @@ fn a_halfkp_1024_8_32_net_evaluates_as_yaneuraou_does_with_every_kernel() {
         "random-1024-8-32-seed1.tsv",
     );
 }
+
+#[test]
+fn a_halfkp_1024_8_64_net_evaluates_as_yaneuraou_does_with_every_kernel() {
+    check_shape_against_yaneuraou(
+        "halfKP_1024x2-8-64",
+        256_815_670,
+        "random-1024-8-64-seed1.tsv",
+    );
+}
+
+/// Every shape the loader reads has YaneuraOu's values in `tests/data/nnue/` and a test above:
+/// a shape added to `SUPPORTED` without them fails here.
+#[test]
+fn every_supported_shape_has_yaneuraou_s_values() {
+    let checked = [
+        ("halfKP_256x2-32-32", "random-seed1.tsv"),
+        ("halfKP_512x2-16-32", "random-512-seed1.tsv"),
+        ("halfKP_1024x2-8-32", "random-1024-8-32-seed1.tsv"),
+        ("halfKP_1024x2-8-64", "random-1024-8-64-seed1.tsv"),
+        ("KP_256x2-32-32", "kp-random-seed1.tsv"),
+    ];
+    let names: Vec<String> = SUPPORTED.iter().map(Arch::name).collect();
+    let listed: Vec<String> = checked.iter().map(|(n, _)| n.to_string()).collect();
+    assert_eq!(names, listed);
+    for (name, file) in checked {
+        let refs = reference_file(file);
+        assert_eq!(refs.len(), reference().len(), "{name}: {file}");
+    }
+}

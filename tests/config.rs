@@ -171,6 +171,7 @@ fn both_names_for_every_type() {
         ("weighted-optimistic", "重み付き楽観合議"),
         ("multipv-vote", "候補手投票合議"),
         ("leader", "リーダー合議"),
+        ("split", "最善手予測分割"),
     ];
     assert_eq!(PolicyKind::ALL.len(), expected.len());
     let dir = TempDir::new();

@@ -449,6 +449,36 @@ fn multipv_and_threads() {
     }
 }
 
+/// `go searchmoves` (issue 66, for `split`'s "all other moves" leaf): the search plays one of
+/// the listed moves and every PV it prints starts with one; listed moves that are not legal are
+/// left out, and a list with none legal searches every move. Without the list the answer is the
+/// unrestricted one (the `gougi bench search` signature does not move either).
+#[test]
+fn searchmoves_restricts_the_root() {
+    let mut e = Engine::start();
+    e.send(&format!("position {MIDGAME}"));
+    e.send("go nodes 3000");
+    let free = legal_bestmove(MIDGAME, &e.until("bestmove"));
+    // Two legal moves other than the free choice, and one that is not legal here.
+    let allowed = ["9g9f", "1g1f", "5e5d"];
+    assert!(!allowed.contains(&free.as_str()), "{free}");
+    e.send(&format!("position {MIDGAME}"));
+    e.send(&format!("go nodes 3000 searchmoves {}", allowed.join(" ")));
+    let lines = e.until("bestmove");
+    let mv = legal_bestmove(MIDGAME, &lines);
+    assert!(allowed[..2].contains(&mv.as_str()), "{mv}: {lines:#?}");
+    for l in lines.iter().filter(|l| l.contains(" pv ")) {
+        let head = l.split(" pv ").nth(1).and_then(|p| p.split(' ').next());
+        assert!(head.is_some_and(|h| allowed[..2].contains(&h)), "{l}");
+    }
+    // Only moves that are not legal here: every move is searched (from a cleared table, as
+    // the first search was).
+    e.send("usinewgame");
+    e.send(&format!("position {MIDGAME}"));
+    e.send("go nodes 3000 searchmoves 5e5d");
+    assert_eq!(legal_bestmove(MIDGAME, &e.until("bestmove")), free);
+}
+
 #[test]
 fn mate_declaration_and_resign() {
     let mut e = Engine::start();

@@ -49,6 +49,8 @@ pub enum PolicyKind {
     MultipvVote,
     /// gougi's own: the leader's move unless its own re-search prefers a member's candidate.
     Leader,
+    /// gougi's own: best-move-prediction split, one leaf of a predicted tree per member.
+    Split,
 }
 
 /// What the config and the `G_` options know of one type.
@@ -92,7 +94,7 @@ const fn with_options(info: KindInfo, options: &'static [&'static str]) -> KindI
 }
 
 /// Every type, in [`PolicyKind`] order.
-pub static KINDS: [KindInfo; 17] = {
+pub static KINDS: [KindInfo; 18] = {
     use PolicyKind as K;
     [
         KindInfo {
@@ -180,12 +182,17 @@ pub static KINDS: [KindInfo; 17] = {
             options: &["G_LeaderNodes", "G_LeaderMargin"],
             ..row(K::Leader, "leader", "リーダー合議")
         },
+        KindInfo {
+            members: (2, None),
+            options: &["G_SplitPredict"],
+            ..row(K::Split, "split", "最善手予測分割")
+        },
     ]
 };
 
 impl PolicyKind {
     /// All types, in catalogue order.
-    pub const ALL: [PolicyKind; 17] = [
+    pub const ALL: [PolicyKind; 18] = [
         PolicyKind::Majority,
         PolicyKind::Optimistic,
         PolicyKind::Pessimistic,
@@ -203,6 +210,7 @@ impl PolicyKind {
         PolicyKind::WeightedOptimistic,
         PolicyKind::MultipvVote,
         PolicyKind::Leader,
+        PolicyKind::Split,
     ];
 
     /// The type's names, member counts and options.

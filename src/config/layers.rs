@@ -137,6 +137,8 @@ pub(super) struct EngineKeys {
     pub score_view: Option<Setting>,
     #[serde(rename = "Ponder")]
     pub ponder: Option<Setting>,
+    #[serde(rename = "SearchMoves")]
+    pub searchmoves: Option<Setting>,
     #[serde(rename = "Nodes")]
     pub nodes: Option<Setting>,
     #[serde(rename = "MinCores")]
@@ -155,13 +157,14 @@ pub(super) struct EngineKeys {
 
 impl EngineKeys {
     /// The single-valued fields in the order their orphans are reported (the keys' order).
-    pub fn fields(&self) -> [Option<&Setting>; 9] {
+    pub fn fields(&self) -> [Option<&Setting>; 10] {
         [
             self.name.as_ref(),
             self.weight.as_ref(),
             self.scale.as_ref(),
             self.score_view.as_ref(),
             self.ponder.as_ref(),
+            self.searchmoves.as_ref(),
             self.nodes.as_ref(),
             self.min_cores.as_ref(),
             self.show_options.as_ref(),
@@ -222,6 +225,7 @@ impl Tree {
             Key::EngineScale(i) => vec!["Engine".into(), n(i), "Scale".into()],
             Key::EngineScoreView(i) => vec!["Engine".into(), n(i), "ScoreView".into()],
             Key::EnginePonder(i) => vec!["Engine".into(), n(i), "Ponder".into()],
+            Key::EngineSearchMoves(i) => vec!["Engine".into(), n(i), "SearchMoves".into()],
             Key::EngineNodes(i) => vec!["Engine".into(), n(i), "Nodes".into()],
             Key::EngineMinCores(i) => vec!["Engine".into(), n(i), "MinCores".into()],
             Key::EngineShowOptions(i) => vec!["Engine".into(), n(i), "ShowOptions".into()],
@@ -442,6 +446,7 @@ pub fn env_key(var: &str) -> Option<Result<String, Problem>> {
                     "SCALE" => "Scale",
                     "SCOREVIEW" => "ScoreView",
                     "PONDER" => "Ponder",
+                    "SEARCHMOVES" => "SearchMoves",
                     "NODES" => "Nodes",
                     "MINCORES" => "MinCores",
                     "SHOWOPTIONS" => "ShowOptions",

@@ -58,6 +58,7 @@ pub(super) enum Key {
     EngineScale(u32),
     EngineScoreView(u32),
     EnginePonder(u32),
+    EngineSearchMoves(u32),
     EngineNodes(u32),
     EngineMinCores(u32),
     EngineShowOptions(u32),
@@ -92,13 +93,14 @@ const FIXED_KEYS: [(&str, Key); 8] = [
 type EngineField = (&'static str, fn(u32) -> Key);
 
 /// See [`FIXED_KEYS`]; `Option.<name>` and `SoloOption.<name>` are [`engine_option_key`]'s.
-const ENGINE_FIELDS: [EngineField; 10] = [
+const ENGINE_FIELDS: [EngineField; 11] = [
     ("Path", Key::EnginePath),
     ("Name", Key::EngineName),
     ("Weight", Key::EngineWeight),
     ("Scale", Key::EngineScale),
     ("ScoreView", Key::EngineScoreView),
     ("Ponder", Key::EnginePonder),
+    ("SearchMoves", Key::EngineSearchMoves),
     ("Nodes", Key::EngineNodes),
     ("MinCores", Key::EngineMinCores),
     ("ShowOptions", Key::EngineShowOptions),

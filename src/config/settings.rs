@@ -3,13 +3,14 @@
 //! # Keys
 //! | key | value | default |
 //! |---|---|---|
-//! | `Gougi.Type` | one of the 17 types (the original's 14 and gougi's `weighted-optimistic`, `multipv-vote`, `leader`), Japanese name or English id ([`PolicyKind`]) | required |
+//! | `Gougi.Type` | one of the 18 types (the original's 14 and gougi's `weighted-optimistic`, `multipv-vote`, `leader`, `split`), Japanese name or English id ([`PolicyKind`]) | required |
 //! | `Engine<N>.Path` | member N ≥ 1 (any number of members, gaps allowed): a command line | — |
 //! | `Engine<N>.Name` | display name override for member N (else its `id name`) | `id name` |
 //! | `Engine<N>.Weight` | vote weight, a finite number > 0 | 1 |
 //! | `Engine<N>.ScoreView` | `side` (scores from the side to move, as USI says) or `black` (from Black's side, as gpsusi prints them) | `side` |
 //! | `Engine<N>.Scale` | score calibration: the member's cp per logistic unit, win rate = 1/(1+e^(−cp/Scale)); `gougi calibrate` fits it from game records | none (raw scores) |
 //! | `Engine<N>.Ponder` | `true` or `false`: with `false` the member never gets `go ponder`; at `ponderhit` it starts with a normal `go` | `true` |
+//! | `Engine<N>.SearchMoves` | `true` or `false`: with `false` the member is taken to ignore `go searchmoves`, so the `split` type searches a leaf of "all other moves" as the position after each of them in turn instead | `true` |
 //! | `Engine<N>.Nodes` | a node count ≥ 1 (every `go` it gets carries `nodes <n>` instead of the GUI's limits) or `off` (it never gets `nodes`: a GUI `go nodes` reaches it as `go btime 0 wtime 0 byoyomi 1000`) ([`NodesRule`]) | absent: the GUI's `go` as is |
 //! | `Engine<N>.MinCores` | a CPU count ≥ 1: under a clock (any `go` but `nodes`, `depth` and `mate`) member N is asked only when this machine has at least that many logical CPUs, so a config written for a bigger machine does not make its members share cores; under `go nodes`/`depth` it always plays | absent: always asked |
 //! | `Engine<N>.ShowOptions`, `Engine<N>.HideOptions` | regular expressions over the member's option names: the GUI's dialog lists (as `E<N>_…`) those matching ShowOptions and not HideOptions ([`OptionFilter`]) | all shown |
@@ -56,6 +57,8 @@ pub struct EngineEntry {
     pub black_view_scores: bool,
     /// `Engine<N>.Ponder` (default true): false = the member never gets `go ponder`.
     pub ponder: bool,
+    /// `Engine<N>.SearchMoves` (default true): false = it ignores `go searchmoves`.
+    pub searchmoves: bool,
     /// `Engine<N>.Nodes`: how `nodes` limits reach this member (default [`NodesRule::Gui`]).
     pub nodes: NodesRule,
     /// `Engine<N>.MinCores` (0 when absent: always asked).
@@ -133,6 +136,7 @@ impl Config {
                 scale: e.scale,
                 black_view_scores: e.black_view_scores,
                 ponder: e.ponder,
+                searchmoves: e.searchmoves,
                 nodes: e.nodes,
                 min_cores: e.min_cores,
                 option_filter: e.option_filter.clone(),

@@ -363,6 +363,20 @@ impl Validator {
                 ))
             }
         };
+        let searchmoves = match &keys.searchmoves {
+            None => true,
+            Some(s) if s.value.eq_ignore_ascii_case("true") => true,
+            Some(s) if s.value.eq_ignore_ascii_case("false") => false,
+            Some(s) => {
+                return Err(self.at(
+                    s,
+                    &format!("Engine{n}.SearchMoves"),
+                    Problem::BadPonder {
+                        value: s.value.clone(),
+                    },
+                ))
+            }
+        };
         let nodes = match &keys.nodes {
             None => NodesRule::Gui,
             Some(s) if s.value.eq_ignore_ascii_case("off") => NodesRule::Off,
@@ -431,6 +445,7 @@ impl Validator {
             scale,
             black_view_scores,
             ponder,
+            searchmoves,
             nodes,
             min_cores,
             line: path.place().line(),

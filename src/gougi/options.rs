@@ -158,6 +158,11 @@ pub const SPECS: &[Spec] = &[
     // (BENCHMARKS); 20,000, the first default, cost more than the search it checks.
     spin!("G_LeaderNodes", (3_000, 1, 1_000_000_000), false, leader_nodes: u64),
     spin!("G_LeaderMargin", (50, 0, 100_000), false, leader_margin: i64),
+    // gougi's own type `split`: the percentage of each member's budget (the round's nodes, or
+    // its clock) the first member's shallow MultiPV search takes to predict the best moves when
+    // the line played last move does not (the opponent did not reply as predicted); the leaves
+    // get the rest. 0: never such a search under a playing `go`.
+    spin!("G_SplitPredict", (10, 0, 50), false, split_predict_pct: u64),
     // gougi's own, for every type.
     // Milliseconds kept in hand on every move for pipes, the decision and the GUI's delay;
     // measured on a pipe (see `deadline::DEFAULT_MARGIN_MS`).
@@ -265,6 +270,8 @@ pub struct GOptions {
     pub leader_nodes: u64,
     /// `G_LeaderMargin` (`leader`), in calibrated cp.
     pub leader_margin: i64,
+    /// `G_SplitPredict` (`split`), in percent of each member's budget.
+    pub split_predict_pct: u64,
     /// `G_Margin`, in milliseconds.
     pub margin_ms: u64,
     /// `G_NetworkDelay`, in milliseconds.
@@ -302,6 +309,7 @@ impl Default for GOptions {
             vote_scoring: VoteScoring::WinRate,
             leader_nodes: 3_000,
             leader_margin: 50,
+            split_predict_pct: 10,
             margin_ms: DEFAULT_MARGIN_MS,
             network_delay_ms: DEFAULT_NETWORK_DELAY_MS,
             multi_ponder: false,

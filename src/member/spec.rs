@@ -118,6 +118,9 @@ pub struct MemberSpec {
     /// `Engine<N>.Ponder` (default true). False: the member never gets `go ponder`; at
     /// `ponderhit` it is started with a normal `go`. Mate members keep the default.
     pub ponder: bool,
+    /// `Engine<N>.SearchMoves` (default true). False: the member ignores `go searchmoves`, so
+    /// the `split` type gives it the position after each move of a rest leaf instead.
+    pub searchmoves: bool,
     /// `Engine<N>.Nodes` (default [`NodesRule::Gui`]). Mate members keep the default.
     pub nodes: NodesRule,
     /// `Engine<N>.MinCores`: under a clock the member is asked only on a machine with at least
@@ -147,6 +150,7 @@ impl MemberSpec {
             scale: None,
             black_view_scores: false,
             ponder: true,
+            searchmoves: true,
             nodes: NodesRule::Gui,
             min_cores: 0,
             option_filter: Default::default(),
@@ -222,15 +226,19 @@ mod tests {
     #[test]
     fn ponder_and_nodes_reach_the_spec() {
         let text = "Gougi.Type=majority\nEngine1.Path=builtin:search\nEngine1.Ponder=false\n\
-                    Engine1.Nodes=off\nEngine2.Path=builtin:search\nEngine2.Nodes=20000\n";
+                    Engine1.Nodes=off\nEngine2.Path=builtin:search\nEngine2.Nodes=20000\n\
+                    Engine2.SearchMoves=false\n";
         let config = Config::parse(text, Path::new("/tmp/SimpleGougi.config")).unwrap();
         let specs = config.member_specs();
         assert_eq!(
             specs
                 .iter()
-                .map(|s| (s.ponder, s.nodes))
+                .map(|s| (s.ponder, s.nodes, s.searchmoves))
                 .collect::<Vec<_>>(),
-            vec![(false, NodesRule::Off), (true, NodesRule::Fixed(20000))]
+            vec![
+                (false, NodesRule::Off, true),
+                (true, NodesRule::Fixed(20000), false)
+            ]
         );
     }
 

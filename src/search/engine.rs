@@ -248,6 +248,20 @@ pub struct BadPosition {
     pub source: crate::shogi::PositionError,
 }
 
+/// The legal moves of `pos` among `list` (`go searchmoves`), in the order legal moves are
+/// generated; a listed move that is not legal here is left out.
+fn searchmoves(pos: &Position, list: &[crate::usi::UsiMove]) -> Vec<Move> {
+    pos.legal_moves()
+        .as_slice()
+        .iter()
+        .copied()
+        .filter(|m| {
+            let text = m.to_string();
+            list.iter().any(|l| l.as_str() == text)
+        })
+        .collect()
+}
+
 /// A ponder move for `best` from the table, when the PV is too short to give one.
 fn ponder_from_tt(pos: &Position, best: Move, tt: &TranspositionTable) -> Option<Move> {
     let mut p = pos.clone();
@@ -716,10 +730,22 @@ impl Engine {
             self.answer_now("bestmove resign", &params);
             return;
         }
-        if let Some(line) = self.book_answer() {
-            self.answer_now(&line, &params);
-            return;
+        // `go searchmoves …` restricts the root to the listed legal moves (a move the search
+        // would leave out, a non-promotion that could promote, counts when listed); none legal
+        // among them searches every move, as if the list were absent. The book is not asked:
+        // its move may not be one of them.
+        let restricted = params
+            .searchmoves
+            .as_deref()
+            .map(|list| searchmoves(&self.pos, list))
+            .filter(|moves| !moves.is_empty());
+        if restricted.is_none() {
+            if let Some(line) = self.book_answer() {
+                self.answer_now(&line, &params);
+                return;
+            }
         }
+        let legal = restricted.unwrap_or(legal);
         let black = self.pos.side_to_move() == crate::shogi::Color::Black;
         let ply = self.pos.ply();
         let budget = if params.infinite || params.ponder {

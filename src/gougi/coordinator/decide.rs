@@ -327,7 +327,7 @@ impl<W: std::io::Write> Coordinator<W> {
 
     /// The decision's last lines: the final `info` (its nodes as the caller counts them) and
     /// the `bestmove`.
-    fn emit_with_nodes(&mut self, round: &Round, got: &Got, nodes: Option<u64>) {
+    pub(super) fn emit_with_nodes(&mut self, round: &Round, got: &Got, nodes: Option<u64>) {
         self.publish_round(round, got);
         if let Some(line) = final_info(round, got, nodes) {
             self.say(line);

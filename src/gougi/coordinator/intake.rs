@@ -120,8 +120,11 @@ impl<W: std::io::Write> Coordinator<W> {
                 info.text = (!kept.is_empty()).then_some(InfoText::Pv(kept));
             }
         }
+        // The MultiPV lines of the vote's members, and of `split`'s prediction.
+        let lines =
+            self.config.policy.info().multipv_vote || self.config.policy.shape() == Shape::Split;
         let slot = &mut self.slots[i];
-        if self.config.policy.info().multipv_vote {
+        if lines {
             if let (
                 Some(InfoScore {
                     bound: crate::usi::Bound::Exact,
@@ -197,6 +200,9 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn relay_info(&mut self, i: usize, mut info: Info) {
+        if self.split_relay(i, &info) {
+            return;
+        }
         let mode = self.options.info_relay;
         let Some(round) = &mut self.round else { return };
         // Exchange phase 2 searches after the other member's move: its lines are about another

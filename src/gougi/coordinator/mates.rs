@@ -307,10 +307,17 @@ impl<W: std::io::Write> Coordinator<W> {
         let (slots, answers) = self.collect(round);
         let first = line[0];
         self.say(format!("info score mate {} pv {}", line.len(), join(line)));
-        for k in (0..slots.len()).rev() {
-            let verdict = Verdict::of(answers[k].best.mv() == Some(first));
-            let l = self.member_line(slots[k], &round.answers[&slots[k]], verdict);
-            self.say(l);
+        if let Some(lines) = self.split_mate_lines(round, first) {
+            // `split`'s leaves answered other positions: each is shown from the root.
+            for l in lines {
+                self.say(l);
+            }
+        } else {
+            for k in (0..slots.len()).rev() {
+                let verdict = Verdict::of(answers[k].best.mv() == Some(first));
+                let l = self.member_line(slots[k], &round.answers[&slots[k]], verdict);
+                self.say(l);
+            }
         }
         let ja = round.game.japanese(line);
         let name = self.mate_name();

@@ -14,7 +14,8 @@
 //! (`info`, `bestmove`, mate claims, the relay), `decide` (policies, `G_Resign`, the vote),
 //! `exchanges` (the exchange rule's phases, the `leader` type's re-searches), `mates` (mate members, `go mate`, the
 //! built-in solver), `output` (annotated lines, the final `info`), `distance` (members whose
-//! answers lag: earlier stops, the GUI told of a member's lag).
+//! answers lag: earlier stops, the GUI told of a member's lag), `split` (the `split` type's
+//! prediction, leaves and minimax).
 //!
 //! # Members and stale answers
 //! Every `go` sent to a member is pushed on that member's queue of outstanding requests, and
@@ -76,6 +77,7 @@ mod rounds;
 mod session;
 mod settle;
 mod solo;
+mod split;
 mod state;
 
 use members::launch;

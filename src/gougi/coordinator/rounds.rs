@@ -104,6 +104,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 slot.requests.ponderhit(Instant::now(), clock);
             }
         }
+        self.split_ponderhit();
     }
 
     pub(super) fn on_go(&mut self, limits: GoLimits) {
@@ -263,6 +264,7 @@ impl<W: std::io::Write> Coordinator<W> {
                     }
                     normals.clone()
                 }
+                Shape::Split => self.split_plan(&mut round, &normals, &mut request, black),
             }
         };
         if self.position_refused.is_some() {
@@ -281,7 +283,9 @@ impl<W: std::io::Write> Coordinator<W> {
         }
         let command_line = round.game.command.to_string(); // once, however many members
         for &i in &round.participants {
-            if started.contains(&i) {
+            // Started already: by multi-ponder, or by the type on a position of its own
+            // (split's leaves).
+            if started.contains(&i) || round.elsewhere.contains_key(&i) {
                 continue;
             }
             let slot = &mut self.slots[i];
@@ -437,6 +441,8 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     pub(super) fn maybe_finish(&mut self) {
+        // A rest searched move by move goes on to its next position first.
+        self.split_advance();
         let Some(round) = &self.round else { return };
         // Every participant answered only if there are as many answers (keys are distinct):
         // counting first spares a lookup per participant at every answer.
@@ -496,6 +502,7 @@ impl<W: std::io::Write> Coordinator<W> {
             Shape::Exchange if round.exchange.is_some() => self.exchange_phase2(round),
             Shape::Mate => self.finish_mate(round),
             Shape::Leader => self.finish_leader(round),
+            Shape::Split => self.finish_split(round),
             _ => self.finish_all(round),
         }
     }

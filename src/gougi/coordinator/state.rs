@@ -11,6 +11,7 @@ use crate::gougi::answer::Answer;
 use crate::gougi::deadline;
 use crate::gougi::game::Game;
 use crate::gougi::lag::Lag;
+use crate::gougi::policy::split::Tree;
 use crate::gougi::policy::Who;
 use crate::mate::BackgroundSolve;
 use crate::member::{MemberHandle, MemberSpec};
@@ -319,6 +320,51 @@ pub(super) struct LeaderCheck {
     pub(super) bank_end: Option<Instant>,
 }
 
+/// A `split` round's own state (`Round::split`; its rounds are `split.rs`).
+pub(super) struct SplitState {
+    /// The prediction is running on this slot.
+    pub(super) predicting: Option<usize>,
+    /// The normal members asked this round, in member order.
+    pub(super) members: Vec<usize>,
+    /// The prediction's answer (its slot).
+    pub(super) first: Option<(usize, Got)>,
+    pub(super) tree: Tree,
+    /// The leaves' searches, one per member searching (the heaviest leaf's first).
+    pub(super) work: Vec<Work>,
+    /// The leaves' node budget (under `go nodes`).
+    pub(super) leaf_nodes: Option<u64>,
+    /// The member on the predicted line's leaf (first children all the way down), whose lines
+    /// the GUI sees.
+    pub(super) principal: Option<usize>,
+}
+
+/// One member's leaf.
+pub(super) struct Work {
+    pub(super) slot: usize,
+    pub(super) leaf: usize,
+    /// A rest searched as positions: the moves still to search, the one searched now, and the
+    /// value (for the rest's side) and answer of each one searched.
+    pub(super) queue: VecDeque<UsiMove>,
+    pub(super) current: Option<UsiMove>,
+    pub(super) done: Vec<(UsiMove, Option<i64>, Got)>,
+    /// How many moves the rest has (positions only, else 0).
+    pub(super) rest: usize,
+}
+
+impl SplitState {
+    pub(super) fn new(members: Vec<usize>) -> SplitState {
+        SplitState {
+            predicting: None,
+            members,
+            first: None,
+            tree: Tree::root(),
+            work: Vec::new(),
+            leaf_nodes: None,
+            principal: None,
+        }
+    }
+}
+
 /// A member's answer within a round.
 #[derive(Clone, Debug)]
 pub(super) struct Got {
@@ -375,6 +421,8 @@ pub(super) struct Round {
     /// `G_TimeBank`, all-members types: the members disagreed and were asked again with the
     /// whole clock.
     pub(super) extended: bool,
+    /// `split`: the prediction, the tree and its leaves' searches (`split.rs`).
+    pub(super) split: Option<SplitState>,
 }
 
 impl Round {
@@ -415,6 +463,7 @@ impl Round {
             ponder_later: Vec::new(),
             banked: false,
             extended: false,
+            split: None,
         }
     }
 

@@ -42,6 +42,8 @@ pub enum Why {
     Exchange(ExchangeFinding),
     /// The leader rule.
     Leader(LeaderFinding),
+    /// The best-move-prediction split: the tree and its values.
+    Split(SplitFinding),
     /// Another member took over from the previous move's player (change-player types).
     Switch(Switch),
     /// A member declared a win (入玉宣言): a legal declaration is played at once.
@@ -55,6 +57,7 @@ impl fmt::Display for Why {
             Why::Vote(x) => x.fmt(f),
             Why::Exchange(x) => x.fmt(f),
             Why::Leader(x) => x.fmt(f),
+            Why::Split(x) => x.fmt(f),
             Why::Switch(x) => x.fmt(f),
             Why::Declared(who) => write!(f, "{who} declared a win, which is played at once"),
         }
@@ -461,5 +464,17 @@ impl fmt::Display for Switch {
                 "{to}, the designated player, is available again ({from} played the previous move)"
             ),
         }
+    }
+}
+
+/// Why `split` played its move: the tree, as `split::render` wrote it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SplitFinding {
+    pub tree: String,
+}
+
+impl fmt::Display for SplitFinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "split {}", self.tree)
     }
 }

@@ -15,7 +15,9 @@
 //! - [`exchange`]: two members evaluate each other's best move;
 //! - [`change_player`]: one member plays at a time, rotating by plies, phase or score swing;
 //! - [`mate`]: a mate found by a mate member overrides the normal member's move;
-//! - [`leader`]: the leader's move unless its own re-search prefers another member's.
+//! - [`leader`]: the leader's move unless its own re-search prefers another member's;
+//! - [`split`]: a tree grown along predicted best moves, one leaf per member, backed up by
+//!   minimax.
 //!
 //! # The catalogue
 //!
@@ -34,7 +36,8 @@
 //! (every normal member searches the position, the policy picks), [`Shape::Exchange`] (two
 //! members, each then rates the other's move), [`Shape::ChangePlayer`] (one member plays at a
 //! time), [`Shape::Mate`] (one normal member, overridden by a verified mate of the mate members),
-//! [`Shape::Leader`] (every member searches, then the leader re-searches the others' moves).
+//! [`Shape::Leader`] (every member searches, then the leader re-searches the others' moves),
+//! [`Shape::Split`] (a shallow prediction, then one leaf of the predicted tree per member).
 
 use self::change_player::{Rotation, Rule};
 use self::optimism::{Alternation, Extreme};
@@ -48,6 +51,7 @@ pub mod leader;
 pub mod mate;
 pub mod optimism;
 mod reason;
+pub mod split;
 pub mod vote;
 
 /// The kinds and their names are `config`'s (see the module doc); re-exported so that
@@ -65,6 +69,9 @@ pub enum Shape {
     Mate,
     /// Every normal member searches; then the leader re-searches the other members' moves.
     Leader,
+    /// The first member predicts (a shallow MultiPV search), then every member searches one
+    /// leaf of the tree grown along the predicted moves (`coordinator/split.rs`).
+    Split,
 }
 
 /// When an all-members round may be decided before every member answered.
@@ -83,6 +90,8 @@ pub enum Settle {
 pub struct Memory {
     pub alternation: Alternation,
     pub rotation: Rotation,
+    /// `split`: the line played, to predict the next move's tree from.
+    pub split: split::Memory,
 }
 
 /// How a type picks one answer among several (answers sorted by member number, non-empty).
@@ -148,7 +157,7 @@ const fn rotation_row(kind: PolicyKind, rotation: fn(&GOptions) -> Rule) -> Type
 }
 
 /// Every type, in [`PolicyKind`] order.
-pub static CATALOGUE: [TypeInfo; 17] = {
+pub static CATALOGUE: [TypeInfo; 18] = {
     use PolicyKind as K;
     [
         TypeInfo {
@@ -217,6 +226,12 @@ pub static CATALOGUE: [TypeInfo; 17] = {
             shape: Shape::Leader,
             decide: |a, _| leader::keep(a),
             ..row(K::Leader)
+        },
+        TypeInfo {
+            // Over `bestmove`s alone (the prediction when no leaf has a value, `G_Resign`):
+            // the highest score, as a tree of one leaf searched by several members backs up.
+            shape: Shape::Split,
+            ..row(K::Split)
         },
     ]
 };

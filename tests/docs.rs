@@ -1,6 +1,6 @@
-//! The documentation against the code: README's length, the user guide's reference tables (config
-//! keys, `G_` options, types), the shipped config's comments, and every relative link in the
-//! repository's Markdown. The tables are written by hand for the reader, so this test is what
+//! The documentation against the code: README's length, ARCHITECTURE's map (its layout tree and
+//! dependency arrows), the user guide's reference tables (config keys, `G_` options, types), the
+//! shipped config's comments, and every relative link in the repository's Markdown. The tables are written by hand for the reader, so this test is what
 //! keeps them from drifting: each one is compared with the table the program itself uses.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -71,6 +71,135 @@ fn architecture_fits_in_600_lines_with_the_map_first() {
     assert!(
         decisions <= 200,
         "the map runs to line {decisions}; keep it within 200 lines"
+    );
+}
+
+/// The lines of the first fenced block after the heading `heading` (a whole heading line).
+fn fenced_after(text: &str, heading: &str) -> Vec<String> {
+    let mut lines = text.lines().skip_while(|l| *l != heading).skip(1);
+    assert!(
+        lines.by_ref().any(|l| l.starts_with("```")),
+        "no fenced block after {heading:?}"
+    );
+    lines
+        .take_while(|l| !l.starts_with("```"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every path under `dir`, relative to it, folders with a trailing `/`.
+fn paths_under(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.path().is_dir() {
+            out.push(format!("{prefix}{name}/"));
+            paths_under(&e.path(), &format!("{prefix}{name}/"), out);
+        } else {
+            out.push(format!("{prefix}{name}"));
+        }
+    }
+}
+
+/// ARCHITECTURE.md's layout tree against `src/` (issue 67 item 3): an entry (`x/` for a
+/// folder, `x.rs` for a file, two spaces in) for each of `src/`'s folders and files and
+/// nothing else, and every file or folder an entry's text names (`coordinator/`,
+/// `scripted.rs`, `policy/mod.rs`) exists inside it; the names around the tree (`README.md`,
+/// `tests/` …) exist too. A new room, or a file moved out of the one the map puts it in, fails
+/// here until the map says so.
+#[test]
+fn architecture_layout_is_the_tree_of_src() {
+    let layout = fenced_after(&read("ARCHITECTURE.md"), "## Layout");
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut outside = Vec::new();
+    let mut in_src = false;
+    for line in &layout {
+        if line == "src/" {
+            in_src = true;
+        } else if let Some(rest) = line.strip_prefix("  ").filter(|_| in_src) {
+            if rest.starts_with(' ') {
+                entries.last_mut().expect("a continuation first").1 += rest;
+            } else {
+                let (name, text) = rest.split_once(' ').unwrap_or((rest, ""));
+                entries.push((name.to_owned(), text.to_owned()));
+            }
+        } else if !line.starts_with(' ') {
+            // The top line lists the files at the root; below `src/`, a line names one entry.
+            let names = line.split_whitespace().map(str::to_owned);
+            if entries.is_empty() {
+                outside.extend(names);
+            } else {
+                outside.extend(names.take(1));
+            }
+            in_src = false;
+        }
+    }
+    let listed: BTreeSet<String> = entries.iter().map(|(n, _)| n.clone()).collect();
+    let mut real = Vec::new();
+    paths_under(&root().join("src"), "", &mut real);
+    let real: BTreeSet<String> = real
+        .into_iter()
+        .filter(|p| !p[..p.len() - 1].contains('/'))
+        .collect();
+    assert_eq!(
+        listed, real,
+        "ARCHITECTURE.md's layout lists other entries than src/ holds"
+    );
+    for name in &outside {
+        assert!(
+            root().join(name).exists(),
+            "ARCHITECTURE.md's layout names {name}, which is not in the repository"
+        );
+    }
+    for (entry, text) in &entries {
+        let Some(dir) = entry.strip_suffix('/') else {
+            continue;
+        };
+        let mut inside = Vec::new();
+        paths_under(&root().join("src").join(dir), "", &mut inside);
+        for word in text.split_whitespace() {
+            let word = word.trim_matches(|c: char| "`(),;:".contains(c));
+            let path_like = (word.ends_with(".rs") || word.ends_with('/'))
+                && !word.starts_with('/')
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_./".contains(c));
+            if !path_like {
+                continue;
+            }
+            assert!(
+                inside
+                    .iter()
+                    .any(|p| p == word || p.ends_with(&format!("/{word}"))),
+                "ARCHITECTURE.md's layout names {word} in src/{entry}, which has none"
+            );
+        }
+    }
+}
+
+/// ARCHITECTURE.md's dependency arrows and layers are `lib.rs`'s, line for line; those are
+/// checked against the imports the code takes by `tests/import_graph.rs`, so the map's arrows
+/// are the code's.
+#[test]
+fn architecture_arrows_are_lib_rs_arrows() {
+    let map = fenced_after(&read("ARCHITECTURE.md"), "## Dependency arrows");
+    let lib = read("src/lib.rs");
+    let lib: Vec<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).to_owned())
+        .collect();
+    let start = lib
+        .iter()
+        .position(|l| l.starts_with("layers:"))
+        .expect("lib.rs has no layers line");
+    let lib: Vec<String> = lib[start..]
+        .iter()
+        .take_while(|l| !l.starts_with("```"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        map, lib,
+        "ARCHITECTURE.md's dependency arrows differ from lib.rs's"
     );
 }
 

@@ -1225,6 +1225,61 @@ fn no_gougi_file_is_over_the_line_limit() {
     );
 }
 
+// ----- test scaffolding stays out of the library's API ------------------------------------
+
+/// The attribute that keeps test scaffolding out of the default library (Cargo.toml's
+/// `testkit` feature; the crate's own unit tests see it too).
+const TESTKIT: &str = "#[cfg(any(test, feature = \"testkit\"))]";
+
+/// Issue 67 item 3: the scripted members, the request model and the coordinator's probe are
+/// test scaffolding, compiled only with `testkit`. Each declaration must sit right under the
+/// attribute (doc comments may come between); `.ci/run` checks that the library builds and is
+/// clippy-clean without the feature, and the dev-dependency on itself turns it on for tests.
+#[test]
+fn test_scaffolding_is_behind_the_testkit_feature() {
+    let gated = [
+        ("member/mod.rs", "pub mod scripted;"),
+        ("gougi/mod.rs", "pub mod request_model;"),
+        (
+            "gougi/coordinator/mod.rs",
+            "pub use requests::{Owed, Probe};",
+        ),
+        ("gougi/coordinator/requests.rs", "pub struct Owed {"),
+        ("gougi/coordinator/requests.rs", "pub type Probe "),
+        (
+            "gougi/coordinator/requests.rs",
+            "impl<W: std::io::Write> super::Coordinator<W> {",
+        ),
+    ];
+    for (file, item) in gated {
+        let text = std::fs::read_to_string(src().join(file)).unwrap();
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(item))
+            .unwrap_or_else(|| panic!("src/{file}: no `{item}`"));
+        let above = lines[..at]
+            .iter()
+            .rev()
+            .find(|l| !l.starts_with("///") && !l.starts_with("#[derive"));
+        assert_eq!(
+            above,
+            Some(&TESTKIT),
+            "src/{file}: `{item}` is not under {TESTKIT}"
+        );
+    }
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("\ntestkit = []"),
+        "Cargo.toml declares no `testkit` feature"
+    );
+    assert!(
+        manifest.contains(r#"gougi = { path = ".", features = ["testkit"] }"#),
+        "the crate's tests do not turn `testkit` on"
+    );
+}
+
 // ----- the check checked: planted circles ---------------------------------------------------
 
 /// Writes `files` (path under `src/`, text) as a scratch crate's sources and returns `src`.

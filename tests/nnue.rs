@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use gougi::eval::nnue::{self, Network, NnueError, HALFKP_256, KP_256, SUPPORTED};
+use gougi::eval::nnue::{self, Arch, Network, NnueError, HALFKP_256, KP_256, SUPPORTED};
 use gougi::shogi::sfen::colour_swapped;
 use gougi::shogi::{Color, PieceKind, Position};
 
@@ -719,4 +719,93 @@ fn search_plays_with_a_k_p_net_and_training_one_is_refused() {
         err.contains("halfKP architectures only") && err.contains("KP_256x2-32-32"),
         "{err}"
     );
+}
+
+/// The shape named `name` among the supported ones.
+fn shape(name: &str) -> Arch {
+    *SUPPORTED
+        .iter()
+        .find(|a| a.name() == name)
+        .unwrap_or_else(|| panic!("{name} is not supported"))
+}
+
+/// A random net of a wider halfKP shape (`gougi learn nnue-random --seed 1 --arch <name>`, made
+/// here from the seed: these files run to hundreds of MB) against YaneuraOu built for that shape
+/// (`tests/data/nnue/README.md`): every kernel evaluates each reference position, and the same
+/// position with the colours swapped, as YaneuraOu did; sums carried move by move and the
+/// search's lazy stack agree with sums from scratch. The wider transformer and the narrower
+/// first hidden layer take other paths through the kernels (more 32-lane blocks, an l1 below
+/// one AVX2 register) than the public shape does.
+fn check_shape_against_yaneuraou(name: &str, size: usize, file: &str) {
+    let arch = shape(name);
+    let bytes = Network::random(arch, 1).to_bytes();
+    assert_eq!(bytes.len(), size, "{name}");
+    assert_eq!(&bytes[4..8], &arch.hash().to_le_bytes());
+    let net = Network::from_bytes(&bytes).expect("the random net loads");
+    drop(bytes);
+    assert_eq!(net.arch, arch);
+    let refs = reference_file(file);
+    assert_eq!(refs.len(), reference().len());
+    assert!(refs.iter().all(|(_, v)| *v != 0));
+    // Another net than the public shape's: other values.
+    assert!(refs.iter().zip(reference()).any(|((_, a), (_, b))| *a != b));
+    let kernels = nnue::Kernel::available();
+    println!("{name}: kernels {kernels:?}");
+    for k in kernels {
+        for (sfen, expected) in &refs {
+            let pos = Position::from_sfen(sfen).unwrap();
+            assert_eq!(net.evaluate_with(k, &pos), *expected, "{name} {k:?} {sfen}");
+            let flipped = Position::from_sfen(&colour_swapped(sfen)).unwrap();
+            assert_eq!(
+                net.evaluate_with(k, &flipped),
+                *expected,
+                "{name} {k:?} {sfen} flipped"
+            );
+        }
+    }
+    check_carried_sums(&net, &refs);
+    check_lazy_stack(&net, &refs);
+}
+
+#[test]
+fn a_halfkp_512_net_evaluates_as_yaneuraou_does_with_every_kernel() {
+    check_shape_against_yaneuraou("halfKP_512x2-16-32", 128_416_184, "random-512-seed1.tsv");
+}
+
+#[test]
+fn a_halfkp_1024_8_32_net_evaluates_as_yaneuraou_does_with_every_kernel() {
+    check_shape_against_yaneuraou(
+        "halfKP_1024x2-8-32",
+        256_814_486,
+        "random-1024-8-32-seed1.tsv",
+    );
+}
+
+#[test]
+fn a_halfkp_1024_8_64_net_evaluates_as_yaneuraou_does_with_every_kernel() {
+    check_shape_against_yaneuraou(
+        "halfKP_1024x2-8-64",
+        256_815_670,
+        "random-1024-8-64-seed1.tsv",
+    );
+}
+
+/// Every shape the loader reads has YaneuraOu's values in `tests/data/nnue/` and a test above:
+/// a shape added to `SUPPORTED` without them fails here.
+#[test]
+fn every_supported_shape_has_yaneuraou_s_values() {
+    let checked = [
+        ("halfKP_256x2-32-32", "random-seed1.tsv"),
+        ("halfKP_512x2-16-32", "random-512-seed1.tsv"),
+        ("halfKP_1024x2-8-32", "random-1024-8-32-seed1.tsv"),
+        ("halfKP_1024x2-8-64", "random-1024-8-64-seed1.tsv"),
+        ("KP_256x2-32-32", "kp-random-seed1.tsv"),
+    ];
+    let names: Vec<String> = SUPPORTED.iter().map(Arch::name).collect();
+    let listed: Vec<String> = checked.iter().map(|(n, _)| n.to_string()).collect();
+    assert_eq!(names, listed);
+    for (name, file) in checked {
+        let refs = reference_file(file);
+        assert_eq!(refs.len(), reference().len(), "{name}: {file}");
+    }
 }

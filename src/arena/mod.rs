@@ -5,8 +5,12 @@
 //!   client, built on the proxy's member actor.
 //! - [`clock`]: time controls and the runner's clocks.
 //! - [`opening`]: opening files.
+//! - `jobs`: the pairings, the schedule of games, and what one played game comes to.
 //! - [`game`]: one refereed game.
 //! - [`record`]: KIF and CSA text.
+//! - `out`: the files `--out DIR` gets: each game's records, the summaries at the end.
+//! - `resume`: which games an output folder's records already hold.
+//! - `sigint`: Ctrl-C (and its Windows console twin).
 //! - [`stats`]: Elo, interval, LOS, SPRT.
 //! - [`report`]: the table, `summary.json`, `elo.svg`.
 //! - [`tally`]: `gougi tally`, one result pooled from the records of several runs.
@@ -19,6 +23,12 @@
 //! the tallies, writes the records, draws the progress line and checks the SPRT (with it, no new
 //! game starts once a hypothesis is accepted; games under way finish and count).
 //!
+//! [`run`] sets the match up (engines, openings, pairings, the schedule less what the records
+//! already hold) and `run_jobs` plays it in steps, each a function of its own: replay the
+//! resumed games, start every engine once, start the workers, count the games as they come
+//! (`collect`), wind the workers down, then write the summary (`report_text`,
+//! `out::write_summary`).
+//!
 //! Long runs: `--out DIR` on a folder that already holds records resumes the run. The records
 //! are the state: each CSA file ends with a `'gougi-game {…}` line (the game's summary as JSON);
 //! the finished games are counted per pairing, opening and colours, and only the rest are
@@ -30,30 +40,37 @@
 pub mod clock;
 pub mod engine;
 pub mod game;
+mod jobs;
 pub mod live;
 pub mod opening;
+mod out;
 pub mod progress;
 pub mod record;
 pub mod report;
+mod resume;
+mod sigint;
 pub mod stats;
 pub mod tally;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use clock::Limits;
 use engine::{Engine, EngineFailure, EngineSpec, StartTimeouts};
 use game::{EndReason, GameRecord, GameRules, Outcome};
+use jobs::{Done, Job};
+use live::Live;
 use opening::Opening;
 use progress::Progress;
 use report::{GameSummary, PairResult, SprtReport, SprtStop, Summary};
-use stats::{Sprt, SprtState};
+use stats::Sprt;
 
 use crate::shogi::Color;
 
@@ -100,96 +117,23 @@ impl std::fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
-/// One scheduled game.
-#[derive(Clone, Copy, Debug)]
-struct Job {
-    index: usize,
-    pair: usize,
-    black: usize,
-    white: usize,
-    opening: usize,
-}
-
-/// A worker's report of a finished game.
-struct Done {
-    job: Job,
-    record: GameRecord,
-}
-
 /// Runs a match to the end and prints the table. Errors only for what stops the whole match
 /// (bad arguments, an engine that cannot start at all, an unwritable output folder).
 pub fn run(opts: MatchOptions) -> anyhow::Result<()> {
-    let cwd = std::env::current_dir().context("no working directory")?;
-    let specs: Vec<EngineSpec> = opts
-        .engines
-        .iter()
-        .map(|e| EngineSpec::parse(e, &cwd).map_err(anyhow::Error::msg))
-        .collect::<anyhow::Result<_>>()?;
-    if specs.len() < 2 {
-        bail!("a match needs at least two --engine");
-    }
-    let mut names: Vec<String> = Vec::new();
-    for s in &specs {
-        let mut n = s.name.clone();
-        let mut k = 2;
-        while names.contains(&n) {
-            n = format!("{}#{k}", s.name);
-            k += 1;
-        }
-        names.push(n);
-    }
-    for s in &specs {
-        s.limits
-            .apply(opts.limits)
-            .validate()
-            .map_err(|e| anyhow::anyhow!("{}: {e}", s.name))?;
-    }
-    let openings = match &opts.openings {
-        Some(p) => opening::load(p).map_err(anyhow::Error::msg)?,
-        None => vec![Opening::startpos()],
-    };
-    if opts.sprt.is_some() && specs.len() != 2 {
-        bail!("--sprt needs exactly two engines");
-    }
-    if let Some(out) = &opts.out {
-        std::fs::create_dir_all(out.join("games"))
-            .with_context(|| format!("cannot create {}", out.display()))?;
-    }
-
-    let pairs: Vec<(usize, usize)> = if opts.gauntlet {
-        (1..specs.len()).map(|j| (0, j)).collect()
-    } else {
-        (0..specs.len())
-            .flat_map(|i| (i + 1..specs.len()).map(move |j| (i, j)))
-            .collect()
-    };
-    let per_pair = opts.games.unwrap_or(2 * openings.len()).max(1);
-    let mut jobs: Vec<Job> = Vec::new();
-    for g in 0..per_pair {
-        for (p, &(a, b)) in pairs.iter().enumerate() {
-            let (black, white) = if g % 2 == 0 { (a, b) } else { (b, a) };
-            jobs.push(Job {
-                index: jobs.len() + 1,
-                pair: p,
-                black,
-                white,
-                opening: (g / 2) % openings.len(),
-            });
-        }
-    }
-
+    let m = Match::new(opts)?;
+    let per_pair = m.opts.games.unwrap_or(2 * m.openings.len()).max(1);
+    let jobs = jobs::schedule(&m.pairs, per_pair, m.openings.len());
     let scheduled = jobs.len();
-    let resumed = match &opts.out {
+    let (jobs, resumed) = match &m.opts.out {
         Some(out) => {
-            let found = scan_records(out, &names, &openings, &pairs)?;
-            let jobs_left = remaining_jobs(&jobs, &found);
+            let found = resume::scan(out, &m.names, &m.openings, &m.pairs)?;
+            let left = resume::remaining(&jobs, &found);
             if found.files > 0 {
-                eprintln!("{}", found.describe(out, &names, &pairs, jobs_left.len()));
+                eprintln!("{}", found.describe(out, &m.names, &m.pairs, left.len()));
             }
-            jobs = jobs_left;
-            found.games
+            (left, found.games)
         }
-        None => Vec::new(),
+        None => (jobs, Vec::new()),
     };
     tracing::debug!(scheduled, left = jobs.len(), "jobs");
 
@@ -200,500 +144,437 @@ pub fn run(opts: MatchOptions) -> anyhow::Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     let local = tokio::task::LocalSet::new();
-    local.block_on(
-        &runtime,
-        run_jobs(opts, specs, names, openings, pairs, jobs, resumed),
-    )
+    local.block_on(&runtime, run_jobs(m, jobs, resumed))
 }
 
-/// What an output folder's records say about a match.
-#[derive(Default)]
-struct Found {
-    /// Record files seen (`games/*.csa`).
-    files: usize,
-    /// Finished games of this match, in index order, with their pairing.
-    games: Vec<(usize, GameSummary)>,
-    /// Done games per (pairing, opening, black engine).
-    done: HashMap<(usize, usize, usize), usize>,
-    /// Record numbers in use (any file), never given to a new game.
-    used: BTreeSet<usize>,
-    /// Records without a game line (older runs) or of other engines / openings.
-    ignored: usize,
-}
-
-impl Found {
-    fn describe(
-        &self,
-        out: &Path,
-        names: &[String],
-        pairs: &[(usize, usize)],
-        left: usize,
-    ) -> String {
-        let mut per_pair: BTreeMap<usize, usize> = BTreeMap::new();
-        for (p, _) in &self.games {
-            *per_pair.entry(*p).or_insert(0) += 1;
-        }
-        let list: Vec<String> = per_pair
-            .iter()
-            .map(|(&p, n)| format!("{} vs {} {n}", names[pairs[p].0], names[pairs[p].1]))
-            .collect();
-        let mut s = format!(
-            "resuming {}: {} finished game(s) found in the records{}; {left} game(s) to play",
-            out.display(),
-            self.games.len(),
-            if list.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", list.join(", "))
-            }
-        );
-        if self.ignored > 0 {
-            s.push_str(&format!(
-                "; {} record(s) ignored (not of these engines and openings, or without a gougi-game line)",
-                self.ignored
-            ));
-        }
-        s
-    }
-}
-
-/// Reads `out/games/*.csa` (if any): which games of this match are already done.
-fn scan_records(
-    out: &Path,
-    names: &[String],
-    openings: &[Opening],
-    pairs: &[(usize, usize)],
-) -> anyhow::Result<Found> {
-    let mut found = Found::default();
-    let dir = out.join("games");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Ok(found);
-    };
-    let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    files.sort();
-    for path in files {
-        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if let Some(n) = file_name
-            .split('-')
-            .next()
-            .and_then(|d| d.parse::<usize>().ok())
-        {
-            found.used.insert(n);
-        }
-        if path.extension().is_none_or(|x| x != "csa") {
-            continue;
-        }
-        found.files += 1;
-        let text =
-            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        let game = GameSummary::from_csa(&String::from_utf8_lossy(&text));
-        let key = game.as_ref().and_then(|g| {
-            let black = names.iter().position(|n| *n == g.black)?;
-            let white = names.iter().position(|n| *n == g.white)?;
-            let pair = pairs
-                .iter()
-                .position(|&(a, b)| (a, b) == (black, white) || (b, a) == (black, white))?;
-            let opening = openings.iter().position(|o| o.usi() == g.opening)?;
-            g.black_points()?;
-            Some((pair, opening, black))
-        });
-        match (game, key) {
-            (Some(g), Some(key)) => {
-                found.used.insert(g.index);
-                *found.done.entry(key).or_insert(0) += 1;
-                found.games.push((key.0, g));
-            }
-            _ => found.ignored += 1,
-        }
-    }
-    found.games.sort_by_key(|(_, g)| g.index);
-    Ok(found)
-}
-
-/// The jobs still to play: per (pairing, opening, colours), as many as the records lack.
-/// Jobs whose number a record already uses get fresh numbers after the highest one.
-fn remaining_jobs(jobs: &[Job], found: &Found) -> Vec<Job> {
-    let mut done = found.done.clone();
-    let mut left: Vec<Job> = jobs
-        .iter()
-        .filter(|j| match done.get_mut(&(j.pair, j.opening, j.black)) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                false
-            }
-            _ => true,
-        })
-        .copied()
-        .collect();
-    let mut next = found.used.iter().next_back().map_or(1, |m| m + 1);
-    let mut taken = found.used.clone();
-    for j in &mut left {
-        if taken.contains(&j.index) {
-            next = next.max(jobs.iter().map(|j| j.index).max().unwrap_or(0) + 1);
-            while taken.contains(&next) {
-                next += 1;
-            }
-            j.index = next;
-        }
-        taken.insert(j.index);
-    }
-    left
-}
-
-/// Ctrl-C handling: the first SIGINT sets [`INTERRUPTED`] (the runner polls it); a second one
-/// kills every engine group and ends gougi at once, as the default handler would. On Windows the
-/// same through a console control handler: the first Ctrl-C (or Ctrl-Break) sets the flag and
-/// is handled; a second one, or the console closing, logoff or shutdown, is passed on to the
-/// members' handler (which ends every member) and then to the default one (which ends gougi).
-mod sigint {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-    #[cfg(unix)]
-    extern "C" fn on_sigint(sig: libc::c_int) {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            // Async-signal-safe: atomics and killpg, then the default action.
-            crate::member::process::kill_all_groups();
-            // SAFETY: `signal` and `raise` are async-signal-safe.
-            unsafe {
-                libc::signal(sig, libc::SIG_DFL);
-                libc::raise(sig);
-            }
-        }
-    }
-
-    /// Windows' console event `event`: TRUE (handled, gougi goes on) for the first Ctrl-C or
-    /// Ctrl-Break only. Runs on a thread Windows makes for the event; touches one atomic.
-    #[cfg(windows)]
-    unsafe extern "system" fn on_console_event(event: u32) -> windows_sys::core::BOOL {
-        use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, CTRL_C_EVENT};
-        let interrupt = event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT;
-        windows_sys::core::BOOL::from(interrupt && !INTERRUPTED.swap(true, Ordering::SeqCst))
-    }
-
-    /// Installs the handler over the members' kill-and-die one (which keeps SIGTERM/SIGHUP; on
-    /// Windows, which handles the events this one passes on).
-    pub fn install() {
-        crate::member::process::install_exit_signal_handlers();
-        #[cfg(unix)]
-        // SAFETY: installs an async-signal-safe handler (atomics, killpg, signal, raise).
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
-        }
-        #[cfg(windows)]
-        {
-            // Windows calls the handlers last installed first: this one, then the members'.
-            static ONCE: std::sync::Once = std::sync::Once::new();
-            ONCE.call_once(|| {
-                use windows_sys::Win32::System::Console::SetConsoleCtrlHandler;
-                // SAFETY: `on_console_event` has the PHANDLER_ROUTINE signature and touches
-                // only an atomic, which is thread-safe.
-                if unsafe { SetConsoleCtrlHandler(Some(on_console_event), 1) } == 0 {
-                    tracing::warn!(error = %std::io::Error::last_os_error(), "no Ctrl-C handler: Ctrl-C ends the match without its summary");
-                }
-            });
-        }
-    }
-
-    pub fn raised() -> bool {
-        INTERRUPTED.load(Ordering::SeqCst)
-    }
-}
-
-/// Tallies one finished game into its pairing.
-fn count_game(
-    results: &mut [PairResult],
-    pairs: &[(usize, usize)],
-    pair: usize,
-    g: &GameSummary,
-    names: &[String],
-) {
-    let (a, _) = pairs[pair];
-    let a_is_black = g.black == names[a];
-    let black_points = g.black_points().unwrap_or(0.5);
-    let a_score = if a_is_black {
-        black_points
-    } else {
-        1.0 - black_points
-    };
-    results[pair].add(a_score, a_is_black);
-}
-
-/// Checks the SPRT after a game: the first crossing of a bound is kept.
-fn check_sprt(sprt: Option<&Sprt>, results: &[PairResult], stopped: &mut Option<SprtStop>) {
-    let Some(sprt) = sprt else { return };
-    if stopped.is_some() {
-        return;
-    }
-    let t = &results[0].tally;
-    let state = sprt.state(t);
-    if state != SprtState::Continue {
-        *stopped = Some(SprtStop {
-            state,
-            llr: t.llr(sprt.elo0, sprt.elo1),
-            games: t.games(),
-        });
-    }
-}
-
-async fn run_jobs(
+/// A match as [`run`] set it up, read by every step after: the options, the engines (their
+/// names made unique), the openings and the pairings. Shared with the workers, hence the
+/// `Arc`s.
+struct Match {
     opts: MatchOptions,
-    specs: Vec<EngineSpec>,
-    names: Vec<String>,
-    openings: Vec<Opening>,
+    specs: Arc<Vec<EngineSpec>>,
+    names: Arc<Vec<String>>,
+    openings: Arc<Vec<Opening>>,
     pairs: Vec<(usize, usize)>,
+}
+
+impl Match {
+    /// Checks the command line (engines, their limits, openings, the SPRT's two engines) and
+    /// makes the output folder.
+    fn new(opts: MatchOptions) -> anyhow::Result<Match> {
+        let cwd = std::env::current_dir().context("no working directory")?;
+        let specs: Vec<EngineSpec> = opts
+            .engines
+            .iter()
+            .map(|e| EngineSpec::parse(e, &cwd).map_err(anyhow::Error::msg))
+            .collect::<anyhow::Result<_>>()?;
+        if specs.len() < 2 {
+            bail!("a match needs at least two --engine");
+        }
+        let mut names: Vec<String> = Vec::new();
+        for s in &specs {
+            let mut n = s.name.clone();
+            let mut k = 2;
+            while names.contains(&n) {
+                n = format!("{}#{k}", s.name);
+                k += 1;
+            }
+            names.push(n);
+        }
+        for s in &specs {
+            s.limits
+                .apply(opts.limits)
+                .validate()
+                .map_err(|e| anyhow::anyhow!("{}: {e}", s.name))?;
+        }
+        let openings = match &opts.openings {
+            Some(p) => opening::load(p).map_err(anyhow::Error::msg)?,
+            None => vec![Opening::startpos()],
+        };
+        if opts.sprt.is_some() && specs.len() != 2 {
+            bail!("--sprt needs exactly two engines");
+        }
+        if let Some(out) = &opts.out {
+            std::fs::create_dir_all(out.join("games"))
+                .with_context(|| format!("cannot create {}", out.display()))?;
+        }
+        let pairs = jobs::pairings(specs.len(), opts.gauntlet);
+        Ok(Match {
+            opts,
+            specs: Arc::new(specs),
+            names: Arc::new(names),
+            openings: Arc::new(openings),
+            pairs,
+        })
+    }
+
+    fn sprt(&self) -> Option<&Sprt> {
+        self.opts.sprt.as_ref()
+    }
+}
+
+/// The result so far: each pairing's tally, every counted game, and where the SPRT stopped.
+struct Standings {
+    results: Vec<PairResult>,
+    games: Vec<GameSummary>,
+    /// The first crossing of an SPRT bound (kept: later games under way still count).
+    sprt_stop: Option<SprtStop>,
+}
+
+impl Standings {
+    fn new(pairs: &[(usize, usize)]) -> Standings {
+        Standings {
+            results: pairs.iter().map(|&(a, b)| PairResult::new(a, b)).collect(),
+            games: Vec::new(),
+            sprt_stop: None,
+        }
+    }
+
+    /// Counts one finished game of pairing `pair`: its tally, then the SPRT.
+    fn count(&mut self, m: &Match, pair: usize, g: GameSummary) {
+        let (a, _) = m.pairs[pair];
+        let a_is_black = g.black == m.names[a];
+        let black_points = g.black_points().unwrap_or(0.5);
+        let a_score = if a_is_black {
+            black_points
+        } else {
+            1.0 - black_points
+        };
+        self.results[pair].add(a_score, a_is_black);
+        SprtStop::check(m.sprt(), &self.results[0].tally, &mut self.sprt_stop);
+        self.games.push(g);
+    }
+}
+
+/// The match after the set-up, step by step: each step below is a function of its own.
+async fn run_jobs(
+    m: Match,
     jobs: Vec<Job>,
     resumed: Vec<(usize, GameSummary)>,
 ) -> anyhow::Result<()> {
     sigint::install();
-    let live = match opts.serve {
-        Some(addr) => Some(std::rc::Rc::new(
-            live::Live::start(addr).with_context(|| format!("--serve {addr}"))?,
+    let live = match m.opts.serve {
+        Some(addr) => Some(Rc::new(
+            Live::start(addr).with_context(|| format!("--serve {addr}"))?,
         )),
         None => None,
     };
-    let mut results: Vec<PairResult> = pairs.iter().map(|&(a, b)| PairResult::new(a, b)).collect();
-    let mut summaries: Vec<GameSummary> = Vec::new();
-    let mut sprt_stop: Option<SprtStop> = None;
+    let mut standings = Standings::new(&m.pairs);
     let resumed_count = resumed.len();
     for (pair, g) in resumed {
-        count_game(&mut results, &pairs, pair, &g, &names);
-        check_sprt(opts.sprt.as_ref(), &results, &mut sprt_stop);
-        if let Some(l) = &live {
-            l.game(&g, pair, &results, opts.sprt.as_ref(), false);
+        standings.count(&m, pair, g);
+        if let Some((l, g)) = live.as_ref().zip(standings.games.last()) {
+            l.game(g, pair, &standings.results, m.sprt(), false);
         }
-        summaries.push(g);
     }
     // A resumed SPRT that had already decided plays nothing more.
-    let jobs = if sprt_stop.is_some() {
+    let jobs = if standings.sprt_stop.is_some() {
         Vec::new()
     } else {
         jobs
     };
-
-    // Every engine must start once before any game: a typo in a path is an error, not 200
-    // forfeits.
     if !jobs.is_empty() {
-        for (i, s) in specs.iter().enumerate() {
-            let mut e = Engine::start(s, i as u32 + 1, opts.timeouts)
-                .await
-                .map_err(|f| anyhow::anyhow!("engine {} ({}): {f}", names[i], s.command.text))?;
-            if let Some(id) = &e.id_name {
-                tracing::info!(engine = %names[i], id = %id, "engine ok");
-            }
-            e.quit();
-        }
+        start_each_engine(&m).await?;
     }
-
     let total = jobs.len() + resumed_count;
     if let Some(l) = &live {
-        let limits = describe_limits(&specs, &names, opts.limits);
-        let (n, c) = (openings.len(), opts.concurrency);
+        let limits = describe_limits(&m.specs, &m.names, m.opts.limits);
+        let (n, c) = (m.openings.len(), m.opts.concurrency);
         l.hello(
-            &names,
-            &pairs,
+            &m.names,
+            &m.pairs,
             total,
             resumed_count,
             c,
             limits,
             n,
-            opts.sprt.as_ref(),
+            m.sprt(),
         );
-        l.standings(&names, &results, summaries.len(), total, opts.sprt.as_ref());
+        l.standings(
+            &m.names,
+            &standings.results,
+            standings.games.len(),
+            total,
+            m.sprt(),
+        );
     }
-    let specs = Arc::new(specs);
-    let names = Arc::new(names);
-    let openings = Arc::new(openings);
-    let jobs = Arc::new(jobs);
-    let next = Arc::new(AtomicUsize::new(0));
-    let stop = Arc::new(AtomicBool::new(false));
-    let (tx, mut rx) = mpsc::unbounded_channel::<Done>();
-    let mut workers = Vec::new();
-    for w in 0..opts.concurrency.max(1).min(jobs.len()) {
-        let ctx = WorkerCtx {
-            specs: specs.clone(),
-            names: names.clone(),
-            openings: openings.clone(),
-            jobs: jobs.clone(),
-            next: next.clone(),
-            stop: stop.clone(),
-            opts: opts.clone(),
-            tx: tx.clone(),
-            live: live.clone(),
-        };
-        workers.push(tokio::task::spawn_local(worker(w, ctx)));
-    }
-    drop(tx);
+    let mut play = Play::start(&m, jobs, live.clone());
+    let progress = Progress::new(total, m.opts.quiet);
+    progress.update(standings.games.len(), &m.names, &standings.results);
+    let interrupted = collect(
+        &m,
+        &mut standings,
+        &mut play,
+        live.as_deref(),
+        &progress,
+        total,
+    )
+    .await?;
+    play.finish(interrupted).await?;
+    progress.finish();
+    standings.games.sort_by_key(|g| g.index);
 
-    let mut stopped_early = sprt_stop.is_some() && resumed_count > 0;
-    let mut interrupted = false;
-    let progress = Progress::new(total, opts.quiet);
-    progress.update(summaries.len(), &names, &results);
+    let in_flight = if interrupted {
+        (total - standings.games.len()).min(m.opts.concurrency.max(1))
+    } else {
+        0
+    };
+    let ended = Ended {
+        resumed: resumed_count,
+        interrupted,
+        in_flight,
+        not_played: total - standings.games.len(),
+    };
+    let (text, sprt_report) = report_text(&m, &standings, &ended);
+    print!("{text}");
+    if let Some(l) = &live {
+        l.done(&text, interrupted);
+    }
+    if let Some(out) = &m.opts.out {
+        write_summary(out, &m, &standings, sprt_report, &ended, &text)?;
+    }
+    if interrupted {
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}
+
+/// Every engine must start once before any game: a typo in a path is an error, not 200
+/// forfeits.
+async fn start_each_engine(m: &Match) -> anyhow::Result<()> {
+    for (i, s) in m.specs.iter().enumerate() {
+        let mut e = Engine::start(s, i as u32 + 1, m.opts.timeouts)
+            .await
+            .map_err(|f| anyhow::anyhow!("engine {} ({}): {f}", m.names[i], s.command.text))?;
+        if let Some(id) = &e.id_name {
+            tracing::info!(engine = %m.names[i], id = %id, "engine ok");
+        }
+        e.quit();
+    }
+    Ok(())
+}
+
+/// The workers playing the jobs, and the channel their finished games come back on.
+struct Play {
+    workers: Vec<JoinHandle<()>>,
+    done: mpsc::UnboundedReceiver<Done>,
+    /// Set when no new game may start (the SPRT decided, or Ctrl-C).
+    stop: Arc<AtomicBool>,
+}
+
+impl Play {
+    /// `--concurrency` workers (no more than there are jobs), taking the jobs in order.
+    fn start(m: &Match, jobs: Vec<Job>, live: Option<Rc<Live>>) -> Play {
+        let jobs = Arc::new(jobs);
+        let next = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, done) = mpsc::unbounded_channel::<Done>();
+        let mut workers = Vec::new();
+        for w in 0..m.opts.concurrency.max(1).min(jobs.len()) {
+            let ctx = WorkerCtx {
+                specs: m.specs.clone(),
+                names: m.names.clone(),
+                openings: m.openings.clone(),
+                jobs: jobs.clone(),
+                next: next.clone(),
+                stop: stop.clone(),
+                opts: m.opts.clone(),
+                tx: tx.clone(),
+                live: live.clone(),
+            };
+            workers.push(tokio::task::spawn_local(worker(w, ctx)));
+        }
+        // The channel closes when the last worker ends.
+        drop(tx);
+        Play {
+            workers,
+            done,
+            stop,
+        }
+    }
+
+    /// After [`collect`]: the workers' end. Interrupted, the games in flight are abandoned:
+    /// the workers' futures are dropped with their engines, and every engine group still
+    /// registered is killed now, before anything else.
+    async fn finish(self, interrupted: bool) -> anyhow::Result<()> {
+        if interrupted {
+            self.stop.store(true, Ordering::SeqCst);
+            for w in &self.workers {
+                w.abort();
+            }
+            for w in self.workers {
+                let _ = w.await;
+            }
+            crate::member::process::kill_all_groups();
+        } else {
+            for w in self.workers {
+                w.await.context("a match worker panicked")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Counts the workers' games as they finish, until all are played or Ctrl-C: each one's
+/// records written (`--out`), counted, shown live and on the progress line. Once the SPRT
+/// decides, no new game starts (games under way finish and count). True when Ctrl-C ended it.
+async fn collect(
+    m: &Match,
+    standings: &mut Standings,
+    play: &mut Play,
+    live: Option<&Live>,
+    progress: &Progress,
+    total: usize,
+) -> anyhow::Result<bool> {
     let mut poll = tokio::time::interval(Duration::from_millis(50));
     loop {
         let done = tokio::select! {
-            d = rx.recv() => d,
+            d = play.done.recv() => d,
             _ = poll.tick() => {
                 if sigint::raised() {
-                    interrupted = true;
-                    break;
+                    return Ok(true);
                 }
                 continue;
             }
         };
         let Some(Done { job, record }) = done else {
-            break;
+            return Ok(false);
         };
-        let record_path = match &opts.out {
-            Some(out) => Some(write_records(
-                out, &job, &record, &names, &openings, &pairs,
+        let record_path = match &m.opts.out {
+            Some(out) => Some(out::write_records(
+                out,
+                &job,
+                &record,
+                &m.names,
+                &m.openings,
+                &m.pairs,
             )?),
             None => None,
         };
-        let g = game_summary(&job, &record, &names, &openings, &pairs, record_path);
-        count_game(&mut results, &pairs, job.pair, &g, &names);
-        if let Some(l) = &live {
-            l.game(&g, job.pair, &results, opts.sprt.as_ref(), true);
+        let g = jobs::summary(&job, &record, &m.names, &m.openings, &m.pairs, record_path);
+        standings.count(m, job.pair, g);
+        if let Some((l, g)) = live.zip(standings.games.last()) {
+            l.game(g, job.pair, &standings.results, m.sprt(), true);
             l.standings(
-                &names,
-                &results,
-                summaries.len() + 1,
+                &m.names,
+                &standings.results,
+                standings.games.len(),
                 total,
-                opts.sprt.as_ref(),
+                m.sprt(),
             );
         }
-        summaries.push(g);
-        check_sprt(opts.sprt.as_ref(), &results, &mut sprt_stop);
-        if sprt_stop.is_some() && !stop.swap(true, Ordering::SeqCst) {
-            stopped_early = true;
+        if standings.sprt_stop.is_some() {
+            play.stop.store(true, Ordering::SeqCst);
         }
-        progress.update(summaries.len(), &names, &results);
+        progress.update(standings.games.len(), &m.names, &standings.results);
     }
-    if interrupted {
-        // Abandon the games in flight: the workers' futures are dropped with their engines,
-        // and every engine group still registered is killed now, before anything else.
-        stop.store(true, Ordering::SeqCst);
-        for w in &workers {
-            w.abort();
-        }
-        for w in workers {
-            let _ = w.await;
-        }
-        crate::member::process::kill_all_groups();
-    } else {
-        for w in workers {
-            w.await.context("a match worker panicked")?;
-        }
-    }
-    progress.finish();
-    summaries.sort_by_key(|g| g.index);
-    let in_flight = if interrupted {
-        (total - summaries.len()).min(opts.concurrency.max(1))
-    } else {
-        0
-    };
+}
 
-    let table = report::table(&names, &results);
+/// How the run ended, for the summary.
+struct Ended {
+    /// Games read back from the records of earlier runs.
+    resumed: usize,
+    /// Ctrl-C.
+    interrupted: bool,
+    /// Games abandoned under way (interrupted only).
+    in_flight: usize,
+    /// Scheduled games not counted (the in-flight ones included).
+    not_played: usize,
+}
+
+/// The summary text, as printed and written to `summary.txt`, and the SPRT's report.
+fn report_text(m: &Match, s: &Standings, ended: &Ended) -> (String, Option<SprtReport>) {
     let mut text = String::new();
     text.push_str(&format!(
         "gougi match: {} games, {} opening(s), {}{}\n",
-        summaries.len(),
-        openings.len(),
-        describe_limits(&specs, &names, opts.limits),
-        if opts.nodes_jitter > 0 {
+        s.games.len(),
+        m.openings.len(),
+        describe_limits(&m.specs, &m.names, m.opts.limits),
+        if m.opts.nodes_jitter > 0 {
             format!(
                 " (node budgets ±{}%, seed {})",
-                opts.nodes_jitter, opts.seed
+                m.opts.nodes_jitter, m.opts.seed
             )
         } else {
             String::new()
         }
     ));
-    if resumed_count > 0 {
+    if ended.resumed > 0 {
         text.push_str(&format!(
-            "resumed: {resumed_count} game(s) from earlier runs in this folder\n"
+            "resumed: {} game(s) from earlier runs in this folder\n",
+            ended.resumed
         ));
     }
-    if interrupted {
+    if ended.interrupted {
         text.push_str(&format!(
             "interrupted (Ctrl-C): the summary so far; {} game(s) in flight abandoned, {} not played; run the same command again to resume\n",
-            in_flight,
-            total - summaries.len()
+            ended.in_flight,
+            ended.not_played
         ));
     }
-    text.push_str(&table);
+    text.push_str(&report::table(&m.names, &s.results));
     // Deterministic engines (fixed nodes, one thread) replay identical games; say how many
     // games were really different, since the interval assumes independent games.
-    let mut distinct: Vec<&String> = summaries.iter().map(|g| &g.usi).collect();
+    let mut distinct: Vec<&String> = s.games.iter().map(|g| &g.usi).collect();
     distinct.sort();
     distinct.dedup();
     text.push_str(&format!(
         "distinct games: {} of {}{}\n",
         distinct.len(),
-        summaries.len(),
-        if distinct.len() * 10 < summaries.len() * 9 {
+        s.games.len(),
+        if distinct.len() * 10 < s.games.len() * 9 {
             " — repeated games make the interval too narrow; add openings or --nodes-jitter"
         } else {
             ""
         }
     ));
-    let ends = end_counts(&summaries);
+    let ends = end_counts(&s.games);
     text.push_str(&format!("game ends: {ends}\n"));
-    let sprt_report = opts.sprt.map(|s| {
-        let report = SprtReport::new(s, &results[0].tally, sprt_stop);
+    let sprt_report = m.opts.sprt.map(|sprt| {
+        let report = SprtReport::new(sprt, &s.results[0].tally, s.sprt_stop);
         text.push_str(&report::sprt_line(
             &report,
-            results[0].tally.games(),
-            interrupted,
+            s.results[0].tally.games(),
+            ended.interrupted,
         ));
         report
     });
-    print!("{text}");
-    if let Some(l) = &live {
-        l.done(&text, interrupted);
-    }
-    if let Some(out) = &opts.out {
-        let commands: Vec<String> = specs.iter().map(|s| s.command.text.clone()).collect();
-        let limits: Vec<String> = specs
-            .iter()
-            .map(|s| s.limits.apply(opts.limits).describe())
-            .collect();
-        let summary = Summary {
-            names: &names,
-            commands: &commands,
-            limits: &limits,
-            pairs: &results,
-            games: &summaries,
-            sprt: sprt_report,
-            stopped_early,
-            interrupted,
-            resumed: resumed_count,
-        };
-        write_file(&out.join("summary.json"), report::json(&summary).as_bytes())?;
-        write_file(&out.join("summary.txt"), text.as_bytes())?;
-        write_file(&out.join("games.csv"), report::csv(&summaries).as_bytes())?;
-        write_file(
-            &out.join("elo.svg"),
-            report::svg(&names, &results).as_bytes(),
-        )?;
-        let mut sfen = String::new();
-        for g in &summaries {
-            sfen.push_str(&g.usi);
-            sfen.push('\n');
-        }
-        write_file(&out.join("games.sfen"), sfen.as_bytes())?;
-        println!(
-            "records, summary.json, games.csv and elo.svg in {}",
-            out.display()
-        );
-    }
-    if interrupted {
-        return Err(Interrupted.into());
-    }
+    (text, sprt_report)
+}
+
+/// `--out`: the summary files (`out.rs`), and where they are said on stdout.
+fn write_summary(
+    out: &Path,
+    m: &Match,
+    s: &Standings,
+    sprt: Option<SprtReport>,
+    ended: &Ended,
+    text: &str,
+) -> anyhow::Result<()> {
+    let commands: Vec<String> = m.specs.iter().map(|s| s.command.text.clone()).collect();
+    let limits: Vec<String> = m
+        .specs
+        .iter()
+        .map(|s| s.limits.apply(m.opts.limits).describe())
+        .collect();
+    let summary = Summary {
+        names: &m.names,
+        commands: &commands,
+        limits: &limits,
+        pairs: &s.results,
+        games: &s.games,
+        sprt,
+        // The SPRT stops the match the moment a bound is crossed (or a resumed run that had
+        // crossed one plays nothing), so a crossing is an early stop.
+        stopped_early: s.sprt_stop.is_some(),
+        interrupted: ended.interrupted,
+        resumed: ended.resumed,
+    };
+    out::write_summary(out, &summary, text)?;
+    println!(
+        "records, summary.json, games.csv and elo.svg in {}",
+        out.display()
+    );
     Ok(())
 }
 
@@ -734,98 +615,6 @@ fn end_counts(games: &[GameSummary]) -> String {
         .join(", ")
 }
 
-fn game_summary(
-    job: &Job,
-    record: &GameRecord,
-    names: &[String],
-    openings: &[Opening],
-    pairs: &[(usize, usize)],
-    record_path: Option<String>,
-) -> GameSummary {
-    let o: &Outcome = &record.outcome;
-    let (a, b) = pairs[job.pair];
-    let times = record.times_ms();
-    GameSummary {
-        index: job.index,
-        black: names[job.black].clone(),
-        white: names[job.white].clone(),
-        opening: openings[job.opening].usi(),
-        result: match o.winner {
-            None => "1/2-1/2",
-            Some(Color::Black) => "1-0",
-            Some(Color::White) => "0-1",
-        }
-        .to_owned(),
-        reason: o.reason.label().to_owned(),
-        detail: match &o.reason {
-            EndReason::IllegalMove { text, why } => Some(format!("{text} ({why})")),
-            EndReason::Crash(why) => Some(why.clone()),
-            EndReason::TimeLoss => record.time_loss.as_ref().map(ToString::to_string),
-            _ => None,
-        },
-        plies: record.moves.len(),
-        record: record_path,
-        pair: format!("{} vs {}", names[a], names[b]),
-        black_time_ms: times[Color::Black.index()],
-        white_time_ms: times[Color::White.index()],
-        started: record.started.clone(),
-        usi: record.usi_position(),
-    }
-}
-
-/// File names keep letters, digits, `-`, `_` and `.`.
-fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// Writes `games/NNNN-black-vs-white.{kif,kifu,csa}` — the KIF in CP932 as the format
-/// expects, the KIFU in UTF-8, the CSA ending with the game's summary line (what a resume
-/// reads); returns the KIF path relative to `out`. The CSA is written last and atomically, so
-/// a game counts as done only once all its files are there.
-fn write_records(
-    out: &Path,
-    job: &Job,
-    record: &GameRecord,
-    names: &[String],
-    openings: &[Opening],
-    pairs: &[(usize, usize)],
-) -> anyhow::Result<String> {
-    let stem = format!(
-        "games/{:04}-{}-vs-{}",
-        job.index,
-        file_safe(&record.names[0]),
-        file_safe(&record.names[1])
-    );
-    let kif_path = format!("{stem}.kif");
-    let kif = record::kif(record);
-    write_file(&out.join(&kif_path), &record::cp932(&kif))?;
-    write_file(&out.join(format!("{stem}.kifu")), kif.as_bytes())?;
-    let summary = game_summary(job, record, names, openings, pairs, Some(kif_path.clone()));
-    let mut csa = record::csa(record);
-    csa.push_str(&summary.csa_line());
-    csa.push('\n');
-    write_file(&out.join(format!("{stem}.csa")), csa.as_bytes())?;
-    Ok(kif_path)
-}
-
-/// Writes through a temporary file and a rename: a run killed mid-write leaves no half record.
-fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".part");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .with_context(|| format!("cannot write {}", path.display()))
-}
-
 struct WorkerCtx {
     specs: Arc<Vec<EngineSpec>>,
     names: Arc<Vec<String>>,
@@ -835,7 +624,7 @@ struct WorkerCtx {
     stop: Arc<AtomicBool>,
     opts: MatchOptions,
     tx: mpsc::UnboundedSender<Done>,
-    live: Option<std::rc::Rc<live::Live>>,
+    live: Option<Rc<Live>>,
 }
 
 /// Takes jobs until none are left (or the SPRT stopped the match); owns its engine processes.

@@ -246,6 +246,25 @@ pub struct SprtStop {
     pub games: u32,
 }
 
+impl SprtStop {
+    /// After a game of the SPRT's pairing (`tally`): the first crossing of a bound is kept in
+    /// `stopped` (the match and `gougi tally` both stop there; later games still count).
+    pub fn check(sprt: Option<&Sprt>, tally: &Tally, stopped: &mut Option<SprtStop>) {
+        let Some(sprt) = sprt else { return };
+        if stopped.is_some() {
+            return;
+        }
+        let state = sprt.state(tally);
+        if state != SprtState::Continue {
+            *stopped = Some(SprtStop {
+                state,
+                llr: tally.llr(sprt.elo0, sprt.elo1),
+                games: tally.games(),
+            });
+        }
+    }
+}
+
 /// The SPRT's state for the summary.
 pub struct SprtReport {
     pub sprt: Sprt,

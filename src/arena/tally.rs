@@ -64,7 +64,7 @@ pub fn pool(
         }
         result.add(r.player_points(), r.player_black);
         *opponents.entry(r.opponent).or_insert(0) += 1;
-        super::check_sprt(sprt, std::slice::from_ref(&result), &mut sprt_stop);
+        SprtStop::check(sprt, &result.tally, &mut sprt_stop);
     }
     Ok(Pooled {
         result,

@@ -13,6 +13,8 @@ pub mod log_sink;
 pub mod options;
 pub mod policy;
 pub mod ranges;
+// Test scaffolding (Cargo.toml's `testkit`): not in the default library's API.
+#[cfg(any(test, feature = "testkit"))]
 pub mod request_model;
 pub mod resign;
 pub mod verify;

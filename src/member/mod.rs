@@ -18,8 +18,9 @@
 //! - [`handshake`]: `usi` → `usiok` and `isready` → `readyok` for many members at once, with
 //!   timeouts and a keep-alive hook.
 //! - [`error`]: the error type, [`MemberError`].
-//! - [`scripted`]: in-process scripted members (tokio tasks, no process) behind the same
-//!   [`MemberHandle`], for the coordinator's tests and fuzz target under paused time.
+//! - `scripted`: in-process scripted members (tokio tasks, no process) behind the same
+//!   [`MemberHandle`], for the coordinator's tests and fuzz target under paused time; test
+//!   scaffolding, compiled only with the `testkit` feature (or for the crate's unit tests).
 //!
 //! Invariants: a member's output never panics gougi (unparsable lines become
 //! `EngineMessage::Unknown`); a member process never outlives its handle (the actor kills and
@@ -33,6 +34,7 @@ pub mod error;
 pub mod handshake;
 pub mod lines;
 pub mod process;
+#[cfg(any(test, feature = "testkit"))]
 pub mod scripted;
 pub mod spec;
 #[cfg(windows)]

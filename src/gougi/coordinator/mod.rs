@@ -85,6 +85,7 @@ use multi_ponder::MultiPonder;
 use output::Decided;
 use relay_cap::RelayCap;
 use requests::Requests;
+#[cfg(any(test, feature = "testkit"))]
 pub use requests::{Owed, Probe};
 pub use state::MAX_FAILURES;
 use state::{
@@ -160,6 +161,7 @@ pub struct Coordinator<W> {
     /// The last `go` was under a clock (not `nodes`, `depth` or `mate`): `MinCores` applies.
     timed_go: bool,
     /// Where to publish what members owe after each event (tests only; `requests.rs`).
+    #[cfg(any(test, feature = "testkit"))]
     probe: Option<Probe>,
     /// The cap on `G_InfoRelay=all` (`RELAY_RATE`).
     relay_cap: RelayCap,
@@ -265,6 +267,7 @@ impl<W: std::io::Write> Coordinator<W> {
             solver_rx,
             monitor: None,
             unpublished: Vec::new(),
+            #[cfg(any(test, feature = "testkit"))]
             probe: None,
             relay_cap: RelayCap::new(now),
         }
@@ -302,6 +305,7 @@ impl<W: std::io::Write> Coordinator<W> {
             }
             result = self.flush();
             self.publish_pending();
+            #[cfg(any(test, feature = "testkit"))]
             self.publish_owed();
             if self.quitting {
                 break;

@@ -96,6 +96,8 @@ impl Requests {
         self.queue.front()
     }
 
+    /// Every request, oldest first: what the probe publishes (so only with it).
+    #[cfg(any(test, feature = "testkit"))]
     pub fn iter(&self) -> impl Iterator<Item = &Request> {
         self.queue.iter()
     }
@@ -217,7 +219,8 @@ impl Requests {
 
 /// What the coordinator holds one member to owe, as the request model of the property test
 /// (`tests/request_model.rs`) sees it: published after every event the coordinator handles when
-/// a probe is set ([`Coordinator::with_probe`]).
+/// a probe is set ([`Coordinator::with_probe`]). Test scaffolding (`testkit`), as the probe is.
+#[cfg(any(test, feature = "testkit"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Owed {
     /// `Engine<N>`'s `N` (the mate member's number for `MateEngine`).
@@ -229,8 +232,10 @@ pub struct Owed {
 }
 
 /// Where the coordinator publishes what its members owe.
+#[cfg(any(test, feature = "testkit"))]
 pub type Probe = std::sync::Arc<std::sync::Mutex<Vec<Owed>>>;
 
+#[cfg(any(test, feature = "testkit"))]
 impl<W: std::io::Write> super::Coordinator<W> {
     /// Publish what every member owes to `probe` after each event (tests and the fuzz target).
     pub fn with_probe(mut self, probe: Probe) -> Self {

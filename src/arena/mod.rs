@@ -76,6 +76,8 @@ pub struct MatchOptions {
     pub nodes_jitter: u32,
     /// Base seed of the variation (game k uses seed + k).
     pub seed: u64,
+    /// `--ponder`: both sides ponder (ARCHITECTURE "Cluster frame").
+    pub ponder: bool,
     pub gauntlet: bool,
     pub sprt: Option<Sprt>,
     /// Where records and summaries go; `None`: nothing is written but the table on stdout.
@@ -600,10 +602,11 @@ async fn run_jobs(
     let table = report::table(&names, &results);
     let mut text = String::new();
     text.push_str(&format!(
-        "gougi match: {} games, {} opening(s), {}{}\n",
+        "gougi match: {} games, {} opening(s), {}{}{}\n",
         summaries.len(),
         openings.len(),
         describe_limits(&specs, &names, opts.limits),
+        if opts.ponder { ", ponder" } else { "" },
         if opts.nodes_jitter > 0 {
             format!(
                 " (node budgets ±{}%, seed {})",
@@ -643,6 +646,7 @@ async fn run_jobs(
     ));
     let ends = end_counts(&summaries);
     text.push_str(&format!("game ends: {ends}\n"));
+    text.push_str(&report::ponder_line(&names, &summaries));
     let sprt_report = opts.sprt.map(|s| {
         let report = SprtReport::new(s, &results[0].tally, sprt_stop);
         text.push_str(&report::sprt_line(
@@ -770,6 +774,10 @@ fn game_summary(
         white_time_ms: times[Color::White.index()],
         started: record.started.clone(),
         usi: record.usi_position(),
+        black_ponders: record.ponder[Color::Black.index()].ponders,
+        black_ponder_hits: record.ponder[Color::Black.index()].hits,
+        white_ponders: record.ponder[Color::White.index()].ponders,
+        white_ponder_hits: record.ponder[Color::White.index()].hits,
     }
 }
 
@@ -900,6 +908,7 @@ async fn play_job(
         },
         started: game::now_utc_text(),
         time_loss: None,
+        ponder: Default::default(),
     };
     for (c, i) in [(Color::Black, job.black), (Color::White, job.white)] {
         if let Err(f) = ensure_engine(w, ctx, engines, i).await {
@@ -919,6 +928,7 @@ async fn play_job(
             ctx.specs[job.black].black_view_scores,
             ctx.specs[job.white].black_view_scores,
         ],
+        ponder: ctx.opts.ponder,
     };
     let result = match &ctx.live {
         Some(l) => {

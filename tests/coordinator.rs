@@ -1143,6 +1143,24 @@ async fn a_member_slow_to_stop_on_main_time_is_stopped_earlier_and_its_answer_us
     gui.quit().await;
 }
 
+/// `optimistic` over `n` members with `G_MultiPonder` on: each answers the first legal move
+/// after 200 ms, member k (from 1) predicting the (k − 1)-th legal reply.
+async fn multi_ponderers(n: usize) -> Gui {
+    let scripts = (0..n)
+        .map(|k| {
+            Script::always(Go::Answer(200 * MS))
+                .named(&format!("m{}", k + 1))
+                .predicting(k)
+        })
+        .collect();
+    start(
+        "optimistic",
+        scripts,
+        &["setoption name G_MultiPonder value true"],
+    )
+    .await
+}
+
 /// `position` (a `position …` line) with `mv` played.
 fn with_move(position: &str, mv: &str) -> String {
     if position.contains(" moves ") {
@@ -1181,19 +1199,7 @@ fn searches_of(gui: &Gui, member: u32, from: usize) -> Vec<String> {
 /// pondered each reply and the game's hit rate.
 #[tokio::test(start_paused = true)]
 async fn multi_ponder_spreads_members_over_the_predicted_replies() {
-    let scripts = (0..3)
-        .map(|k| {
-            Script::always(Go::Answer(200 * MS))
-                .named(&format!("m{}", k + 1))
-                .predicting(k)
-        })
-        .collect();
-    let mut gui = start(
-        "optimistic",
-        scripts,
-        &["setoption name G_MultiPonder value true"],
-    )
-    .await;
+    let mut gui = multi_ponderers(3).await;
     const BYO: &str = "btime 0 wtime 0 byoyomi 1000";
     let mut seen = [0usize; 3];
     let mark = |gui: &Gui, seen: &mut [usize; 3]| {
@@ -1305,19 +1311,7 @@ async fn multi_ponder_spreads_members_over_the_predicted_replies() {
 /// and a `gameover` after a missed ponder stops the parked members too.
 #[tokio::test(start_paused = true)]
 async fn multi_ponder_misses_and_gameover_leave_no_member_pondering() {
-    let scripts = (0..2)
-        .map(|k| {
-            Script::always(Go::Answer(200 * MS))
-                .named(&format!("m{}", k + 1))
-                .predicting(k)
-        })
-        .collect();
-    let mut gui = start(
-        "optimistic",
-        scripts,
-        &["setoption name G_MultiPonder value true"],
-    )
-    .await;
+    let mut gui = multi_ponderers(2).await;
     const BYO: &str = "btime 0 wtime 0 byoyomi 1000";
     gui.play(BYO, 2000 * MS).await;
     gui.moves.pop();

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use gougi::search::nnue::{self, file::SUPPORTED, Network, NnueError, HALFKP_256, KP_256};
+use gougi::eval::nnue::{self, Network, NnueError, HALFKP_256, KP_256, SUPPORTED};
 use gougi::shogi::sfen::colour_swapped;
 use gougi::shogi::{Color, PieceKind, Position};
 
@@ -97,7 +97,7 @@ fn other_architectures_and_damaged_files_are_refused() {
     let good = net_bytes();
 
     // gougi's own linear weights are not NNUE.
-    let linear = gougi::search::eval::Weights::hand_set().to_bytes();
+    let linear = gougi::eval::Weights::hand_set().to_bytes();
     assert!(!nnue::looks_like_nnue(&linear));
     let e = Network::from_bytes(&linear).unwrap_err();
     assert!(matches!(e, NnueError::Version { .. }));
@@ -332,8 +332,8 @@ fn the_search_s_lazy_stack_evaluates_as_from_scratch_with_every_kernel() {
 /// evaluations at some nodes only — so changes pile up over several plies before one is
 /// applied; every kernel's evaluation equals the portable one from scratch.
 fn check_lazy_stack(net: &Network, positions: &[(String, i32)]) {
-    use gougi::search::eval::Evaluator;
-    use gougi::search::nnue::{Kernel, NnueEval};
+    use gougi::eval::nnue::{Kernel, NnueEval};
+    use gougi::eval::Evaluator;
     let net = std::sync::Arc::new(net.clone());
     let kernels = Kernel::available();
     println!("kernels: {kernels:?}");
@@ -369,7 +369,7 @@ fn check_lazy_stack(net: &Network, positions: &[(String, i32)]) {
                 if rng.next_u64() % 4 == 0 {
                     let pos = &path.last().unwrap().0;
                     let expected = net.evaluate_with(Kernel::Portable, pos);
-                    assert_eq!(eval.evaluate(pos).0, expected, "{k:?} {}", pos.to_sfen());
+                    assert_eq!(eval.evaluate(pos), expected, "{k:?} {}", pos.to_sfen());
                     checked += 1;
                 }
             }
@@ -380,7 +380,7 @@ fn check_lazy_stack(net: &Network, positions: &[(String, i32)]) {
 
 #[test]
 fn every_kernel_evaluates_the_reference_positions_alike() {
-    use gougi::search::nnue::Kernel;
+    use gougi::eval::nnue::Kernel;
     for k in Kernel::available() {
         for (sfen, expected) in reference() {
             let pos = Position::from_sfen(&sfen).unwrap();

@@ -559,33 +559,29 @@ fn last_score(lines: &[String]) -> String {
 
 /// The score text (`cp N`) the library's search gives `position` at `depth` with `weights`:
 /// what the binary must print with the same weights.
-fn library_score(
-    weights: &'static gougi::search::eval::Weights,
-    position: &str,
-    depth: i32,
-) -> String {
+fn library_score(weights: &'static gougi::eval::Weights, position: &str, depth: i32) -> String {
     let pos = parse_position(position).unwrap();
     let limits = SearchLimits {
         depth: Some(depth),
         nodes: None,
         multipv: 1,
     };
-    let linear = gougi::search::eval::TableEval::new(weights);
-    let mut s = Searcher::with_eval(16, 1, gougi::search::evaluator::SearchEval::linear(linear));
+    let linear = gougi::eval::TableEval::new(weights);
+    let mut s = Searcher::with_eval(16, 1, gougi::eval::SearchEval::linear(linear));
     let best = s.search(&pos, limits, None, None).best.unwrap();
     format!("cp {}", best.score.0)
 }
 
 #[test]
 fn eval_file_option_loads_weights_and_refuses_bad_files() {
-    use gougi::search::eval::Weights;
+    use gougi::eval::Weights;
     let dir = std::env::temp_dir().join(format!("gougi-evalfile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // Weights that score differently from the embedded ones: a pawn on its owner's 7f (as
     // Black sees it) is worth 300 more than the embedded weights say; only Black has one.
     let mut w = Weights::embedded().clone();
     let sq = gougi::shogi::Square::from_usi("7f").unwrap();
-    w.w[gougi::search::eval::psq_index(
+    w.w[gougi::eval::linear::psq_index(
         gougi::shogi::Color::Black,
         gougi::shogi::PieceKind::Pawn,
         sq,
@@ -637,7 +633,8 @@ fn eval_file_option_loads_weights_and_refuses_bad_files() {
 /// round is refused with the names there are, and the engine keeps what it had.
 #[test]
 fn eval_file_names_built_in_rounds() {
-    use gougi::search::eval::{builtin_names, Weights};
+    use gougi::eval::builtin::builtin_names;
+    use gougi::eval::Weights;
     let position = "startpos moves 7g7f 3c3d 2g2f 4c4d";
     assert_eq!(
         builtin_names(),

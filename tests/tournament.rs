@@ -72,11 +72,7 @@ fn a_stderr_nobody_reads_never_stops_the_game() {
     // The game goes on, with more warnings between the moves (a chatty member mid-game).
     let mut moves: Vec<String> = Vec::new();
     for _ in 0..4 {
-        let position = if moves.is_empty() {
-            "position startpos".to_string()
-        } else {
-            format!("position startpos moves {}", moves.join(" "))
-        };
+        let position = common::distance::position(&moves);
         g.send(&position);
         let asked = Instant::now();
         g.send("go btime 0 wtime 0 byoyomi 500");

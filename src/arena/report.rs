@@ -1,13 +1,14 @@
 //! What a match prints and leaves behind: the results table, the machine-readable summary
 //! (`summary.json`) and the plot of the Elo estimate over the games (`elo.svg`).
 //!
-//! JSON and SVG are written by hand: both are a few dozen lines of output and not worth a
-//! serde or plotting dependency on a 2-core build.
+//! The JSON is written by hand (a few dozen lines, not worth serde's derive here), the plot by
+//! [`crate::plot`], which draws the tuner's and the trainer's too.
 
 use std::fmt::Write as _;
 
 use super::game::PonderCount;
 use super::stats::{Sprt, SprtState, Tally};
+use crate::plot::{nice_axis, Axis, Chart, Series, PALETTE};
 
 /// One pairing's running results, from `a`'s point of view.
 #[derive(Clone, Debug)]
@@ -563,185 +564,51 @@ pub fn csv(games: &[GameSummary]) -> String {
     s
 }
 
-/// A "nice" tick step (1, 2 or 5 × 10^k) that cuts `span` into at most `max_ticks` steps.
-pub fn nice_step(span: f64, max_ticks: usize) -> f64 {
-    let raw = (span / max_ticks.max(1) as f64).max(1e-9);
-    let mag = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * mag)
-        .find(|&st| st >= raw - 1e-12)
-        .unwrap_or(10.0 * mag)
-}
-
-/// A value axis that holds `[lo, hi]` (and 0): ends on multiples of a nice step, at most
-/// `max_ticks` steps. Returns `(axis_lo, axis_hi, step)`.
-pub fn nice_axis(lo: f64, hi: f64, max_ticks: usize) -> (f64, f64, f64) {
-    let (mut lo, mut hi) = (lo.min(0.0), hi.max(0.0));
-    if !(lo.is_finite() && hi.is_finite()) {
-        (lo, hi) = (-50.0, 50.0);
-    }
-    if hi - lo < 1e-9 {
-        (lo, hi) = (lo - 10.0, hi + 10.0);
-    }
-    // Rounding the ends out can add a step: widen until the rounded range fits the tick budget.
-    let mut step = nice_step(hi - lo, max_ticks);
-    loop {
-        let (a, b) = ((lo / step).floor() * step, (hi / step).ceil() * step);
-        if ((b - a) / step).round() as usize <= max_ticks {
-            return (a + 0.0, b + 0.0, step);
-        }
-        step = nice_step(step * 1.0001 * max_ticks as f64, max_ticks);
-    }
-}
-
 /// An SVG line chart of each pair's Elo estimate (with its 95 % band) against games played.
 pub fn svg(names: &[String], pairs: &[PairResult]) -> String {
-    const W: f64 = 720.0;
-    const H: f64 = 420.0;
-    const L: f64 = 60.0; // left margin (axis labels)
-    const R: f64 = 20.0;
-    const T: f64 = 30.0;
-    const B: f64 = 40.0;
-    const COLORS: [&str; 6] = [
-        "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
-    ];
     let max_games = pairs
         .iter()
         .flat_map(|p| p.history.last().map(|h| h.0))
         .max()
         .unwrap_or(1)
         .max(1) as f64;
-    let (lo, hi, step) = elo_axis(pairs);
-    let x = |g: f64| L + (W - L - R) * g / max_games;
-    let y = |e: f64| {
-        let e = e.clamp(lo, hi);
-        T + (H - T - B) * (hi - e) / (hi - lo)
-    };
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"12\">"
+    let (lo, hi, _) = elo_axis(pairs);
+    let mut chart = Chart::new(
+        "Elo estimate (95% band) over games — gougi match",
+        720.0,
+        350.0,
+        Axis::counts(max_games, 6),
+        Axis::nice(lo, hi, 8),
     );
-    let _ = writeln!(s, "<rect width=\"{W}\" height=\"{H}\" fill=\"white\"/>");
-    let _ = writeln!(
-        s,
-        "<text x=\"{L}\" y=\"18\">Elo estimate (95% band) over games — gougi match</text>"
-    );
-    // Value axis: a grid line, a tick and a label on every multiple of the step (0 is one).
-    let ticks = ((hi - lo) / step).round() as i64;
-    for k in 0..=ticks {
-        let e = lo + step * k as f64 + 0.0;
-        let yy = y(e);
-        let stroke = if e.abs() < step * 1e-6 {
-            "#000"
-        } else {
-            "#ddd"
-        };
-        let _ = writeln!(
-            s,
-            "<line x1=\"{L}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\" stroke=\"{stroke}\"/>",
-            W - R
-        );
-        let _ = writeln!(
-            s,
-            "<line class=\"ytick\" x1=\"{:.1}\" y1=\"{yy:.1}\" x2=\"{L}\" y2=\"{yy:.1}\" stroke=\"#000\"/>",
-            L - 5.0
-        );
-        let _ = writeln!(
-            s,
-            "<text class=\"ylabel\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            L - 8.0,
-            yy + 4.0,
-            tick_label(e, step)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "<line x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{:.1}\" stroke=\"#000\"/>",
-        H - B
-    );
-    let _ = writeln!(
-        s,
-        "<text x=\"14\" y=\"{:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 14 {:.1})\">Elo</text>",
-        (T + H - B) / 2.0,
-        (T + H - B) / 2.0
-    );
-    // Games axis: nice steps from 0 to the last game.
-    let gstep = nice_step(max_games, 6).max(1.0).round();
-    let mut g = 0.0;
-    while g <= max_games + 1e-9 {
-        let xx = x(g);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{xx:.1}\" y1=\"{:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" stroke=\"#000\"/>",
-            H - B,
-            H - B + 5.0
-        );
-        let _ = writeln!(
-            s,
-            "<text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{g}</text>",
-            H - B + 18.0
-        );
-        g += gstep;
-    }
-    let _ = writeln!(
-        s,
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">games</text>",
-        (L + W - R) / 2.0,
-        H - 6.0
-    );
+    chart.x_name = "games".into();
+    chart.y_name = "Elo".into();
     for (i, p) in pairs.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
-        if p.history.is_empty() {
+        let Some(last) = p.history.last() else {
             continue;
-        }
-        let upper: Vec<String> = p
-            .history
-            .iter()
-            .map(|h| format!("{:.1},{:.1}", x(f64::from(h.0)), y(h.3)))
-            .collect();
-        let lower: Vec<String> = p
-            .history
-            .iter()
-            .rev()
-            .map(|h| format!("{:.1},{:.1}", x(f64::from(h.0)), y(h.2)))
-            .collect();
-        let _ = writeln!(
-            s,
-            "<polygon points=\"{} {}\" fill=\"{color}\" fill-opacity=\"0.15\" stroke=\"none\"/>",
-            upper.join(" "),
-            lower.join(" ")
-        );
-        let line: Vec<String> = p
-            .history
-            .iter()
-            .map(|h| format!("{:.1},{:.1}", x(f64::from(h.0)), y(h.1)))
-            .collect();
-        let _ = writeln!(
-            s,
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>",
-            line.join(" ")
-        );
-        let last = p.history.last().expect("not empty");
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{color}\">{} vs {}: {} ± {} after {} games</text>",
-            L + 10.0,
-            T + 16.0 * (i as f64 + 1.0),
-            xml_escape(&names[p.a]),
-            xml_escape(&names[p.b]),
-            fmt_elo(last.1),
-            if (last.3 - last.2).is_finite() {
-                format!("{:.1}", (last.3 - last.2) / 2.0)
-            } else {
-                "inf".to_owned()
-            },
-            last.0
-        );
+        };
+        let spread = if (last.3 - last.2).is_finite() {
+            format!("{:.1}", (last.3 - last.2) / 2.0)
+        } else {
+            "inf".to_owned()
+        };
+        chart.series.push(Series {
+            legend: format!(
+                "{} vs {}: {} ± {spread} after {} games",
+                names[p.a],
+                names[p.b],
+                fmt_elo(last.1),
+                last.0
+            ),
+            colour: PALETTE[i % PALETTE.len()],
+            points: p.history.iter().map(|h| (f64::from(h.0), h.1)).collect(),
+            band: p
+                .history
+                .iter()
+                .map(|h| (f64::from(h.0), h.2, h.3))
+                .collect(),
+        });
     }
-    s.push_str("</svg>\n");
-    s
+    chart.svg()
 }
 
 /// The value axis of the plot: every finite estimate, and the 95 % band from game 10 or a
@@ -769,30 +636,6 @@ pub fn elo_axis(pairs: &[PairResult]) -> (f64, f64, f64) {
         .filter(|v| v.is_finite())
         .fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
     nice_axis(lo, hi, 8)
-}
-
-/// `+50`, `-12.5`, `0`: as many decimals as the step needs.
-pub fn tick_label(v: f64, step: f64) -> String {
-    // The fewest decimals that write the step exactly (0.25 → 2, 0.5 → 1, 20 → 0).
-    let decimals = (0..6)
-        .find(|&d| {
-            let x = step * 10f64.powi(d);
-            (x - x.round()).abs() < 1e-6
-        })
-        .unwrap_or(6) as usize;
-    let v = v + 0.0;
-    if v.abs() < step * 1e-6 {
-        "0".into()
-    } else {
-        format!("{v:+.decimals$}")
-    }
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
@@ -847,35 +690,6 @@ mod tests {
         assert_eq!(s.matches("<polyline").count(), 1);
         assert!(s.contains("A vs B&lt;: +120.4 ± "), "{s}");
         assert!(s.contains("after 30 games"), "{s}");
-    }
-
-    #[test]
-    fn axis_steps_are_nice_and_hold_the_data() {
-        assert_eq!(nice_step(100.0, 5), 20.0);
-        assert_eq!(nice_step(7.0, 6), 2.0);
-        assert_eq!(nice_step(0.9, 10), 0.1);
-        // The reported case: data up to +120 gets an axis to +120 or more, not ±50.
-        let (lo, hi, step) = nice_axis(-13.0, 121.0, 8);
-        assert_eq!((lo, hi, step), (-20.0, 140.0, 20.0));
-        // 0 is always on the axis, ends are multiples of the step, at most 8 steps.
-        for (a, b) in [
-            (3.0, 9.0),
-            (-700.0, -650.0),
-            (-0.4, 0.3),
-            (-1234.0, 5678.0),
-            (0.0, 0.0),
-        ] {
-            let (lo, hi, step) = nice_axis(a, b, 8);
-            assert!(lo <= a.min(0.0) && hi >= b.max(0.0), "{a} {b}: {lo} {hi}");
-            assert!(
-                ((hi - lo) / step).round() <= 8.0,
-                "{a} {b}: {lo} {hi} {step}"
-            );
-            assert!((lo / step - (lo / step).round()).abs() < 1e-9);
-        }
-        assert_eq!(tick_label(40.0, 20.0), "+40");
-        assert_eq!(tick_label(-0.5, 0.25), "-0.50");
-        assert_eq!(tick_label(0.0, 20.0), "0");
     }
 
     /// Every point of every line lies inside the plot, and the value labels bracket the data:

@@ -7,9 +7,8 @@ pub fn search(
     file: Option<std::path::PathBuf>,
     eval_file: Option<std::path::PathBuf>,
 ) -> anyhow::Result<()> {
-    use crate::search::eval::TableEval;
-    use crate::search::evaluator::SearchEval;
-    use crate::search::{bench, nnue};
+    use crate::eval::{nnue, SearchEval, TableEval};
+    use crate::search::bench;
     let depth = depth.unwrap_or(bench::DEFAULT_DEPTH).clamp(1, 60);
     let positions = match file {
         Some(f) => bench::positions_from_file(&f).map_err(anyhow::Error::msg)?,

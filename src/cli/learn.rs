@@ -1,5 +1,5 @@
 //! `gougi learn`: self-play data, fitting and the hand-set start of the evaluation weights
-//! ([`crate::search::learn`]).
+//! ([`crate::learn`]).
 
 use clap::Subcommand;
 
@@ -122,8 +122,8 @@ pub enum LearnStep {
 }
 
 /// The supported NNUE architecture named `name` (case aside).
-fn nnue_arch(name: &str) -> anyhow::Result<crate::search::nnue::Arch> {
-    use crate::search::nnue::file::SUPPORTED;
+fn nnue_arch(name: &str) -> anyhow::Result<crate::eval::nnue::Arch> {
+    use crate::eval::nnue::SUPPORTED;
     match SUPPORTED
         .iter()
         .find(|a| a.name().eq_ignore_ascii_case(name))
@@ -141,8 +141,8 @@ fn nnue_arch(name: &str) -> anyhow::Result<crate::search::nnue::Arch> {
 
 /// `gougi learn`.
 pub fn run(step: LearnStep) -> anyhow::Result<()> {
-    use crate::search::eval::Weights;
-    use crate::search::learn;
+    use crate::eval::Weights;
+    use crate::learn;
     let load = |f: Option<std::path::PathBuf>| -> anyhow::Result<&'static Weights> {
         Ok(match f {
             // `builtin:r9` and the like name a built-in round, as `EvalFile` does.
@@ -224,7 +224,7 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
         }
         LearnStep::Init { out } => write(&Weights::hand_set(), &out),
         LearnStep::NnueRandom { out, seed, arch } => {
-            use crate::search::nnue::Network;
+            use crate::eval::nnue::Network;
             let a = nnue_arch(&arch)?;
             let bytes = Network::random(a, seed).to_bytes();
             std::fs::write(&out, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
@@ -251,7 +251,8 @@ pub fn run(step: LearnStep) -> anyhow::Result<()> {
             arch,
             data,
         } => {
-            use crate::search::nnue::{features::FeatureSet, train};
+            use crate::eval::nnue::features::FeatureSet;
+            use crate::learn::nnue as train;
             let arch = nnue_arch(&arch)?;
             // The trainer's shared (piece, square) rows are HalfKP's; K+P nets are loaded and
             // evaluated, not trained here.

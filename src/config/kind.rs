@@ -14,6 +14,16 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
+/// Default number of PV mate engines (`MateEngine.forPV.Count`), as in the original. A member
+/// count, so it sits here beside the types' counts: `error.rs` names the limit in a message,
+/// and `settings.rs` uses `error.rs`, so neither of them can hold it.
+pub const DEFAULT_PV_MATE_COUNT: u32 = 3;
+
+/// The most PV mate engines `MateEngine.forPV.Count` may ask for. Each is a process with its
+/// own hash; the original had no limit, and `100000` started processes until the machine gave
+/// out (issue #17). 16 is several times what a PV of 8 plies can keep busy.
+pub const MAX_PV_MATE_COUNT: u32 = 16;
+
 /// The consultation types. `FromStr` accepts the original Japanese name (exact, after
 /// trimming — full-width punctuation as written) or the English id; `Display` prints the id.
 /// The variants are in [`KINDS`] order (the original's 14 in its numbering, then gougi's).

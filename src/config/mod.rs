@@ -38,13 +38,12 @@ use thiserror::Error;
 
 pub use crate::member::command::{Builtin, CommandError, EngineCommand};
 pub use error::{ConfigError, ConfigWarning, Problem};
-pub use kind::{KindInfo, PolicyKind, UnknownPolicy, KINDS};
+pub use kind::{
+    KindInfo, PolicyKind, UnknownPolicy, DEFAULT_PV_MATE_COUNT, KINDS, MAX_PV_MATE_COUNT,
+};
 pub use layers::{env_key, DEFAULTS_TEXT, ENV_PREFIX};
 pub use reader::{decode, key_forms};
-pub use settings::{
-    Config, EngineEntry, MemberOption, NodesRule, OptionFilter, DEFAULT_PV_MATE_COUNT,
-    MAX_PV_MATE_COUNT,
-};
+pub use settings::{Config, EngineEntry, MemberOption, NodesRule, OptionFilter};
 
 /// File names looked up, in order, in each default folder.
 pub const CONFIG_NAMES: [&str; 3] = [

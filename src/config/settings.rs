@@ -16,7 +16,7 @@
 //! | `Engine<N>.Option.<Name>` | a value for member N's USI option `<Name>` ([`MemberOption`]): it becomes that option's default (the GUI's `E<N>_<Name>` shows it) and is sent as `setoption` before the member's first `isready` unless the GUI sets `E<N>_<Name>`; a name the member does not declare is a warning naming this line | the member's own default |
 //! | `Engine<N>.SoloOption.<Name>` | member N's value for its USI option `<Name>` in the rounds where it is the only normal member asked (the others sit out by `MinCores`, or it is the only one): sent as `setoption` before that round's `go`, and the usual value (the GUI's or `Engine<N>.Option.<Name>`, else the member's default) is sent back before the first round it shares; checked like `Engine<N>.Option` (a name the member does not declare, or a value it refuses, is a warning naming this line, and the option is never sent). For noise that only pays in company (`EvalNoise=0` alone) or cores the others leave (`Threads=2`) | no change when alone |
 //! | `MateEngine.Path` | the mate engine (number 0, options `E0_…`) | — |
-//! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`] | 3 |
+//! | `MateEngine.forPV.Count` | extra mate processes for PV positions (type `mate-pv` only), 0…[`MAX_PV_MATE_COUNT`](super::MAX_PV_MATE_COUNT) | 3 |
 //! | `MateEngine.Guard` | `true` or `false`: with `true` and a type that is not a mate type, the mate engine runs beside the members and its verified mate overrides the type's decision | `false` |
 //! | `MateEngine.MinCores` | a CPU count ≥ 1, with `MateEngine.Guard=true` only: under a clock the guard runs only on a machine with at least that many logical CPUs, like `Engine<N>.MinCores` (with a mate type it is a warning and ignored: the type is built on its mate engine) | absent: always runs |
 //! | `Gougi.Name` | the `id name` gougi announces | `gougi <version>` |
@@ -39,14 +39,6 @@ use super::{ConfigError, ConfigWarning, EngineCommand, PolicyKind, Problem};
 // The member's own switches are the member module's types; the config fills them in.
 pub use crate::member::{MemberOption, NodesRule, OptionFilter};
 use crate::member::{MemberSpec, Role};
-
-/// Default number of PV mate engines (`MateEngine.forPV.Count`), as in the original.
-pub const DEFAULT_PV_MATE_COUNT: u32 = 3;
-
-/// The most PV mate engines `MateEngine.forPV.Count` may ask for. Each is a process with its
-/// own hash; the original had no limit, and `100000` started processes until the machine gave
-/// out (issue #17). 16 is several times what a PV of 8 plies can keep busy.
-pub const MAX_PV_MATE_COUNT: u32 = 16;
 
 /// One normal member, `Engine<N>.*`.
 #[derive(Clone, Debug, PartialEq)]

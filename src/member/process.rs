@@ -369,7 +369,7 @@ mod guard {
         windows_job::kill_all();
     }
     pub(super) fn install_handlers() {
-        windows_job::install_console_handler();
+        windows_job::install_console_handler(super::kill_all_groups);
     }
 }
 

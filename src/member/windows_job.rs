@@ -194,16 +194,21 @@ pub(super) fn kill_all() {
     unsafe { TerminateJobObject(*job as HANDLE, KILLED) };
 }
 
+/// What the console handler calls: `process::kill_all_groups`, given at installation so that
+/// this file does not import `process.rs`, which imports it.
+static ON_EVENT: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
 /// On a console event (Ctrl-C, Ctrl-Break, the console window closed, logoff, shutdown): end
-/// every member for good, then let Windows go on to the default handler, which ends gougi.
-/// Installed once.
-pub(super) fn install_console_handler() {
+/// every member for good (`end_all`: marks gougi as ending and kills every member), then let
+/// Windows go on to the default handler, which ends gougi. Installed once.
+pub(super) fn install_console_handler(end_all: fn()) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        let _ = ON_EVENT.set(end_all);
         // SAFETY: `on_console_event` has the PHANDLER_ROUTINE signature; it runs on a thread
-        // Windows creates for the event and touches only an atomic, the gate (a std mutex) and
-        // the job handle (a read of an initialised OnceLock) with TerminateJobObject, all
-        // thread-safe.
+        // Windows creates for the event and touches only `ON_EVENT` (set above, before the
+        // handler exists), an atomic, the gate (a std mutex) and the job handle (a read of an
+        // initialised OnceLock) with TerminateJobObject, all thread-safe.
         let ok = unsafe { SetConsoleCtrlHandler(Some(on_console_event), 1) };
         if ok == 0 {
             tracing::warn!(error = %io::Error::last_os_error(), "no console event handler");
@@ -214,7 +219,9 @@ pub(super) fn install_console_handler() {
 unsafe extern "system" fn on_console_event(_event: u32) -> windows_sys::core::BOOL {
     // Marks gougi as ending, then waits at the gate for a start in flight: a member created by
     // gougi's own thread meanwhile is in the job, and dies with the rest.
-    super::process::kill_all_groups();
+    if let Some(end_all) = ON_EVENT.get() {
+        end_all();
+    }
     // FALSE: not handled, so the next handler (the default one, ExitProcess) runs.
     0
 }

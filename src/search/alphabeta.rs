@@ -11,7 +11,7 @@
 //! Node functions are written as `// Step N.` blocks in Stockfish's order; `const PV: bool`
 //! selects the PV-node variant at compile time. Each tuned constant is a field of
 //! [`SearchParams`] (`params.rs`, with its origin), read where it is used; Stockfish's figures are in units where a pawn is about
-//! 200, ours are where a pawn is 90 ([`super::eval::PIECE_VALUE`]), and they are scaled
+//! 200, ours are where a pawn is 90 ([`crate::eval::PIECE_VALUE`]), and they are scaled
 //! accordingly (×0.45) unless noted.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -20,7 +20,6 @@ use std::time::Instant;
 
 use crate::shogi::{Move, MoveList, PieceKind, Position, Repetition};
 
-use super::eval::{Evaluator, PIECE_VALUE};
 use super::history::{
     move_index, piece_index, stat_bonus, stat_malus, ButterflyHistory, CaptureHistory,
     ContinuationHistory,
@@ -31,6 +30,7 @@ use super::see::see_ge;
 use super::timeman::TimeBudget;
 use super::tt::{Bound, TranspositionTable, DEPTH_OFFSET};
 use super::value::{Value, MAX_PLY};
+use crate::eval::{Evaluator, PIECE_VALUE};
 
 /// Flags and clock shared by every worker of one search and by the USI front end.
 pub struct Control {
@@ -1252,9 +1252,9 @@ impl<E: Evaluator> Worker<E> {
     fn evaluate(&mut self) -> Value {
         let mut v = self.eval.evaluate(&self.pos);
         if self.params.eval_scale != 100 {
-            v.0 = v.0 * self.params.eval_scale / 100;
+            v = v * self.params.eval_scale / 100;
         }
-        Value(v.0.clamp(Value::MATED_IN_MAX_PLY.0 + 1, Value::MATE_IN_MAX_PLY.0 - 1))
+        Value(v.clamp(Value::MATED_IN_MAX_PLY.0 + 1, Value::MATE_IN_MAX_PLY.0 - 1))
     }
 
     fn update_quiet_histories(&mut self, ply: i32, m: Move, bonus: i32) {

@@ -11,9 +11,8 @@ use std::time::Instant;
 
 use super::alphabeta::SearchLimits;
 use super::engine::{parse_position, BadPosition};
-use super::eval::TableEval;
-use super::evaluator::SearchEval;
 use super::Searcher;
+use crate::eval::{SearchEval, TableEval};
 use crate::shogi::Position;
 
 const PERFT_DATA: &str = include_str!("../../tests/data/perft/perft.txt");

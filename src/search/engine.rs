@@ -27,13 +27,14 @@ use crate::shogi::{Color, Move, Position};
 use crate::usi::{GoLimits, GuiCommand, SetOption, Strictness};
 
 use super::alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, Worker};
-use super::eval::{self, Evaluator, TableEval, Weights};
-use super::evaluator::SearchEval;
 use super::movepick::root_moves;
-use super::nnue::{self, Network, NnueEval};
 use super::params::{tune_options_listed, SearchParams};
 use super::timeman::{self, Clock, TimeOptions};
 use super::tt::TranspositionTable;
+use crate::eval::builtin::{self, BUILTIN_PREFIX};
+use crate::eval::linear::{self as linear_eval, TableEval, Weights};
+use crate::eval::nnue::{self, Network, NnueEval};
+use crate::eval::{Evaluator, SearchEval};
 
 /// Writes one protocol line to stdout and flushes it.
 pub fn emit(line: &str) {
@@ -52,17 +53,17 @@ pub struct Options {
     pub multipv: usize,
     pub time: TimeOptions,
     /// `EvalFile`: evaluation weights from `gougi learn` (empty: the embedded ones;
-    /// `builtin:r9` and the like: a built-in earlier round, see `eval::builtin_names`), or a
-    /// YaneuraOu NNUE file (`nn.bin`, told apart by its first bytes; see `search::nnue`).
+    /// `builtin:r9` and the like: a built-in earlier round, see `eval::builtin::builtin_names`), or a
+    /// YaneuraOu NNUE file (`nn.bin`, told apart by its first bytes; see `eval::nnue`).
     pub eval_file: String,
     /// The search's tunable constants (hidden `T_…` options, see `params.rs`).
     pub params: SearchParams,
     /// The opening book options (`BookFile`, `BookMoves`, …).
     pub book: BookOptions,
     /// `EvalNoise`: the standard deviation (cp) of the evaluation's per-position noise
-    /// (`eval::noise_cp`); 0 is none.
+    /// (`eval::noise::noise_cp`); 0 is none.
     pub eval_noise: u32,
-    /// `EvalDropout`: per mille of the king-relative weights zeroed (`eval::dropout`).
+    /// `EvalDropout`: per mille of the king-relative weights zeroed (`eval::linear::dropout`).
     pub eval_dropout: u32,
     /// `Seed`: which noise and which dropped weights, one per consultation member.
     pub seed: u64,
@@ -391,7 +392,7 @@ impl Engine {
             }
             _ => {
                 // Leaked like an `EvalFile`: a GUI changes these a few times at most.
-                let w = eval::dropout(self.weights, per_mille, seed).leak();
+                let w = linear_eval::dropout(self.weights, per_mille, seed).leak();
                 self.dropped = Some((self.weights, per_mille, seed, w));
                 w
             }
@@ -654,7 +655,7 @@ impl Engine {
             None => {
                 let mut e = self.new_linear_eval();
                 e.reset(&self.pos);
-                e.evaluate(&self.pos).0
+                e.evaluate(&self.pos)
             }
         };
         emit(&format!("eval = {v}"));
@@ -810,10 +811,10 @@ impl Engine {
 /// which says why it refuses what it cannot read.
 fn is_nnue_file(name: &str) -> bool {
     use std::io::Read;
-    if nnue::is_builtin_net(name) {
+    if builtin::is_builtin_net(name) {
         return true;
     }
-    if name.is_empty() || name.starts_with(eval::BUILTIN_PREFIX) {
+    if name.is_empty() || name.starts_with(BUILTIN_PREFIX) {
         return false;
     }
     let mut head = [0u8; 4];

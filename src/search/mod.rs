@@ -1,5 +1,6 @@
 //! The built-in alpha-beta search engine (`gougi search`): a Stockfish/YaneuraOu-style
-//! searcher with a learned linear evaluation.
+//! searcher. It evaluates through [`crate::eval`] (the learned linear tables or an NNUE net)
+//! and only searches; learning the evaluation is [`crate::learn`]'s.
 //!
 //! # Layout
 //!
@@ -8,10 +9,6 @@
 //! - [`history`]: move-ordering statistics.
 //! - [`movepick`]: the staged move picker (and the search's move set).
 //! - [`see`]: static exchange evaluation.
-//! - [`eval`]: the `Evaluator` trait and the learned table evaluation.
-//! - [`nnue`]: YaneuraOu's NNUE nets, loaded, evaluated and carried through the search.
-//! - [`evaluator`]: what a worker evaluates with (the tables, or a net).
-//! - [`learn`]: `gougi learn`, self-play data and fitting of the evaluation weights.
 //! - [`params`]: the tunable constants ([`params::SearchParams`]) and their hidden `T_…` options.
 //! - [`alphabeta`]: iterative deepening, PVS, quiescence; `Worker` per thread.
 //! - [`timeman`]: time budgets for byoyomi, Fischer and sudden death.
@@ -31,12 +28,8 @@
 pub mod alphabeta;
 pub mod bench;
 pub mod engine;
-pub mod eval;
-pub mod evaluator;
 pub mod history;
-pub mod learn;
 pub mod movepick;
-pub mod nnue;
 pub mod params;
 pub mod see;
 pub mod timeman;
@@ -46,11 +39,10 @@ pub mod value;
 use std::sync::Arc;
 
 use alphabeta::{run_workers, Control, InfoSink, RootMove, SearchLimits, SearchOutcome, Worker};
-use eval::TableEval;
-use evaluator::SearchEval;
 use timeman::TimeBudget;
 use tt::TranspositionTable;
 
+use crate::eval::{SearchEval, TableEval};
 use crate::shogi::Position;
 
 /// A synchronous search facade: a table and `threads` workers.

@@ -17,11 +17,11 @@
 use crate::shogi::movegen::MoveEntry;
 use crate::shogi::{generate_for_search, Move, MoveList, Position, SearchMoves};
 
-use super::eval::{promotion_gain, PIECE_VALUE};
 use super::history::{
     move_index, piece_index, ButterflyHistory, CaptureHistory, ContinuationHistory,
 };
 use super::see::see_ge;
+use crate::eval::{promotion_gain, PIECE_VALUE};
 
 /// A move with an ordering score.
 #[derive(Clone, Copy, Debug)]

@@ -10,7 +10,7 @@
 //! macro (tuning knobs that appear as options only in a tuning build); here it is a run-time
 //! switch instead of a build flag, so the released binary is the one being tuned.
 //!
-//! Units: evaluation units where a pawn is 90 ([`super::eval::PIECE_VALUE`]), plies, or the
+//! Units: evaluation units where a pawn is 90 ([`crate::eval::PIECE_VALUE`]), plies, or the
 //! fixed-point scale named in the field's comment. Origins of the defaults are in the
 //! comments (Stockfish 15 figures scaled ×0.45 to our pawn unless noted).
 

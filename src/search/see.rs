@@ -3,7 +3,7 @@
 //! attackers, each free to stop when going on would lose?
 //!
 //! Stockfish's `Position::see_ge` (the swap algorithm with x-rays), with the evaluation's
-//! piece values ([`super::eval::PIECE_VALUE`]). Simplifications kept from the search's first
+//! piece values ([`crate::eval::PIECE_VALUE`]). Simplifications kept from the search's first
 //! version: pins are ignored, and recaptures never promote; the move itself is credited with
 //! its promotion gain.
 
@@ -12,7 +12,7 @@ use crate::shogi::attacks::{
 };
 use crate::shogi::{Bitboard, Color, Move, PieceKind, Position, Square};
 
-use super::eval::PIECE_VALUE;
+use crate::eval::PIECE_VALUE;
 
 /// Value used by SEE: the evaluation's, with the king "infinite".
 #[inline]

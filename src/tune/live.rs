@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use tokio::time::Instant;
 
 use super::spsa::{Param, Probe};
-use super::TraceRow;
+use super::trace::TraceRow;
 use crate::arena::game::PlayedMove;
 pub use crate::arena::live::BOARD_EVERY;
 use crate::monitor::tune::{Done, Event, Hello, Iteration, ParamInfo};

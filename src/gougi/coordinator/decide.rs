@@ -1,7 +1,20 @@
 //! Deciding an all-members or change-player round: the policy's choice, `G_Resign`, the vote,
 //! and the lines sent at a decision.
 
-use super::*;
+use tracing::{debug, info, warn};
+
+use crate::gougi::annotate::Verdict;
+use crate::gougi::answer::{Answer, Eval};
+use crate::gougi::options::VoteScoring;
+use crate::gougi::policy::{change_player, vote, Behaviour, Decision, Reason, Who, Why};
+use crate::gougi::resign::ResignRule;
+use crate::gougi::{policy, resign};
+use crate::member::Role;
+use crate::usi::{BestMove, Info};
+
+use super::output::{all_nodes, final_info, score_text};
+use super::state::{label, Got, Round};
+use super::Coordinator;
 
 /// What a decision tells the GUI besides the `[O]/[X]` lines.
 pub(super) enum Said {

@@ -3,7 +3,14 @@
 //! lags are learned in `state.rs` (`Slot::take_answer`) and `members.rs` (`start_search`, which
 //! also shortens the clock a member is told); the estimator is `gougi::lag`.
 
-use super::*;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::info;
+
+use super::members::stop_search;
+use super::state::Round;
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     /// The round's `stop`s at `now`: every participant still owing an answer at the soft

@@ -1,6 +1,22 @@
 //! The exchange rule's two phases (each member rates the other's move).
 
-use super::*;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::info;
+
+use crate::gougi::annotate::Verdict;
+use crate::gougi::answer::{Answer, Eval};
+use crate::gougi::policy::exchange::Phase1;
+use crate::gougi::policy::{exchange, leader};
+use crate::gougi::{annotate, deadline, policy};
+use crate::member::NodesRule;
+use crate::usi::GoLimits;
+
+use super::limits::scale_limits;
+use super::members::{limits_for, start_search};
+use super::state::{ExchangeState, LeaderCheck, Round, RoundKind};
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn exchange_phase1(&mut self, mut round: Round) {

@@ -1,7 +1,26 @@
 //! What members say: `info` (scores, PVs, the relay to the GUI), `bestmove` checked by the
 //! rules core, broken answers, and mate claims verified before they count.
 
-use super::*;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use crate::gougi::answer::{Answer, Eval};
+use crate::gougi::game::AnswerRefused;
+use crate::gougi::options::InfoRelay;
+use crate::gougi::policy::{Behaviour, Shape};
+use crate::gougi::{ranges, verify};
+use crate::mate::MateTable;
+use crate::member::Role;
+use crate::usi::{
+    BestMove, EngineMessage, GuiCommand, Info, InfoScore, InfoText, Score, MATE_LIKE_CP,
+};
+
+use super::members::send;
+use super::output::score_text;
+use super::state::{leader_every, Got, RoundKind, SlotState, READY_SAY_LIMIT};
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn on_message(&mut self, i: usize, message: EngineMessage) {

@@ -5,7 +5,18 @@
 //! after a missed ponder charged to the next `go` ([`Coordinator::charge_turnaround`]). The
 //! arithmetic itself is in [`deadline`]; this file maps it onto `GoLimits`.
 
-use super::*;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::{debug, info};
+
+use crate::gougi::deadline;
+use crate::gougi::deadline::Clock;
+use crate::usi::GoLimits;
+
+use super::members::limits_for;
+use super::state::{Round, RoundKind, Slot};
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     /// The clock of a `go` that arrived at `now`, with the time since a missed ponder's `stop`

@@ -1,6 +1,25 @@
 //! Mate members (the mate types), `go mate` rounds and the built-in solver.
 
-use super::*;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use crate::gougi::annotate;
+use crate::gougi::annotate::Verdict;
+use crate::gougi::game::Game;
+use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
+use crate::gougi::policy::Behaviour;
+use crate::mate::BackgroundSolve;
+use crate::member::Role;
+use crate::usi::{Checkmate, GoLimits, MateLimit, UsiMove};
+
+use super::members::{send_line, start_search};
+use super::output::join;
+use super::state::{
+    Round, RoundKind, BUILTIN_MATE, BUILTIN_MATE_HASH_MB, PV_MATE_DEPTH, PV_MATE_MEMORY,
+};
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn on_checkmate(&mut self, i: usize, cm: Checkmate) {

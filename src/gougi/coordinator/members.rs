@@ -1,7 +1,20 @@
 //! Members' lives: requests owed, stop, hang detection, restarts with back-off, and the
 //! `go` each member gets.
 
-use super::*;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use crate::gougi::deadline;
+use crate::member::{Launcher, MemberEvent, MemberSpec, NodesRule};
+use crate::usi::{GoLimits, GuiCommand, SetOption};
+
+use super::limits::own_margin;
+use super::requests::Request;
+use super::state::{Slot, SlotState, BACKOFF_CAP, HANDSHAKE_LIMIT, MAX_FAILURES, READY_LIMIT};
+use super::{solo, Coordinator};
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn on_exit(&mut self, i: usize, code: Option<i32>) {

@@ -41,42 +41,25 @@
 //! With no usable answer at all, gougi plays a legal fallback move and resigns only when no legal
 //! move exists; a member's resignation stands only under `G_Resign` (see `resign.rs`).
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::Arc;
+use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
-use tracing::{debug, info, warn};
+use tracing::{debug, warn};
 
 use crate::book::{Book, BookOptions, SplitMix64};
 use crate::config::Config;
-use crate::gougi::annotate::{self, History, MemberLine, Verdict};
-use crate::gougi::answer::{Answer, Eval};
-use crate::gougi::deadline::{self, Clock};
-use crate::gougi::game::{AnswerRefused, Game, PositionRefused};
+use crate::gougi::game::{Game, PositionRefused};
 use crate::gougi::lag::Lag;
-use crate::gougi::options::{self, GOptions, InfoRelay, OutputEncoding, VoteScoring};
-use crate::gougi::policy::change_player;
-use crate::gougi::policy::exchange::{self, Phase1};
-use crate::gougi::policy::leader;
-use crate::gougi::policy::mate::{self as mate_policy, MateChoice};
-use crate::gougi::policy::vote;
-use crate::gougi::policy::{self, Decision, Reason, Who, Why};
-use crate::gougi::policy::{Behaviour, Memory, Settle, Shape};
-use crate::gougi::ranges;
-use crate::gougi::resign::{self, ResignRule};
-use crate::gougi::verify;
-use crate::mate::{BackgroundSolve, MateTable};
+use crate::gougi::options::{GOptions, OutputEncoding};
+use crate::gougi::policy::Memory;
+use crate::mate::MateTable;
 use crate::member::lines::LineReader;
 /// How the coordinator starts members (a process each, or in-process scripted members in tests).
 pub use crate::member::Launcher;
-use crate::member::{MemberEvent, MemberHandle, MemberSpec, NodesRule, Role};
-use crate::usi::{
-    BestMove, Checkmate, EngineMessage, GameResult, GoLimits, GuiCommand, Info, InfoScore,
-    InfoText, MateLimit, OptionDecl, PositionCommand, Score, SetOption, Strictness, UsiMove,
-    MATE_LIKE_CP,
-};
+use crate::member::{MemberEvent, MemberHandle};
+use crate::usi::{Checkmate, EngineMessage, GuiCommand, Strictness};
 
 mod decide;
 mod distance;
@@ -91,19 +74,19 @@ mod relay_cap;
 mod requests;
 mod rounds;
 mod session;
+mod settle;
 mod solo;
 mod state;
 
-use limits::*;
-use members::*;
+use members::launch;
 use multi_ponder::MultiPonder;
-use output::*;
+use output::Decided;
 use relay_cap::RelayCap;
-use requests::{LagKind, Request, Requests};
+use requests::Requests;
 pub use requests::{Owed, Probe};
 use solo::Solo;
 pub use state::MAX_FAILURES;
-use state::*;
+use state::{MateState, Round, RoundKind, Slot, SlotState, Warned, EOF_GRACE, HANDSHAKE_LIMIT};
 
 pub struct Coordinator<W> {
     /// The GUI channel. A plain blocking writer: tokio's stdout goes through its blocking

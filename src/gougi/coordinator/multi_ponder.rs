@@ -23,7 +23,19 @@
 //! The GUI hears which members pondered the reply played, and the game's hit rate:
 //! `info string [ponder] 8c8d: pondered by E2; hits 3 of 5 this game`.
 
-use super::*;
+use std::collections::HashMap;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::gougi::deadline;
+use crate::gougi::game::Game;
+use crate::usi::{GoLimits, GuiCommand, UsiMove};
+
+use super::limits::{own_margin, told};
+use super::members::{send, start_search, stop_search};
+use super::state::{Got, Round, RoundKind};
+use super::Coordinator;
 
 /// A member pondering one predicted reply.
 #[derive(Clone, Debug)]

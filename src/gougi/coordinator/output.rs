@@ -1,6 +1,17 @@
 //! Text for the GUI: the annotated member lines and the final `info` before `bestmove`.
 
-use super::*;
+use std::collections::HashMap;
+
+use tracing::{info, warn};
+
+use crate::gougi::annotate::{History, MemberLine, Verdict};
+use crate::gougi::answer::Eval;
+use crate::gougi::game::Game;
+use crate::member::Role;
+use crate::usi::{BestMove, InfoScore, InfoText, Score, UsiMove};
+
+use super::state::{label, Got, Round, Slot};
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn member_line(&self, i: usize, got: &Got, verdict: Verdict) -> String {

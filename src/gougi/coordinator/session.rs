@@ -1,7 +1,22 @@
 //! The USI session with the GUI: `usi`, `setoption`, `isready`, `gameover` and the members'
 //! options as the GUI sees them.
 
-use super::*;
+use tokio::time::Instant;
+use tracing::{debug, warn};
+
+use crate::gougi::options;
+use crate::gougi::options::GOptions;
+use crate::gougi::policy::Behaviour;
+use crate::member::Role;
+use crate::usi::{GameResult, GuiCommand, SetOption};
+
+use super::members::send;
+use super::output::MONITOR_OPTION;
+use super::state::{
+    Slot, SlotState, DEFAULT_HASH_MB, KEEPALIVE, MATE_HASH_CAP, MAX_HASH_MB, MAX_THREADS,
+    READY_WAIT, USI_WAIT,
+};
+use super::Coordinator;
 
 impl<W: std::io::Write> Coordinator<W> {
     pub(super) fn try_answer_usi(&mut self) {

@@ -22,7 +22,15 @@
 //! back to is a warning naming the config line (said at the first start only) and is never sent.
 //! The GUI hears nothing else: stdout is the USI channel; the switches are logged.
 
-use super::*;
+use std::collections::HashSet;
+
+use tracing::{debug, info, warn};
+
+use crate::usi::{GuiCommand, SetOption};
+
+use super::members::send;
+use super::state::Slot;
+use super::{members, Coordinator};
 
 /// One member's solo options and what it holds now.
 #[derive(Debug, Default)]

@@ -1,6 +1,25 @@
 //! The coordinator's state: its limits, members' slots, rounds and per-game memory.
 
-use super::*;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::debug;
+
+use crate::gougi::answer::Answer;
+use crate::gougi::deadline;
+use crate::gougi::game::Game;
+use crate::gougi::lag::Lag;
+use crate::gougi::policy::Who;
+use crate::mate::BackgroundSolve;
+use crate::member::{MemberHandle, MemberSpec};
+use crate::usi::{
+    BestMove, Checkmate, GoLimits, Info, OptionDecl, PositionCommand, Score, SetOption, UsiMove,
+};
+
+use super::requests::{LagKind, Request, Requests};
+use super::solo::Solo;
 
 /// How long gougi's `usiok` waits for members' `usiok`: a GUI's own limit is short (and a
 /// member that never answers must not hold start-up), so after this gougi answers without the

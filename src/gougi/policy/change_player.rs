@@ -11,9 +11,8 @@
 //! `position sfen …` and handicaps work), and the state lives per game: the coordinator creates
 //! a fresh [`Rotation`] at `usinewgame` (GougiShogi §12.7, §12.9).
 
-use std::fmt;
-
-use super::Who;
+pub use super::decision::{Cause, Switch};
+use super::reason::Who;
 use crate::gougi::answer::Answer;
 
 /// Which rotation rule is in force, with its parameters (the `G_` options).
@@ -33,78 +32,6 @@ pub struct Rotation {
     played: u32,
     last: Option<Who>,
     rotated: Option<Cause>,
-}
-
-/// Another member plays than the one that played the previous move (a `[why]` line).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Switch {
-    pub to: Who,
-    pub from: Who,
-    pub cause: Cause,
-}
-
-/// Why the player changed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Cause {
-    /// `change-every`: the previous player played its `G_ChangePlayerPlys` moves.
-    Plies { plys: u32 },
-    /// `change-on-drop` / `change-on-rise`: the previous player's score moved by `by` since its
-    /// own previous move, at least `G_ChangePlayerScoreDiff` (`diff`).
-    Swing { by: i64, diff: i64 },
-    /// `by-phase`: the position's ply reached (or is before) a phase's first ply.
-    Phase {
-        ply: u32,
-        option: &'static str,
-        from: u32,
-        before: bool,
-    },
-    /// The designated player is not available (down or left out): the next member stands in.
-    StandIn { designated: Who },
-    /// The designated player is back after a stand-in.
-    Back,
-}
-
-impl fmt::Display for Switch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (to, from) = (&self.to, &self.from);
-        match &self.cause {
-            Cause::Plies { plys } => {
-                let moves = if *plys == 1 { "move" } else { "moves" };
-                write!(
-                    f,
-                    "{to} takes over from {from}, which played its {plys} {moves} (G_ChangePlayerPlys {plys})"
-                )
-            }
-            Cause::Swing { by, diff } => {
-                let verb = if *by < 0 { "fell" } else { "rose" };
-                write!(
-                    f,
-                    "{to} takes over from {from}, whose score {verb} by {} on its last move (G_ChangePlayerScoreDiff {diff})",
-                    by.unsigned_abs()
-                )
-            }
-            Cause::Phase {
-                ply,
-                option,
-                from: first,
-                before,
-            } => {
-                let at = if *before { "before" } else { "from" };
-                write!(
-                    f,
-                    "{to} takes over from {from} at ply {ply}, {at} {option} {first}"
-                )
-            }
-            Cause::StandIn { designated } => write!(
-                f,
-                "{to} plays for {designated}, which is not available ({from} played the previous move)"
-            ),
-            Cause::Back => write!(
-                f,
-                "{to}, the designated player, is available again ({from} played the previous move)"
-            ),
-        }
-    }
 }
 
 impl Rotation {

@@ -10,10 +10,10 @@
 //! member resigns, the other member's move is played instead of trusting the scores. A `win`
 //! declaration is handled by the coordinator before any policy runs.
 
-use std::fmt;
-
+pub use super::decision::ExchangeFinding as Finding;
+use super::decision::{Decision, Reason, Why};
 use super::optimism::{self, Extreme};
-use super::{explain, Decision, Reason, Who, Why};
+use super::reason::{explain, Who};
 use crate::gougi::answer::Answer;
 
 /// What phase 1 decides.
@@ -23,74 +23,6 @@ pub enum Phase1 {
     Decided(Decision),
     /// The members disagree: search the exchanged positions.
     Exchange,
-}
-
-/// Why the exchange rule chose.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Finding {
-    /// Both members proposed the same move.
-    Agree,
-    /// One member resigned: the other's move is played.
-    Resigned { resigned: Who, plays: Who },
-    /// No time was left for the exchange: the higher score decided.
-    NoTime(optimism::Finding),
-    /// Phase 2: the views of both moves (member 1's first), summed; a tie goes to member 1.
-    Sums { moves: [String; 2], sums: [i64; 2] },
-    /// Phase 2 with a view missing: compared by the views both moves have from one member
-    /// (`by` = 1 or 2), or (`by` = 0) by the proposers' own scores.
-    Partial {
-        moves: [String; 2],
-        by: u32,
-        values: [i64; 2],
-    },
-    /// Phase 2 without any comparable view: member 1's move.
-    NoViews { first: Who },
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The winner first: the chosen move is the one with the larger value (ties: member 1).
-        let order = |values: &[i64; 2]| {
-            if values[0] >= values[1] {
-                [0, 1]
-            } else {
-                [1, 0]
-            }
-        };
-        match self {
-            Finding::Agree => f.write_str("both members proposed it"),
-            Finding::Resigned { resigned, plays } => {
-                write!(f, "{resigned} resigned; {plays}'s move is played")
-            }
-            Finding::NoTime(inner) => write!(f, "no time left to exchange; {inner}"),
-            Finding::Sums { moves, sums } if sums[0] == sums[1] => write!(
-                f,
-                "the views of {} and {} both sum to {}; the tie goes to member 1",
-                moves[0], moves[1], sums[0]
-            ),
-            Finding::Sums { moves, sums } => {
-                let [w, l] = order(sums);
-                write!(
-                    f,
-                    "its views sum to {}, those of {} to {}",
-                    sums[w], moves[l], sums[l]
-                )
-            }
-            Finding::Partial { moves, by, values } => {
-                let [w, l] = order(values);
-                let whose = match by {
-                    0 => "its proposer's own score".to_string(),
-                    n => format!("member {n}'s view"),
-                };
-                write!(
-                    f,
-                    "a view is missing; by {whose}: {} against {} for {}",
-                    values[w], values[l], moves[l]
-                )
-            }
-            Finding::NoViews { first } => write!(f, "no views to compare: {first}'s move"),
-        }
-    }
 }
 
 fn decided(a: &[Answer; 2], chosen: usize, tied: bool, finding: Finding) -> Decision {

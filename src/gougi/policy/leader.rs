@@ -19,9 +19,9 @@
 //! The functions here are pure; the coordinator (`coordinator/exchanges.rs`) runs the
 //! re-searches.
 
-use std::fmt;
-
-use super::{Decision, Reason, Who, Why};
+pub use super::decision::LeaderFinding as Finding;
+use super::decision::{Decision, Reason, Why};
+use super::reason::Who;
 use crate::gougi::answer::{Answer, Eval};
 
 /// What the first phase decided.
@@ -35,86 +35,6 @@ pub enum Phase1 {
         leader: usize,
         candidates: Vec<usize>,
     },
-}
-
-/// Why the leader rule chose. Values are the leader's, calibrated, on the `Eval` scale.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Finding {
-    /// The leader's own move, without re-searches.
-    Leader(Who),
-    /// Another member's verified mate, shorter than the leader's (if it has one).
-    Mate {
-        who: Who,
-        plies: i32,
-        leader: Who,
-        leader_plies: Option<i32>,
-    },
-    /// After the re-searches: a candidate beat the leader's own move by more than the margin.
-    Candidate {
-        leader: Who,
-        proposer: Who,
-        value: i64,
-        own_mv: String,
-        own: i64,
-        margin: i64,
-    },
-    /// After the re-searches: the leader keeps its move (`best`: the best candidate's move and
-    /// value, when both values are known).
-    Keeps {
-        own: Option<i64>,
-        best: Option<(String, i64)>,
-        margin: i64,
-    },
-}
-
-/// A value as the leader's line prints it (`mate 3` for mates).
-fn show(v: i64) -> String {
-    i32::try_from(v).map_or(v.to_string(), |v| Eval(v).to_string())
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Finding::Leader(who) => write!(f, "the leader {who}'s move"),
-            Finding::Mate {
-                who,
-                plies,
-                leader,
-                leader_plies,
-            } => {
-                write!(f, "{who}'s verified mate in {plies}; the leader {leader} ")?;
-                match leader_plies {
-                    Some(p) => write!(f, "mates in {p}"),
-                    None => f.write_str("has no mate"),
-                }
-            }
-            Finding::Candidate {
-                leader,
-                proposer,
-                value,
-                own_mv,
-                own,
-                margin,
-            } => write!(
-                f,
-                "{proposer}'s move; the leader {leader}'s re-search values it at {}, more than its own {own_mv} at {} + margin {margin}",
-                show(*value),
-                show(*own)
-            ),
-            Finding::Keeps { own: None, .. } => f.write_str("no value for the leader's own move"),
-            Finding::Keeps { best: None, .. } => f.write_str("no value for any candidate"),
-            Finding::Keeps {
-                own: Some(own),
-                best: Some((mv, v)),
-                margin,
-            } => write!(
-                f,
-                "{mv} at {} is not more than the own move's {} + margin {margin}",
-                show(*v),
-                show(*own)
-            ),
-        }
-    }
 }
 
 fn reason(finding: Finding, explain: bool) -> Reason {

@@ -36,14 +36,13 @@
 //! time), [`Shape::Mate`] (one normal member, overridden by a verified mate of the mate members),
 //! [`Shape::Leader`] (every member searches, then the leader re-searches the others' moves).
 
-use std::fmt;
-
 use self::change_player::{Rotation, Rule};
 use self::optimism::{Alternation, Extreme};
 use crate::gougi::answer::Answer;
 use crate::gougi::options::GOptions;
 
 pub mod change_player;
+mod decision;
 pub mod exchange;
 pub mod leader;
 pub mod mate;
@@ -54,60 +53,8 @@ pub mod vote;
 /// The kinds and their names are `config`'s (see the module doc); re-exported so that
 /// `gougi::policy::PolicyKind` still names them.
 pub use crate::config::{PolicyKind, UnknownPolicy};
-pub use reason::{declaration, explain, obvious_move, outvoted, Outvoted, Who};
-
-/// The outcome of a policy: which answer wins and why.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Decision {
-    /// Index into the answers slice that was decided on.
-    pub chosen: usize,
-    pub reason: Reason,
-}
-
-/// Why a policy chose what it chose: the family's finding (its `Display` is the text after
-/// `[why] <move>: `) and whether the GUI is told.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Reason {
-    pub why: Why,
-    /// Not the obvious choice (see [`explain`]): the coordinator sends the reason to the GUI.
-    pub explain: bool,
-}
-
-/// The finding of each family, in its own type (each written in its policy's file).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Why {
-    /// Optimism, pessimism, rises and weighted optimism.
-    Extreme(optimism::Finding),
-    /// Plurality of `bestmove`s.
-    Vote(vote::Finding),
-    /// The exchange rule.
-    Exchange(exchange::Finding),
-    /// The leader rule.
-    Leader(leader::Finding),
-    /// Another member took over from the previous move's player (change-player types).
-    Switch(change_player::Switch),
-    /// A member declared a win (入玉宣言): a legal declaration is played at once.
-    Declared(Who),
-}
-
-impl fmt::Display for Why {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Why::Extreme(x) => x.fmt(f),
-            Why::Vote(x) => x.fmt(f),
-            Why::Exchange(x) => x.fmt(f),
-            Why::Leader(x) => x.fmt(f),
-            Why::Switch(x) => x.fmt(f),
-            Why::Declared(who) => write!(f, "{who} declared a win, which is played at once"),
-        }
-    }
-}
-
-impl fmt::Display for Reason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.why.fmt(f)
-    }
-}
+pub use decision::{declaration, Decision, Reason, Why};
+pub use reason::{explain, obvious_move, outvoted, Outvoted, Who};
 
 /// How a type's rounds run (the coordinator's part of a type).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,11 +1,10 @@
 //! What a decision's reason is made of, shared by every family: how a member is named
-//! ([`Who`]), the obvious move a reason is measured against ([`obvious_move`], [`explain`],
-//! [`outvoted`]), and a declaration that wins whatever the type ([`declaration`]).
+//! ([`Who`]) and the obvious move a reason is measured against ([`obvious_move`], [`explain`],
+//! [`outvoted`]).
 
 use std::fmt;
 use std::sync::Arc;
 
-use super::{Decision, Reason, Why};
 use crate::gougi::answer::Answer;
 use crate::usi::BestMove;
 
@@ -98,15 +97,4 @@ impl fmt::Display for Outvoted {
     }
 }
 
-/// A legal declaration (`win`) among the answers is played at once, whoever made it; it is
-/// explained unless every member declared.
-pub fn declaration(answers: &[Answer]) -> Option<Decision> {
-    let k = answers.iter().position(Answer::is_win)?;
-    Some(Decision {
-        chosen: k,
-        reason: Reason {
-            why: Why::Declared(Who::of(&answers[k])),
-            explain: !answers.iter().all(Answer::is_win),
-        },
-    })
-}
+//END

@@ -7,66 +7,11 @@
 //! lowest-numbered member wins; the answer returned is that move's lowest-numbered voter, so
 //! its ponder move and PV go to the GUI. With three equal weights this is exactly the reference.
 
-use std::fmt;
-
-use super::{explain, outvoted, Decision, Outvoted, Reason, Who, Why};
+pub use super::decision::VoteFinding as Finding;
+use super::decision::{Decision, Reason, Why};
+use super::reason::{explain, outvoted, Who};
 use crate::gougi::answer::{Answer, Eval};
-use crate::usi::{BestMove, UsiMove};
-
-/// Why the plurality chose: the winning move's summed weight, the best other move's, the moves
-/// it tied with (member order broke the tie) and the move most members proposed if not it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Finding {
-    pub mv: BestMove,
-    pub votes: f64,
-    /// The winner's lowest-numbered proposer (whose answer, ponder and PV are played).
-    pub proposer: Who,
-    /// Other moves with as many votes.
-    pub tied_with: Vec<BestMove>,
-    /// The best other move and its votes (when not tied).
-    pub runner_up: Option<(BestMove, f64)>,
-    pub outvoted: Option<Outvoted>,
-}
-
-/// A summed weight as reasons print it: `2`, `2.5` (three decimals at most).
-fn number(w: f64) -> String {
-    let text = format!("{w:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-/// `1 vote`, `2 votes`, `2.5 votes`.
-fn votes(w: f64) -> String {
-    match number(w).as_str() {
-        "1" => "1 vote".to_string(),
-        n => format!("{n} votes"),
-    }
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.tied_with.is_empty() {
-            write!(f, "{} has {}", self.mv.token(), votes(self.votes))?;
-            if let Some((mv, w)) = &self.runner_up {
-                write!(f, " to {} for {}", number(*w), mv.token())?;
-            }
-        } else {
-            let mut moves = vec![self.mv.token()];
-            moves.extend(self.tied_with.iter().map(BestMove::token));
-            let last = moves.pop().unwrap_or_default();
-            write!(
-                f,
-                "{} and {last} tie at {} each; the tie goes to the lowest-numbered proposer, {}",
-                moves.join(", "),
-                votes(self.votes),
-                self.proposer
-            )?;
-        }
-        if let Some(o) = &self.outvoted {
-            write!(f, "; {o}")?;
-        }
-        Ok(())
-    }
-}
+use crate::usi::UsiMove;
 
 /// Each distinct move at its first (lowest-numbered) proposer, with its summed weight.
 fn tally(answers: &[Answer]) -> impl Iterator<Item = (usize, f64)> + '_ {

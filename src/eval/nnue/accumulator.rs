@@ -4,20 +4,20 @@
 //! for the perspective whose king moved, whose every feature changed: that half is recomputed.
 //! In K+P a king is a feature like a piece: its move swaps one column in each half.
 //!
-//! A move's effect is first described ([`Change`], from the position before it, which is what
+//! A move's effect is first described ([`Change`](super::features::Change), from the position before it, which is what
 //! the search has when it makes the move) and applied later, if at all: many positions the
 //! search enters are never evaluated (a cut-off from the table, a mate found, a null move
-//! refuted), and [`super::search::NnueEval`] applies changes only when an evaluation asks.
+//! refuted), and [`super::stack::NnueEval`] applies changes only when an evaluation asks.
 //!
 //! The sums wrap in 16 bits, as the format's SIMD adds do; addition modulo 2¹⁶ is the same in
 //! any order, so carried sums equal recomputed ones exactly (the tests check it on random
 //! games).
 
-use crate::shogi::{Color, Move, PieceKind, Position};
+use crate::shogi::{Color, Move, Position};
 
-use super::features::{self, FeatureSet};
+use super::features::{self, change, Change};
 use super::kernel::{self, Kernel};
-use super::{Network, MAX_HALF};
+use super::network::{Network, MAX_HALF};
 
 /// One position's transformer sums, per perspective.
 #[derive(Clone)]
@@ -26,83 +26,20 @@ pub struct Accumulator {
     sums: [[i16; MAX_HALF]; 2],
 }
 
-/// What one move does to one perspective's active features.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Change {
-    /// This perspective's king moved in HalfKP: every feature changed, the sums are
-    /// recomputed from the position.
-    pub refresh: bool,
-    /// How many features left (and as many came): 0 to 2.
-    pub n: u8,
-    pub removed: [u32; 2],
-    pub added: [u32; 2],
-}
-
-impl Change {
-    fn swap(&mut self, removed: usize, added: usize) {
-        let i = usize::from(self.n);
-        self.removed[i] = removed as u32;
-        self.added[i] = added as u32;
-        self.n += 1;
-    }
-}
-
-/// What `m`, played from `before`, does to each perspective's features in `set` (by
-/// [`Color::index`]).
-pub fn change(set: FeatureSet, before: &Position, m: Move) -> [Change; 2] {
-    let us = before.side_to_move();
-    let moved = before.moved_piece(m).expect("a move moves a piece");
-    let to = m.to();
-    let mut out = [Change::default(); 2];
-    for p in Color::ALL {
-        let c = &mut out[p.index()];
-        if set == FeatureSet::HalfKP && moved.kind == PieceKind::King && p == us {
-            c.refresh = true;
-            continue;
-        }
-        // In HalfKP this perspective's king did not move: its base is the same before and
-        // after. In K+P the base is 0.
-        let base = set.base(before, p);
-        match m.from() {
-            None => {
-                // The last of that kind in hand goes to the board.
-                let n = before.hand(us).count(moved.kind) as usize;
-                c.swap(
-                    features::hand_feature(base, p, us, moved.kind, n - 1),
-                    features::board_feature(base, p, moved, to),
-                );
-            }
-            Some(from) => {
-                if moved.kind != PieceKind::King {
-                    let mut now = moved;
-                    if m.is_promotion() {
-                        now.kind = moved.kind.promote().unwrap_or(moved.kind);
-                    }
-                    c.swap(
-                        features::board_feature(base, p, moved, from),
-                        features::board_feature(base, p, now, to),
-                    );
-                } else if set == FeatureSet::KP {
-                    c.swap(
-                        features::king_feature(p, us, from),
-                        features::king_feature(p, us, to),
-                    );
-                }
-                if let Some(captured) = before.piece_on(to) {
-                    let kind = captured.kind.unpromote();
-                    let n = before.hand(us).count(kind) as usize;
-                    c.swap(
-                        features::board_feature(base, p, captured, to),
-                        features::hand_feature(base, p, us, kind, n),
-                    );
-                }
-            }
-        }
-    }
-    out
-}
-
 impl Network {
+    /// The side to move's evaluation of `pos`, as YaneuraOu's `Eval::evaluate` returns it,
+    /// from scratch: the transformer's sums of both perspectives (biases plus the weight
+    /// columns of the active features, see [`Accumulator`]), each clipped to 0..=127, the side
+    /// to move's half first, then the layers. Both kings must be on the board.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        self.evaluate_with(Kernel::best(), pos)
+    }
+
+    /// [`Network::evaluate`] with a chosen kernel (the tests compare them).
+    pub fn evaluate_with(&self, k: Kernel, pos: &Position) -> i32 {
+        self.evaluate_accumulated_with(k, &self.accumulate_with(k, pos), pos.side_to_move())
+    }
+
     /// The sums of `pos`, from scratch. Both kings must be on the board.
     pub fn accumulate(&self, pos: &Position) -> Accumulator {
         self.accumulate_with(Kernel::best(), pos)

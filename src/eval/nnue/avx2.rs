@@ -6,7 +6,8 @@
 //! the sums are the portable loop's bit for bit (the tests compare the kernels).
 //!
 //! Every function here is `unsafe` for one reason: it may run only where the processor has
-//! AVX2, which [`super::kernel::Kernel`] checks before choosing this path.
+//! AVX2, which [`super::kernel::Kernel`] proves before choosing this path (an AVX2 kernel
+//! carries the processor check's token).
 //!
 //! The compiler does not find these instructions from the portable loop (it widens to 32 bits
 //! first, four times the work), which is why this part alone is written with intrinsics.
@@ -15,7 +16,8 @@
 
 use std::arch::x86_64::*;
 
-use super::{file, Network, FV_SCALE, MAX_EVAL, WEIGHT_SCALE_BITS};
+use super::arch::padded;
+use super::network::{Network, FV_SCALE, MAX_EVAL, MAX_HALF, WEIGHT_SCALE_BITS};
 
 /// The sum of a 32-bit vector's eight lanes (wrapping).
 #[inline]
@@ -83,7 +85,7 @@ impl Network {
     pub(super) unsafe fn output_avx2(&self, stm: &[i16], other: &[i16]) -> i32 {
         let a = self.arch;
         let half = a.half;
-        let mut input = [0u8; 2 * super::MAX_HALF];
+        let mut input = [0u8; 2 * MAX_HALF];
         clip(stm, &mut input[..half]);
         clip(other, &mut input[half..2 * half]);
         // Hidden outputs padded with zeros to the next layer's row length.
@@ -95,7 +97,7 @@ impl Network {
             &self.l1_weight,
             &mut h1[..a.l1],
         );
-        let (p1, p2) = (file::padded(a.l1), file::padded(a.l2));
+        let (p1, p2) = (padded(a.l1), padded(a.l2));
         affine_relu(&h1[..p1], &self.l2_bias, &self.l2_weight, &mut h2[..a.l2]);
         let sum = dot32(self.out_bias, &self.out_weight, &h2[..p2]);
         (sum / FV_SCALE).clamp(-MAX_EVAL, MAX_EVAL)

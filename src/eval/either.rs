@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use super::eval::{Evaluator, TableEval};
+use super::linear::TableEval;
 use super::nnue::{Network, NnueEval};
-use super::value::Value;
+use super::Evaluator;
 use crate::shogi::{Color, Move, Position};
 
 /// The linear evaluation, and the net's when there is one.
@@ -83,7 +83,7 @@ impl Evaluator for SearchEval {
     }
 
     #[inline]
-    fn evaluate(&mut self, pos: &Position) -> Value {
+    fn evaluate(&mut self, pos: &Position) -> i32 {
         match &mut self.nnue {
             Some(n) if self.with_net => n.evaluate(pos),
             _ => self.linear.evaluate(pos),

@@ -17,46 +17,11 @@
 //! another architecture is recognised by its hash before any weight is read; the error then
 //! quotes the file's own architecture text.
 
-use super::features::FeatureSet;
-use super::{Arch, Network};
+use super::arch::{padded, SUPPORTED};
+use super::network::{Layers, Network};
 
 /// The format version every YaneuraOu classic NNUE file starts with.
 pub const VERSION: u32 = 0x7AF3_2F16;
-
-/// The architectures this loader reads: halfKP feature transformers of three widths and the
-/// two hidden layers after them, and K+P at 256. The public nets are the first.
-pub const SUPPORTED: [Arch; 5] = [
-    Arch {
-        features: FeatureSet::HalfKP,
-        half: 256,
-        l1: 32,
-        l2: 32,
-    },
-    Arch {
-        features: FeatureSet::HalfKP,
-        half: 512,
-        l1: 16,
-        l2: 32,
-    },
-    Arch {
-        features: FeatureSet::HalfKP,
-        half: 1024,
-        l1: 8,
-        l2: 32,
-    },
-    Arch {
-        features: FeatureSet::HalfKP,
-        half: 1024,
-        l1: 8,
-        l2: 64,
-    },
-    Arch {
-        features: FeatureSet::KP,
-        half: 256,
-        l1: 32,
-        l2: 32,
-    },
-];
 
 /// Why an NNUE file was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -101,77 +66,6 @@ fn supported_names() -> String {
 /// linear weights, which start with their own magic).
 pub fn looks_like_nnue(bytes: &[u8]) -> bool {
     bytes.len() >= 4 && u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) == VERSION
-}
-
-/// Rounds up to the 32-byte blocks the format pads every affine layer's input to.
-pub const fn padded(n: usize) -> usize {
-    n.div_ceil(32) * 32
-}
-
-// The structure hashes, as the format defines them: each layer mixes a constant of its kind
-// with its width and the hash of the layer before it (the features' own: FeatureSet::hash).
-const INPUT_SLICE_HASH: u32 = 0xEC42_E90D;
-const AFFINE_HASH: u32 = 0xCC03_DAE4;
-const CLIPPED_RELU_HASH: u32 = 0x538D_24C7;
-
-const fn affine_hash(prev: u32, outputs: usize) -> u32 {
-    AFFINE_HASH.wrapping_add(outputs as u32) ^ (prev >> 1) ^ (prev << 31)
-}
-
-const fn relu_hash(prev: u32) -> u32 {
-    CLIPPED_RELU_HASH.wrapping_add(prev)
-}
-
-impl Arch {
-    /// The feature transformer's hash.
-    pub const fn transformer_hash(&self) -> u32 {
-        self.features.hash() ^ (2 * self.half) as u32
-    }
-
-    /// The network's (the layers after the transformer) hash.
-    pub const fn network_hash(&self) -> u32 {
-        let input = INPUT_SLICE_HASH ^ (2 * self.half) as u32;
-        let h1 = relu_hash(affine_hash(input, self.l1));
-        let h2 = relu_hash(affine_hash(h1, self.l2));
-        affine_hash(h2, 1)
-    }
-
-    /// The whole file's hash, in its header.
-    pub const fn hash(&self) -> u32 {
-        self.transformer_hash() ^ self.network_hash()
-    }
-
-    /// The short name users know it by, e.g. `halfKP_256x2-32-32`.
-    pub fn name(&self) -> String {
-        let f = self.features.short();
-        format!("{f}_{}x2-{}-{}", self.half, self.l1, self.l2)
-    }
-
-    /// The architecture text YaneuraOu writes in a file's header.
-    pub fn description(&self) -> String {
-        let (h2, l1, l2) = (2 * self.half, self.l1, self.l2);
-        format!(
-            "Features={}[{}->{}x2],Network=AffineTransform[1<-{l2}](ClippedReLU[{l2}]\
-             (AffineTransform[{l2}<-{l1}](ClippedReLU[{l1}](AffineTransformSparseInput[{l1}<-{h2}]\
-             (InputSlice[{h2}(0:{h2})])))))",
-            self.features.text(),
-            self.features.dimensions(),
-            self.half
-        )
-    }
-
-    /// The size of a file of this architecture with a `text_len`-byte header text.
-    pub fn file_size(&self, text_len: usize) -> usize {
-        let transformer = 4 + 2 * self.half + 2 * self.features.dimensions() * self.half;
-        let network = 4
-            + 4 * self.l1
-            + self.l1 * padded(2 * self.half)
-            + 4 * self.l2
-            + self.l2 * padded(self.l1)
-            + 4
-            + padded(self.l2);
-        12 + text_len + transformer + network
-    }
 }
 
 /// A little-endian reader over the file's bytes; sizes are checked before reading.
@@ -278,19 +172,20 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NnueError> {
     let out_bias = r.i32s(1)[0];
     let out_weight = r.i8s(padded(arch.l2));
     debug_assert_eq!(r.at, bytes.len());
-    Ok(Network {
+    Ok(Network::from_layers(
         arch,
-        description: found,
-        ft_bias,
-        ft_weight,
-        l1_bias,
-        l1_by_input: super::by_input(&l1_weight, arch),
-        l1_weight,
-        l2_bias,
-        l2_weight,
-        out_bias,
-        out_weight,
-    })
+        found,
+        Layers {
+            ft_bias,
+            ft_weight,
+            l1_bias,
+            l1_weight,
+            l2_bias,
+            l2_weight,
+            out_bias,
+            out_weight,
+        },
+    ))
 }
 
 /// Writes a net in the format [`parse`] reads (and YaneuraOu loads).
@@ -319,4 +214,22 @@ pub fn to_bytes(net: &Network) -> Vec<u8> {
         out.extend(weight.iter().map(|&w| w as u8));
     }
     out
+}
+
+impl Network {
+    /// Reads a net from a file's bytes, refusing other architectures and damaged files.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NnueError> {
+        parse(bytes)
+    }
+
+    /// The bytes of the file this net is read from (YaneuraOu loads them too).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        to_bytes(self)
+    }
+
+    /// Reads a net file.
+    pub fn load(path: &std::path::Path) -> Result<Network, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
 }

@@ -1,266 +1,16 @@
-//! `gougi learn`: where the evaluation's weights come from.
-//!
-//! - [`generate`] plays games of the built-in search against itself at a node budget, from
-//!   the embedded openings plus a few random moves, and writes one line per quiet position:
-//!   `SFEN <tab> search score (Black's view) <tab> result (1 Black won, 0 draw, −1 White won)`.
-//! - [`train`] fits the [`Weights`] of [`TableEval`](super::eval::TableEval) to those lines by
-//!   logistic regression (Adam): the predicted win rate `σ(eval / K)` is pulled towards
-//!   `λ·σ(score / K) + (1 − λ)·result`, the search score as a teacher and the game's result
-//!   as the truth (elmo's mixture).
-//!
-//! A position is kept when the side to move is not in check and the search's best move is not
-//! a capture, so that the static evaluation has a chance to see what the search saw; mate
-//! scores are not kept.
+//! `gougi learn train`: the linear evaluation's [`Weights`] fitted to `gougi learn gen`'s lines
+//! by logistic regression (Adam): the predicted win rate `σ(eval / K)` is pulled towards
+//! `λ·σ(score / K) + (1 − λ)·result`, the search score as a teacher and the game's result as
+//! the truth (elmo's mixture). The learner sees each king-piece weight's shared factor too
+//! ([`fold_factors`] adds it back before the weights are written).
 
-use std::io::{BufRead, BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::io::BufRead;
+use std::path::PathBuf;
 
-use super::alphabeta::SearchLimits;
-use super::engine::parse_position;
-use super::eval::{features, fold_factors, TableEval, Weights, NUM_FACTORS, NUM_WEIGHTS};
-use super::evaluator::SearchEval;
-use super::Searcher;
-use crate::shogi::{Color, Position, Repetition};
-
-const OPENINGS: &str = include_str!("../../tests/data/openings/balanced-16.txt");
-
-/// What [`generate`] does.
-#[derive(Clone, Debug)]
-pub struct GenOptions {
-    pub games: usize,
-    pub nodes: u64,
-    pub threads: usize,
-    pub seed: u64,
-    /// Random moves played after the opening line: a number in `min..=max`.
-    pub random_plies: (usize, usize),
-    /// A game still going after this many plies is a draw.
-    pub max_plies: usize,
-    /// A side whose search score falls below `-resign` loses.
-    pub resign: i32,
-    pub hash_mb: usize,
-}
-
-impl Default for GenOptions {
-    fn default() -> Self {
-        GenOptions {
-            games: 100,
-            nodes: 5000,
-            threads: 1,
-            seed: 1,
-            random_plies: (2, 8),
-            max_plies: 300,
-            resign: 3000,
-            hash_mb: 16,
-        }
-    }
-}
-
-/// A small, seedable generator (SplitMix64): the games must be reproducible from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// Counts of what [`generate`] wrote.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct GenSummary {
-    pub games: usize,
-    pub positions: usize,
-    pub black_wins: usize,
-    pub white_wins: usize,
-    pub draws: usize,
-}
-
-/// One recorded position: SFEN, score from Black's view.
-struct Record {
-    sfen: String,
-    score: i32,
-}
-
-/// The opening lines (`startpos moves …`).
-fn opening_lines() -> Vec<&'static str> {
-    OPENINGS
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("startpos") || l.starts_with("sfen"))
-        .collect()
-}
-
-/// Why `gougi learn gen` or `train` stopped; the file ones name the file.
-#[derive(Debug, thiserror::Error)]
-pub enum LearnError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// A data line that is not `SFEN<tab>score<tab>result` (with the SFEN's own fault, if that
-    /// is what was wrong).
-    #[error(
-        "{}:{line}: expected SFEN<tab>score<tab>result{}",
-        path.display(),
-        sfen.as_ref().map(|e| format!(": {e}")).unwrap_or_default()
-    )]
-    Line {
-        path: PathBuf,
-        line: usize,
-        sfen: Option<crate::shogi::SfenError>,
-    },
-    #[error("no training positions")]
-    NoPositions,
-}
-
-/// Plays `opts.games` games and appends their positions to `out`.
-pub fn generate(
-    opts: &GenOptions,
-    weights: &'static Weights,
-    out: &Path,
-    progress: &(dyn Fn(&GenSummary) + Sync),
-) -> Result<GenSummary, LearnError> {
-    let io = |source| LearnError::Io {
-        path: out.into(),
-        source,
-    };
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(out)
-        .map_err(io)?;
-    let writer = Mutex::new((BufWriter::new(file), GenSummary::default()));
-    let next_game = AtomicUsize::new(0);
-    let openings = opening_lines();
-    let error = Mutex::new(None::<LearnError>);
-    std::thread::scope(|s| {
-        for _ in 0..opts.threads.max(1) {
-            s.spawn(|| {
-                let mut searcher = Searcher::with_eval(
-                    opts.hash_mb,
-                    1,
-                    SearchEval::linear(TableEval::new(weights)),
-                );
-                loop {
-                    let g = next_game.fetch_add(1, Ordering::Relaxed);
-                    if g >= opts.games {
-                        break;
-                    }
-                    let mut rng = Rng(opts.seed ^ (g as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
-                    let opening = openings[g % openings.len()];
-                    let (records, result) = play_game(&mut searcher, opts, opening, &mut rng);
-                    let mut guard = writer.lock().expect("writer");
-                    let (w, summary) = &mut *guard;
-                    for r in &records {
-                        if let Err(e) = writeln!(w, "{}\t{}\t{}", r.sfen, r.score, result) {
-                            *error.lock().expect("error") = Some(io(e));
-                        }
-                    }
-                    summary.games += 1;
-                    summary.positions += records.len();
-                    match result {
-                        1 => summary.black_wins += 1,
-                        -1 => summary.white_wins += 1,
-                        _ => summary.draws += 1,
-                    }
-                    progress(summary);
-                }
-            });
-        }
-    });
-    if let Some(e) = error.into_inner().expect("error") {
-        return Err(e);
-    }
-    let (mut w, summary) = writer.into_inner().expect("writer");
-    w.flush().map_err(io)?;
-    Ok(summary)
-}
-
-/// Plays one game; returns the recorded positions and the result from Black's view.
-fn play_game(
-    searcher: &mut Searcher,
-    opts: &GenOptions,
-    opening: &str,
-    rng: &mut Rng,
-) -> (Vec<Record>, i32) {
-    let limits = |nodes| SearchLimits {
-        depth: None,
-        nodes: Some(nodes),
-        multipv: 1,
-    };
-    // Random moves after the opening line, redrawn until a short search calls the position
-    // roughly balanced: the games should teach positions a real game reaches.
-    let mut pos = Position::startpos();
-    for _attempt in 0..20 {
-        pos = parse_position(opening).expect("embedded openings parse");
-        let (lo, hi) = opts.random_plies;
-        let n = lo + rng.below(hi.saturating_sub(lo) + 1);
-        for _ in 0..n {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            pos.do_move(moves[rng.below(moves.len())]);
-        }
-        searcher.clear();
-        let probe = searcher.search(&pos, limits(opts.nodes), None, None);
-        match probe.best {
-            Some(b) if b.score.0.abs() <= 400 => break,
-            _ => continue,
-        }
-    }
-    searcher.clear();
-    let mut records = Vec::new();
-    let start_ply = pos.game_ply();
-    let sign = |c: Color| if c == Color::Black { 1 } else { -1 };
-    let result = loop {
-        let us = pos.side_to_move();
-        if pos.declaration_win() {
-            break sign(us);
-        }
-        if pos.game_ply() - start_ply >= opts.max_plies {
-            break 0;
-        }
-        // A little noise in the budget, or a seed's games would repeat move for move.
-        let nodes = opts.nodes - opts.nodes / 10 + rng.next() % (opts.nodes / 5 + 1);
-        let out = searcher.search(&pos, limits(nodes), None, None);
-        let Some(best) = out.best else {
-            break -sign(us); // no legal move: mated
-        };
-        let score = best.score.0;
-        // Mate scores are past `resign` too. The losing side resigns; a winning side plays
-        // on until the other resigns or is mated.
-        if score < -opts.resign {
-            break -sign(us);
-        }
-        if score <= opts.resign && !pos.in_check() && !pos.is_capture(best.mv) {
-            records.push(Record {
-                sfen: pos.to_sfen(),
-                score: sign(us) * score,
-            });
-        }
-        pos.do_move(best.mv);
-        if pos.repetition_count() >= 4 {
-            let them = pos.side_to_move();
-            break match pos.repetition(usize::MAX) {
-                Repetition::Win => sign(them),
-                Repetition::Loss => -sign(them),
-                _ => 0,
-            };
-        }
-    };
-    (records, result)
-}
+use super::{split, LearnError, Rng};
+use crate::eval::linear::{features, fold_factors, king_range, NUM_FACTORS, NUM_WEIGHTS};
+use crate::eval::Weights;
+use crate::shogi::Position;
 
 /// What [`train`] does.
 #[derive(Clone, Debug)]
@@ -428,26 +178,6 @@ fn losses(w: &[f64], s: &Samples, o: &TrainOptions) -> (f64, f64, f64) {
     (mixed / n, res / n, right as f64 / decided.max(1) as f64)
 }
 
-/// Training and held-out samples: with `held_out`, every line of the data files trains and
-/// every line of that file is held out (`load` with a `validation` of 0, then of 1); without,
-/// `load` splits the data files by blocks. Shared by the linear and the NNUE learners, whose
-/// samples differ.
-pub(crate) fn split<S, E>(
-    files: &[PathBuf],
-    validation: usize,
-    held_out: Option<&Path>,
-    mut load: impl FnMut(&[PathBuf], usize) -> Result<(S, S), E>,
-) -> Result<(S, S), E> {
-    match held_out {
-        Some(file) => {
-            let (train, _) = load(files, 0)?;
-            let (_, valid) = load(&[file.to_path_buf()], 1)?;
-            Ok((train, valid))
-        }
-        None => load(files, validation),
-    }
-}
-
 /// Fits weights to the data files, starting from `init`; `report` gets one line per epoch.
 pub fn train(
     files: &[PathBuf],
@@ -471,7 +201,7 @@ pub fn train(
     w.resize(NUM_PARAMS, 0.0);
     let (mut m, mut v2) = (vec![0.0; NUM_PARAMS], vec![0.0; NUM_PARAMS]);
     let mut grad = vec![0.0; NUM_PARAMS];
-    let kp = super::eval::king_range();
+    let kp = king_range();
     let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
     let mut step = 0i32;
     let mut order: Vec<usize> = (0..train.len()).collect();
@@ -531,35 +261,8 @@ pub fn train(
 
 #[cfg(test)]
 mod tests {
-
-    #[test]
-    fn a_held_out_file_is_all_held_out_and_the_data_all_trained() {
-        // A stand-in `load`: each file's name as its one sample, split by `validation` as the
-        // real loaders do (0: all trained, 1: all held out, else by the file's index).
-        let load =
-            |files: &[PathBuf], validation: usize| -> Result<(Vec<String>, Vec<String>), ()> {
-                let (mut t, mut v) = (Vec::new(), Vec::new());
-                for (k, f) in files.iter().enumerate() {
-                    let name = f.display().to_string();
-                    let held = validation > 0 && k % validation == validation - 1;
-                    if held { &mut v } else { &mut t }.push(name);
-                }
-                Ok((t, v))
-            };
-        let files = [PathBuf::from("a"), PathBuf::from("b")];
-        assert_eq!(
-            split(&files, 2, None, load).unwrap(),
-            (vec!["a".to_string()], vec!["b".to_string()])
-        );
-        assert_eq!(
-            split(&files, 2, Some(Path::new("h")), load).unwrap(),
-            (
-                vec!["a".to_string(), "b".to_string()],
-                vec!["h".to_string()]
-            )
-        );
-    }
     use super::*;
+    use crate::learn::{generate, GenOptions};
 
     /// A few games at a tiny budget: positions are written, parse back, are quiet, and carry
     /// a result; training on them lowers the training loss.

@@ -20,7 +20,7 @@
 //! YaneuraOu's "no piece", which still reads the weights of feature `king × FE_END` (HalfKP)
 //! or 0 (K+P) — and we do the same.
 
-use crate::shogi::{Color, Piece, PieceKind, Position, Square};
+use crate::shogi::{Color, Move, Piece, PieceKind, Position, Square};
 
 /// Pieces in hand take the indices below this one.
 pub const FE_HAND_END: usize = 90;
@@ -218,6 +218,79 @@ pub fn active(set: FeatureSet, pos: &Position, perspective: Color) -> Vec<usize>
     let mut v = Vec::with_capacity(MAX_ACTIVE);
     for_each_active(set, pos, perspective, |i| v.push(i));
     v
+}
+
+/// What one move does to one perspective's active features.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Change {
+    /// This perspective's king moved in HalfKP: every feature changed, the sums are
+    /// recomputed from the position.
+    pub refresh: bool,
+    /// How many features left (and as many came): 0 to 2.
+    pub n: u8,
+    pub removed: [u32; 2],
+    pub added: [u32; 2],
+}
+
+impl Change {
+    fn swap(&mut self, removed: usize, added: usize) {
+        let i = usize::from(self.n);
+        self.removed[i] = removed as u32;
+        self.added[i] = added as u32;
+        self.n += 1;
+    }
+}
+
+/// What `m`, played from `before`, does to each perspective's features in `set` (by
+/// [`Color::index`]).
+pub fn change(set: FeatureSet, before: &Position, m: Move) -> [Change; 2] {
+    let us = before.side_to_move();
+    let moved = before.moved_piece(m).expect("a move moves a piece");
+    let to = m.to();
+    let mut out = [Change::default(); 2];
+    for p in Color::ALL {
+        let c = &mut out[p.index()];
+        if set == FeatureSet::HalfKP && moved.kind == PieceKind::King && p == us {
+            c.refresh = true;
+            continue;
+        }
+        // In HalfKP this perspective's king did not move: its base is the same before and
+        // after. In K+P the base is 0.
+        let base = set.base(before, p);
+        match m.from() {
+            None => {
+                // The last of that kind in hand goes to the board.
+                let n = before.hand(us).count(moved.kind) as usize;
+                c.swap(
+                    hand_feature(base, p, us, moved.kind, n - 1),
+                    board_feature(base, p, moved, to),
+                );
+            }
+            Some(from) => {
+                if moved.kind != PieceKind::King {
+                    let mut now = moved;
+                    if m.is_promotion() {
+                        now.kind = moved.kind.promote().unwrap_or(moved.kind);
+                    }
+                    c.swap(
+                        board_feature(base, p, moved, from),
+                        board_feature(base, p, now, to),
+                    );
+                } else if set == FeatureSet::KP {
+                    c.swap(king_feature(p, us, from), king_feature(p, us, to));
+                }
+                if let Some(captured) = before.piece_on(to) {
+                    let kind = captured.kind.unpromote();
+                    let n = before.hand(us).count(kind) as usize;
+                    c.swap(
+                        board_feature(base, p, captured, to),
+                        hand_feature(base, p, us, kind, n),
+                    );
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

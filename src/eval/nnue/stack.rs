@@ -10,13 +10,13 @@
 
 use std::sync::Arc;
 
-use crate::search::eval::{noise_cp, Evaluator};
-use crate::search::value::Value;
+use crate::eval::noise::noise_cp;
+use crate::eval::{Evaluator, STACK_HINT};
 use crate::shogi::{Color, Move, Position};
 
-use super::accumulator::{change, Change};
+use super::features::{change, Change};
 use super::kernel::{self, Kernel};
-use super::Network;
+use super::network::Network;
 
 /// One ply of the stack.
 #[derive(Clone, Copy)]
@@ -49,7 +49,7 @@ impl NnueEval {
 
     /// An evaluation that runs the given kernel (the tests compare them).
     pub fn with_kernel(net: Arc<Network>, kernel: Kernel) -> NnueEval {
-        let cap = crate::search::value::MAX_PLY as usize + 16;
+        let cap = STACK_HINT;
         NnueEval {
             sums: Vec::with_capacity(cap * 2 * net.arch.half),
             net,
@@ -135,7 +135,7 @@ impl Evaluator for NnueEval {
         self.plies.pop();
     }
 
-    fn evaluate(&mut self, pos: &Position) -> Value {
+    fn evaluate(&mut self, pos: &Position) -> i32 {
         for c in Color::ALL {
             if !self.plies.last().expect("reset before evaluate").known[c.index()] {
                 self.bring_up_to_date(pos, c);
@@ -158,6 +158,6 @@ impl Evaluator for NnueEval {
                 -n
             };
         }
-        Value(v)
+        v
     }
 }

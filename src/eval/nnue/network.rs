@@ -1,61 +1,21 @@
-//! NNUE evaluation in YaneuraOu's classic NNUE format (`nn.bin`, halfKP_256x2-32-32 and its
-//! wider relatives), computed bit for bit as YaneuraOu computes it.
-//!
-//! The net, from the input on:
-//!
-//! 1. the feature transformer: for each perspective (the side to move first, then the other),
-//!    the sum, in wrapping 16-bit integers, of the biases and of the weight column of every
-//!    active HalfKP feature ([`features`]); each sum clipped to 0..=127 becomes one byte of
-//!    the next layer's input (`2 × half` bytes);
-//! 2. two hidden layers: 32-bit biases plus 8-bit weights times the input bytes, shifted right
-//!    by 6 (the weights' scale) and clipped to 0..=127;
-//! 3. the output layer: one 32-bit sum, divided (truncating) by `FV_SCALE` = 16, then bounded
-//!    by YaneuraOu's largest evaluation.
-//!
-//! The result is the side to move's score in YaneuraOu's units (a pawn is about 90 for the
-//! public nets). The arithmetic is integer throughout, so the order of summation does not
-//! matter and a portable loop gives the same value as YaneuraOu's SIMD code.
-//!
-//! [`Network::evaluate`] computes a position from scratch (the `eval` command);
-//! [`accumulator`] carries the transformer's sums from move to move, as a search would. The
-//! file format is in [`file`].
-
-pub mod accumulator;
-mod avx2;
-pub mod features;
-pub mod file;
-pub mod kernel;
-pub mod search;
-pub mod train;
+//! A loaded net ([`Network`]) and the layers after the feature transformer, in the format's
+//! integers (see [`super`] for the arithmetic); the same `#[inline(always)]` source is compiled
+//! into each kernel ([`super::kernel`]).
 
 use std::sync::Arc;
 
 use crate::book::SplitMix64;
-use crate::shogi::Position;
 
-pub use accumulator::Accumulator;
-pub use file::{looks_like_nnue, NnueError};
-pub use kernel::Kernel;
-pub use search::NnueEval;
+use super::arch::{padded, Arch};
 
 /// YaneuraOu's default divisor of the output layer's sum (its `FV_SCALE` option).
 pub const FV_SCALE: i32 = 16;
 /// The right shift of a hidden layer's sum (its weights carry 6 fractional bits).
-const WEIGHT_SCALE_BITS: u32 = 6;
+pub const WEIGHT_SCALE_BITS: u32 = 6;
 /// YaneuraOu's largest evaluation, `VALUE_MAX_EVAL` (mate scores start above it).
 pub const MAX_EVAL: i32 = 32000 - 246 - 1;
 /// The widest feature transformer supported (one perspective's half).
-const MAX_HALF: usize = 1024;
-
-/// The shape of a net: its input features, the feature transformer's width per perspective
-/// and the two hidden layers' widths (`halfKP_<half>x2-<l1>-<l2>`, `KP_<half>x2-<l1>-<l2>`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Arch {
-    pub features: features::FeatureSet,
-    pub half: usize,
-    pub l1: usize,
-    pub l2: usize,
-}
+pub(super) const MAX_HALF: usize = 1024;
 
 /// A loaded net.
 #[derive(Clone, Debug)]
@@ -63,78 +23,43 @@ pub struct Network {
     pub arch: Arch,
     /// The architecture text from the file's header (what YaneuraOu printed when saving it).
     pub description: String,
-    ft_bias: Vec<i16>,
+    pub(super) ft_bias: Vec<i16>,
     /// `features × half`, feature-major.
-    ft_weight: Vec<i16>,
-    l1_bias: Vec<i32>,
+    pub(super) ft_weight: Vec<i16>,
+    pub(super) l1_bias: Vec<i32>,
     /// `l1 × padded(2 half)`, output-major, as in the file.
-    l1_weight: Vec<i8>,
+    pub(super) l1_weight: Vec<i8>,
     /// The same weights input-major (`2 half × l1`, no padding): the first layer's input is
     /// mostly zeros (clipped sums), so it is computed input by input, skipping the zeros, each
     /// input adding its `l1` weights at once (see [`affine_sparse_relu`]).
-    l1_by_input: Vec<i8>,
-    l2_bias: Vec<i32>,
+    pub(super) l1_by_input: Vec<i8>,
+    pub(super) l2_bias: Vec<i32>,
     /// `l2 × padded(l1)`.
-    l2_weight: Vec<i8>,
-    out_bias: i32,
+    pub(super) l2_weight: Vec<i8>,
+    pub(super) out_bias: i32,
     /// `padded(l2)`.
-    out_weight: Vec<i8>,
+    pub(super) out_weight: Vec<i8>,
 }
 
-/// Nets built into the binary, by the name `EvalFile` gives them (`builtin:n1`), each an
-/// xz-compressed net file (see `nets/README.md`): a consultation can mix a net with the linear
-/// members with no file beside the binary.
-const BUILTIN_NETS: [(&str, &[u8]); 1] = [("n1", include_bytes!("nets/n1.bin.xz"))];
-
-/// Every `EvalFile` value that names a built-in net.
-pub fn builtin_net_names() -> Vec<String> {
-    BUILTIN_NETS
-        .iter()
-        .map(|(n, _)| format!("{}{n}", crate::search::eval::BUILTIN_PREFIX))
-        .collect()
-}
-
-/// Whether `name` is one of [`builtin_net_names`].
-pub fn is_builtin_net(name: &str) -> bool {
-    builtin_bytes(name).is_some()
-}
-
-fn builtin_bytes(name: &str) -> Option<&'static [u8]> {
-    let short = name.strip_prefix(crate::search::eval::BUILTIN_PREFIX)?;
-    BUILTIN_NETS
-        .iter()
-        .find(|(n, _)| *n == short)
-        .map(|(_, bytes)| *bytes)
+/// A net's weights as its file holds them, for whoever makes a net (the file reader, the
+/// random test nets, the trainer's quantization): [`Network::from_layers`] adds what the
+/// evaluation derives from them.
+pub struct Layers {
+    pub ft_bias: Vec<i16>,
+    /// `features × half`, feature-major.
+    pub ft_weight: Vec<i16>,
+    pub l1_bias: Vec<i32>,
+    /// `l1 × padded(2 half)`, output-major.
+    pub l1_weight: Vec<i8>,
+    pub l2_bias: Vec<i32>,
+    /// `l2 × padded(l1)`.
+    pub l2_weight: Vec<i8>,
+    pub out_bias: i32,
+    /// `padded(l2)`.
+    pub out_weight: Vec<i8>,
 }
 
 impl Network {
-    /// The net `EvalFile` names: a built-in one ([`builtin_net_names`]) or a file.
-    pub fn named(name: &str) -> Result<Network, String> {
-        let Some(packed) = builtin_bytes(name) else {
-            return Network::load(std::path::Path::new(name));
-        };
-        let mut bytes = Vec::new();
-        lzma_rs::xz_decompress(&mut std::io::Cursor::new(packed), &mut bytes)
-            .map_err(|e| format!("{name}: {e}"))?;
-        Network::from_bytes(&bytes).map_err(|e| format!("{name}: {e}"))
-    }
-
-    /// Reads a net from a file's bytes, refusing other architectures and damaged files.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NnueError> {
-        file::parse(bytes)
-    }
-
-    /// The bytes of the file this net is read from (YaneuraOu loads them too).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        file::to_bytes(self)
-    }
-
-    /// Reads a net file.
-    pub fn load(path: &std::path::Path) -> Result<Network, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
-    }
-
     /// A net with random weights from `seed`, wide enough that evaluations spread over
     /// thousands (a net of −1, 0 and 1 evaluates to 0 nearly everywhere and tests nothing):
     /// transformer sums land on both sides of the clipping bounds, each hidden layer's
@@ -149,7 +74,7 @@ impl Network {
             .collect();
         let mut layer = |outputs: usize, inputs: usize, w: i32, b: i32| {
             let bias: Vec<i32> = (0..outputs).map(|_| uniform(-b, b)).collect();
-            let stride = file::padded(inputs);
+            let stride = padded(inputs);
             let weight: Vec<i8> = (0..outputs * stride)
                 .map(|i| {
                     if i % stride < inputs {
@@ -164,37 +89,42 @@ impl Network {
         let (l1_bias, l1_weight) = layer(arch.l1, 2 * arch.half, 8, 4000);
         let (l2_bias, l2_weight) = layer(arch.l2, arch.l1, 32, 2000);
         let (out_bias, out_weight) = layer(1, arch.l2, 127, 2000);
+        Network::from_layers(
+            arch,
+            arch.description(),
+            Layers {
+                ft_bias,
+                ft_weight,
+                l1_bias,
+                l1_weight,
+                l2_bias,
+                l2_weight,
+                out_bias: out_bias[0],
+                out_weight,
+            },
+        )
+    }
+
+    /// The net of `arch` with these weights; `description` is its file's header text.
+    pub fn from_layers(arch: Arch, description: String, l: Layers) -> Network {
         Network {
             arch,
-            description: arch.description(),
-            ft_bias,
-            ft_weight,
-            l1_by_input: by_input(&l1_weight, arch),
-            l1_bias,
-            l1_weight,
-            l2_bias,
-            l2_weight,
-            out_bias: out_bias[0],
-            out_weight,
+            description,
+            l1_by_input: by_input(&l.l1_weight, arch),
+            ft_bias: l.ft_bias,
+            ft_weight: l.ft_weight,
+            l1_bias: l.l1_bias,
+            l1_weight: l.l1_weight,
+            l2_bias: l.l2_bias,
+            l2_weight: l.l2_weight,
+            out_bias: l.out_bias,
+            out_weight: l.out_weight,
         }
     }
 
     /// Shares the net between threads and engines (its weights are tens of megabytes).
     pub fn shared(self) -> Arc<Network> {
         Arc::new(self)
-    }
-
-    /// The side to move's evaluation of `pos`, as YaneuraOu's `Eval::evaluate` returns it,
-    /// from scratch: the transformer's sums of both perspectives (biases plus the weight
-    /// columns of the active features, see [`accumulator`]), each clipped to 0..=127, the side
-    /// to move's half first, then the layers. Both kings must be on the board.
-    pub fn evaluate(&self, pos: &Position) -> i32 {
-        self.evaluate_with(Kernel::best(), pos)
-    }
-
-    /// [`Network::evaluate`] with a chosen kernel (the tests compare them).
-    pub fn evaluate_with(&self, k: Kernel, pos: &Position) -> i32 {
-        self.evaluate_accumulated_with(k, &self.accumulate_with(k, pos), pos.side_to_move())
     }
 
     /// The evaluation from the transformer's sums, the side to move's first: each sum clipped
@@ -238,7 +168,7 @@ fn dot(bias: i32, row: &[i8], input: &[u8]) -> i32 {
 
 /// The first layer's weights input-major: `out[j × l1 + i]` = the file's `w[i × stride + j]`.
 fn by_input(weight: &[i8], arch: Arch) -> Vec<i8> {
-    let (inputs, stride) = (2 * arch.half, file::padded(2 * arch.half));
+    let (inputs, stride) = (2 * arch.half, padded(2 * arch.half));
     let mut out = vec![0i8; inputs * arch.l1];
     for i in 0..arch.l1 {
         for j in 0..inputs {
@@ -275,7 +205,7 @@ fn affine_sparse_relu(input: &[u8], bias: &[i32], by_input: &[i8], out: &mut [u8
 /// input rounded up to 32; the padding columns meet zero inputs and are skipped.
 #[inline(always)]
 fn affine_relu(input: &[u8], bias: &[i32], weight: &[i8], out: &mut [u8]) {
-    let stride = file::padded(input.len());
+    let stride = padded(input.len());
     for (i, o) in out.iter_mut().enumerate() {
         let s = dot(
             bias[i],
@@ -286,25 +216,9 @@ fn affine_relu(input: &[u8], bias: &[i32], weight: &[i8], out: &mut [u8]) {
     }
 }
 
-/// The public nets' architecture.
-pub const HALFKP_256: Arch = file::SUPPORTED[0];
-/// K+P at 256 (`kp_256x2-32-32`): nets under a megabyte.
-pub const KP_256: Arch = file::SUPPORTED[4];
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_public_architecture_s_hash_is_the_known_one() {
-        // The hash every public halfKP_256x2-32-32 nn.bin carries in its header.
-        assert_eq!(HALFKP_256.hash(), 0x3E5A_A6EE);
-        assert_eq!(HALFKP_256.name(), "halfKP_256x2-32-32");
-        // The hash YaneuraOu's kp_256x2-32-32 build loads without a warning.
-        assert_eq!(KP_256.hash(), 0x5C64_64A9);
-        assert_eq!(KP_256.name(), "KP_256x2-32-32");
-        assert_eq!(KP_256.file_size(KP_256.description().len()), 893_928);
-    }
 
     #[test]
     fn clipped_relu_shifts_then_clips() {

@@ -789,6 +789,48 @@ fn an_engine_that_does_not_answer_stop_after_a_ponder_miss_loses() {
     );
 }
 
+#[test]
+fn a_one_member_cluster_plays_the_games_of_the_engine_alone() {
+    // The cluster frame's self-test in small (BENCHMARKS "Cluster frame"): at equal node
+    // budgets, gougi with one `builtin:search` member must add nothing between the referee and
+    // its member, so its games are the very games `gougi search` plays in its place (the search
+    // is deterministic at a node count). A budget gougi changed on the way (a leader's reserve
+    // kept back from a lone member, say) would change them. Without `--ponder`: a missed ponder
+    // is stopped wherever the clock finds it, and what it leaves in the hash varies.
+    let games = |tag: &str, first: &str| {
+        let (out, stdout) = play(
+            tag,
+            &[
+                first.to_owned(),
+                "cmd=builtin:search name=search".to_owned(),
+            ],
+            &[
+                "--nodes",
+                "2000",
+                "--nodes-jitter",
+                "10",
+                "--seed",
+                "5",
+                "--games",
+                "2",
+                "--max-plies",
+                "100",
+                "--openings",
+                "tests/data/openings/heldout-512.txt",
+            ],
+        );
+        assert!(stdout.contains("distinct games: 2 of 2\n"), "{stdout}");
+        read(&out, "games.sfen")
+    };
+    let alone = games("arena-frame-alone", "cmd=builtin:search name=x");
+    let one = games(
+        "arena-frame-one",
+        "config=docs/configs/frame-one.config name=x",
+    );
+    assert_eq!(alone.lines().count(), 2, "{alone}");
+    assert_eq!(one, alone);
+}
+
 /// `gougi calibrate --player PLAYER` over `files` of `dir`.
 fn calibrate(dir: &std::path::Path, player: &str, files: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_gougi"))

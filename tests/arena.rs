@@ -624,6 +624,213 @@ fn node_budgets_vary_with_jitter_and_repeats_are_reported() {
     );
 }
 
+/// The `position`, `go`, `ponderhit`, `stop` and `gameover` lines of a mock's transcript.
+fn usi_transcript(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| {
+            ["position", "go", "ponderhit", "stop", "gameover"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// `lines` without its last line when that is a `gameover`, which must be nowhere else. The
+/// runner kills its engines right after `gameover` and `quit` at the end of a match, so the
+/// mock may not have written it yet; when it did, it came after everything else.
+fn before_gameover(mut lines: Vec<String>) -> Vec<String> {
+    if lines.last().is_some_and(|l| l.starts_with("gameover")) {
+        lines.pop();
+    }
+    assert!(
+        !lines.iter().any(|l| l.starts_with("gameover")),
+        "{lines:?}"
+    );
+    lines
+}
+
+/// A and B for the ponder tests, with transcripts. A predicts both of B's replies (two hits,
+/// the first after B thought a second; then A resigns), B predicts 2g2f and A plays 6g6f (a
+/// miss); B is still pondering when A resigns. A ponder's entry is the one its `go ponder`
+/// takes, run at `ponderhit` or `stop`. The transcripts are cut before a final `gameover`.
+fn ponder_duel(tag: &str, extra: &[&str]) -> (PathBuf, String, Vec<String>, Vec<String>) {
+    let dir = scratch_dir(tag);
+    let (la, lb) = (dir.join("a.log"), dir.join("b.log"));
+    let a = format!(
+        "transcript: {}\n\
+         go: info depth 1 score cp 10 pv 7g7f 3c3d ; bestmove 7g7f ponder 3c3d\n\
+         go: bestmove 6g6f ponder 8c8d\n\
+         go: bestmove resign",
+        la.display()
+    );
+    let b = format!(
+        "transcript: {}\n\
+         go: sleep 1000 ; bestmove 3c3d ponder 2g2f\n\
+         go: bestmove 2h2f\n\
+         go: bestmove 8c8d ponder 7f7e\n\
+         go: bestmove 1c1d",
+        lb.display()
+    );
+    let mut args = vec!["--games", "1", "--ponder"];
+    args.extend_from_slice(extra);
+    let (out, stdout) = duel(tag, &a, &b, None, &args);
+    let (a, b) = (usi_transcript(&la), usi_transcript(&lb));
+    (out, stdout, before_gameover(a), before_gameover(b))
+}
+
+#[test]
+fn both_sides_ponder_with_node_budgets_as_the_cluster_frame_says() {
+    let (out, stdout, a, b) = ponder_duel("arena-ponder-nodes", &["--nodes", "5000"]);
+    // A hit: `go ponder nodes (own + opponent's)`, then a plain `ponderhit`; no second `go`.
+    assert_eq!(
+        a,
+        [
+            "position startpos",
+            "go nodes 5000",
+            "position startpos moves 7g7f 3c3d",
+            "go ponder nodes 10000",
+            "ponderhit",
+            "position startpos moves 7g7f 3c3d 6g6f 8c8d",
+            "go ponder nodes 10000",
+            "ponderhit",
+        ]
+    );
+    // A miss: `stop` (its answer, 2h2f, dropped), then the real position with its own budget;
+    // the ponder still running when A resigns is stopped (before any `gameover`).
+    assert_eq!(
+        b,
+        [
+            "position startpos moves 7g7f",
+            "go nodes 5000",
+            "position startpos moves 7g7f 3c3d 2g2f",
+            "go ponder nodes 10000",
+            "stop",
+            "position startpos moves 7g7f 3c3d 6g6f",
+            "go nodes 5000",
+            "position startpos moves 7g7f 3c3d 6g6f 8c8d 7f7e",
+            "go ponder nodes 10000",
+            "stop",
+        ]
+    );
+    assert!(stdout.contains("A vs B: +0 =0 -1 (1 games)"), "{stdout}");
+    assert!(stdout.contains(", ponder\n"), "{stdout}");
+    assert!(
+        stdout.contains("ponder hits: A 2/2 (100.0 %), B 0/1 (0.0 %)\n"),
+        "{stdout}"
+    );
+    // The counts are in the game's record line (what a resume reads) and summary.json.
+    let csa = read(&out, "games/0001-A-vs-B.csa");
+    assert!(
+        csa.contains("\"black_ponders\":2,\"black_ponder_hits\":2,\"white_ponders\":1}"),
+        "{csa}"
+    );
+    let s = summary(&out);
+    assert_eq!(s["engines"][0]["ponder"]["hits"], 2);
+    assert_eq!(s["engines"][1]["ponder"]["ponders"], 1);
+    assert_eq!(s["engines"][1]["ponder"]["rate"], 0.0);
+}
+
+#[test]
+fn a_ponder_under_a_clock_carries_the_clock_and_a_hit_is_timed_from_ponderhit() {
+    let (out, stdout, a, b) = ponder_duel("arena-ponder-clock", &["--byoyomi", "2000"]);
+    assert_eq!(
+        a[..5],
+        [
+            "position startpos",
+            "go btime 0 wtime 0 byoyomi 2000",
+            "position startpos moves 7g7f 3c3d",
+            "go ponder btime 0 wtime 0 byoyomi 2000",
+            "ponderhit",
+        ]
+    );
+    assert_eq!(
+        b[4..7],
+        [
+            "stop",
+            "position startpos moves 7g7f 3c3d 6g6f",
+            "go btime 0 wtime 0 byoyomi 2000",
+        ]
+    );
+    assert!(
+        stdout.contains("ponder hits: A 2/2 (100.0 %), B 0/1 (0.0 %)\n"),
+        "{stdout}"
+    );
+    // A's pondered moves answered at the hit: its time counts from there, not from its
+    // `go ponder`, which came a second (B's first move) earlier.
+    let s = summary(&out);
+    assert!(
+        s["games"][0]["black_time_ms"].as_u64().unwrap() < 1_000,
+        "{s}"
+    );
+}
+
+#[test]
+fn an_engine_that_does_not_answer_stop_after_a_ponder_miss_loses() {
+    // B's stopped ponder never answers: after a second it is killed and loses, as an engine
+    // that does not answer `stop` after a `go` does.
+    let dir = scratch_dir("arena-ponder-hang");
+    let a = "go: bestmove 7g7f ponder 3c3d\ngo: bestmove 6g6f\ngo: bestmove resign";
+    let b = "go: bestmove 3c3d ponder 2g2f\ngo: hang";
+    let engines = [mock(&dir, "A", a), mock(&dir, "B", b)];
+    let (out, stdout) = play(
+        "arena-ponder-hang-run",
+        &engines,
+        &["--games", "1", "--ponder", "--nodes", "1000"],
+    );
+    assert!(stdout.contains("A vs B: +1 =0 -0 (1 games)"), "{stdout}");
+    let g = &summary(&out)["games"][0];
+    assert_eq!(g["reason"], "crash");
+    assert_eq!(
+        g["detail"],
+        "did not answer in time (the `bestmove` owed for `stop` after a ponder miss)"
+    );
+}
+
+#[test]
+fn a_one_member_cluster_plays_the_games_of_the_engine_alone() {
+    // The cluster frame's self-test in small (BENCHMARKS "Cluster frame"): at equal node
+    // budgets, gougi with one `builtin:search` member must add nothing between the referee and
+    // its member, so its games are the very games `gougi search` plays in its place (the search
+    // is deterministic at a node count). A budget gougi changed on the way (a leader's reserve
+    // kept back from a lone member, say) would change them. Without `--ponder`: a missed ponder
+    // is stopped wherever the clock finds it, and what it leaves in the hash varies.
+    let games = |tag: &str, first: &str| {
+        let (out, stdout) = play(
+            tag,
+            &[
+                first.to_owned(),
+                "cmd=builtin:search name=search".to_owned(),
+            ],
+            &[
+                "--nodes",
+                "2000",
+                "--nodes-jitter",
+                "10",
+                "--seed",
+                "5",
+                "--games",
+                "2",
+                "--max-plies",
+                "100",
+                "--openings",
+                "tests/data/openings/heldout-512.txt",
+            ],
+        );
+        assert!(stdout.contains("distinct games: 2 of 2\n"), "{stdout}");
+        read(&out, "games.sfen")
+    };
+    let alone = games("arena-frame-alone", "cmd=builtin:search name=x");
+    let one = games(
+        "arena-frame-one",
+        "config=docs/configs/frame-one.config name=x",
+    );
+    assert_eq!(alone.lines().count(), 2, "{alone}");
+    assert_eq!(one, alone);
+}
+
 /// `gougi calibrate --player PLAYER` over `files` of `dir`.
 fn calibrate(dir: &std::path::Path, player: &str, files: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_gougi"))

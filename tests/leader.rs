@@ -81,16 +81,19 @@ fn leader_keeps_its_move_when_its_re_search_does_not_prefer_the_candidate() {
             "bestmove 7g7f ponder 3c3d",
         ]
     );
-    // The re-searches are the positions after each move, at G_LeaderNodes, not the GUI's nodes.
+    // The re-searches are the positions after each move. Every search counts against the
+    // leader's budget (the cluster frame): the first phase gets three quarters of it (the
+    // quarter, 250, is less than two re-searches of G_LeaderNodes 300 could use) and the
+    // re-searches share the rest, 1000 in all.
     assert_eq!(
         searches(&transcript),
         [
             "position startpos",
-            "go nodes 1000",
+            "go nodes 750",
             "position startpos moves 7g7f",
-            "go nodes 300",
+            "go nodes 125",
             "position startpos moves 2g2f",
-            "go nodes 300",
+            "go nodes 125",
         ]
     );
 }
@@ -151,10 +154,8 @@ fn agreement_needs_no_re_search() {
             "bestmove 7g7f ponder 3c3d",
         ]
     );
-    assert_eq!(
-        searches(&transcript),
-        ["position startpos", "go nodes 1000"]
-    );
+    // The quarter kept for re-searches goes unused when the members agree, as the clock's does.
+    assert_eq!(searches(&transcript), ["position startpos", "go nodes 750"]);
 }
 
 const MATE1: &str = "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
@@ -193,7 +194,7 @@ fn a_verified_mate_of_another_member_overrides_the_leader() {
         ]
     );
     // No re-search: a proven mate needs no second opinion.
-    assert_eq!(searches(&transcript), [MATE1, "go nodes 1000"]);
+    assert_eq!(searches(&transcript), [MATE1, "go nodes 750"]);
 }
 
 #[test]
@@ -338,4 +339,163 @@ fn a_banked_leader_re_searches_for_the_time_it_banked() {
     let (first, second) = (byoyomi(&s[3]), byoyomi(&s[5]));
     assert!((95..2_000).contains(&first), "{s:#?}");
     assert!(second + 5 >= first && second < 4_000, "{s:#?}");
+}
+
+/// The `position`, `go`, `ponderhit` and `stop` lines a member received, in order.
+fn received(transcript: &Path) -> Vec<String> {
+    std::fs::read_to_string(transcript)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| {
+            ["position", "go", "ponderhit", "stop"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Three members who disagree three ways, each writing a transcript: the leader's first answer
+/// and three re-search answers (its own move worth 20, 2g2f 30, 5g5f 40: it keeps 7g7f).
+fn three_ways(tag: &str) -> (Gougi, [PathBuf; 3]) {
+    let dir = scratch_dir(tag);
+    let t = [1, 2, 3].map(|k| dir.join(format!("e{k}.log")));
+    let e1 = leader_script(
+        &t[0],
+        &[
+            "info depth 3 score cp -20 pv 3c3d ; bestmove 3c3d",
+            "info depth 3 score cp -30 pv 8c8d ; bestmove 8c8d",
+            "info depth 3 score cp -40 pv 8c8d ; bestmove 8c8d",
+        ],
+    );
+    let e2 = format!(
+        "id name e2\ntranscript: {}\ngo: info depth 6 score cp 90 pv 2g2f ; bestmove 2g2f\n",
+        t[1].display()
+    );
+    let e3 = format!(
+        "id name e3\ntranscript: {}\ngo: info depth 6 score cp 80 pv 5g5f ; bestmove 5g5f\n",
+        t[2].display()
+    );
+    let config = mock_config(&dir, "leader", &[&e1, &e2, &e3], None, "");
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    (g, t)
+}
+
+#[test]
+fn the_leaders_whole_work_fits_the_node_budget() {
+    // `go nodes 10000`, three members, G_LeaderNodes 3000 (the default): every member's first
+    // phase gets 7500, and the leader's three re-searches share the 2500 left (833, 833, 834),
+    // so the leader searches 10000 nodes in all, as the engine alone would on its machine.
+    let (mut g, t) = three_ways("leader-frame-nodes");
+    let lines = play(&mut g, "position startpos", "go nodes 10000");
+    assert_eq!(
+        decision(&lines)[3],
+        "info string [leader] E1 (e1) re-searched 7g7f 20, 2g2f 30, 5g5f 40 (margin 50): keeps 7g7f"
+    );
+    assert_eq!(
+        received(&t[0]),
+        [
+            "position startpos",
+            "go nodes 7500",
+            "position startpos moves 7g7f",
+            "go nodes 833",
+            "position startpos moves 2g2f",
+            "go nodes 833",
+            "position startpos moves 5g5f",
+            "go nodes 834",
+        ]
+    );
+    for other in &t[1..] {
+        assert_eq!(received(other), ["position startpos", "go nodes 7500"]);
+    }
+}
+
+#[test]
+fn a_pondered_leader_round_splits_the_ponder_budget_the_same_way() {
+    // The match runner's frame: `go ponder nodes (own + opponent's)`, a plain `ponderhit`. The
+    // first phase ponders three quarters of it and goes on from there at the hit; the
+    // re-searches share the quarter (1666, 1667, 1667 of 5000).
+    let (mut g, t) = three_ways("leader-frame-ponder");
+    g.send("position startpos");
+    g.send("go ponder nodes 20000");
+    // Every member is pondering before the hit comes.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while t.iter().any(|p| received(p).len() < 2) {
+        assert!(Instant::now() < deadline, "members not pondering");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    g.send("ponderhit");
+    let lines = g.until_prefix("bestmove");
+    assert_eq!(lines.last().unwrap(), "bestmove 7g7f ponder 3c3d");
+    assert_eq!(
+        received(&t[0]),
+        [
+            "position startpos",
+            "go ponder nodes 15000",
+            "ponderhit",
+            "position startpos moves 7g7f",
+            "go nodes 1666",
+            "position startpos moves 2g2f",
+            "go nodes 1667",
+            "position startpos moves 5g5f",
+            "go nodes 1667",
+        ]
+    );
+    for other in &t[1..] {
+        assert_eq!(
+            received(other),
+            ["position startpos", "go ponder nodes 15000", "ponderhit"]
+        );
+    }
+}
+
+#[test]
+fn a_lone_member_ponders_the_whole_budget() {
+    // A one-member consultation (the frame's self-test) passes `go ponder nodes X` on as it is,
+    // and `ponderhit` after it; a miss's `stop` reaches the member too.
+    let dir = scratch_dir("frame-lone");
+    let transcript = dir.join("e1.log");
+    let e1 = format!(
+        "id name e1\ntranscript: {}\ngo: info depth 5 score cp 50 pv 7g7f 3c3d ; bestmove 7g7f ponder 3c3d\n",
+        transcript.display()
+    );
+    // `optimistic`: `majority` and `leader` take two members or more.
+    let config = mock_config(&dir, "optimistic", &[&e1], None, "");
+    let mut g = Gougi::with_config(&config);
+    g.handshake();
+    g.send("position startpos");
+    g.send("go ponder nodes 12345");
+    g.send("ponderhit");
+    assert_eq!(
+        g.until_prefix("bestmove").last().unwrap(),
+        "bestmove 7g7f ponder 3c3d"
+    );
+    g.send("position startpos");
+    g.send("go ponder nodes 12345");
+    g.send("stop");
+    g.until_prefix("bestmove");
+    g.send("position startpos");
+    g.send("go nodes 5000");
+    assert_eq!(
+        g.until_prefix("bestmove").last().unwrap(),
+        "bestmove 7g7f ponder 3c3d"
+    );
+    // gougi answers a stopped ponder at once; if the next `go` comes before the member's
+    // answer to that `stop`, the member is told `stop` again first (the request model).
+    let mut got = received(&transcript);
+    got.dedup();
+    assert_eq!(
+        got,
+        [
+            "position startpos",
+            "go ponder nodes 12345",
+            "ponderhit",
+            "position startpos",
+            "go ponder nodes 12345",
+            "stop",
+            "position startpos",
+            "go nodes 5000",
+        ]
+    );
 }

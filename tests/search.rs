@@ -432,6 +432,58 @@ fn ponder_then_ponderhit_or_stop() {
     legal_bestmove(MIDGAME, &lines);
 }
 
+/// The `bestmove` and the last `info … nodes` of a search's lines.
+fn answer_and_nodes(lines: &[String]) -> (String, u64) {
+    let nodes = lines
+        .iter()
+        .rev()
+        .find_map(|l| {
+            let mut w = l.split_whitespace().skip_while(|w| *w != "nodes");
+            w.next()?;
+            w.next()?.parse::<u64>().ok()
+        })
+        .expect("an info line with nodes");
+    (lines.last().expect("a bestmove").clone(), nodes)
+}
+
+#[test]
+fn ponder_under_a_node_budget_holds_its_answer_and_counts_its_nodes() {
+    // The match runner's node frame sends `go ponder nodes (own + opponent's)` and, on a hit,
+    // a plain `ponderhit`: the search must not answer before it, and must end at the same
+    // node count, with the same move, as `go nodes` would, however long the ponder ran.
+    const N: u64 = 20_000;
+    let mut e = Engine::start();
+    let fresh = |e: &mut Engine| {
+        e.send("isready");
+        e.until("readyok");
+        e.send("usinewgame");
+        e.send(&format!("position {MIDGAME}"));
+    };
+    fresh(&mut e);
+    e.send(&format!("go nodes {N}"));
+    let plain = answer_and_nodes(&e.until("bestmove"));
+    assert!(plain.1 >= N, "{plain:?}");
+    // The ponder reaches N long before the hit, and waits for it.
+    fresh(&mut e);
+    e.send(&format!("go ponder nodes {N}"));
+    let mut held = e.silent("bestmove", 1_500);
+    e.send("ponderhit");
+    held.extend(e.until("bestmove"));
+    assert_eq!(answer_and_nodes(&held), plain);
+    // A hit at once: the search goes on to N, counting what it searched before.
+    fresh(&mut e);
+    e.send(&format!("go ponder nodes {N}"));
+    e.send("ponderhit");
+    assert_eq!(answer_and_nodes(&e.until("bestmove")), plain);
+    // A miss: `stop` ends it with an answer at once.
+    fresh(&mut e);
+    e.send(&format!("go ponder nodes {N}"));
+    e.silent("bestmove", 300);
+    e.send("stop");
+    let lines = e.until("bestmove");
+    legal_bestmove(MIDGAME, &lines);
+}
+
 #[test]
 fn multipv_and_threads() {
     let mut e = Engine::start();

@@ -97,6 +97,9 @@ pub struct Clocks {
     /// Time used beyond the allowances so far, without byoyomi (see the module notes).
     overdrawn_ms: [u64; 2],
     jitter: Option<Jitter>,
+    /// The node budget of each ply drawn so far, from `first_ply` on (see [`Clocks::nodes_at`]).
+    budgets: Vec<Option<u64>>,
+    first_ply: Option<usize>,
 }
 
 /// Random per-move variation of node budgets. Engines searching a fixed number of nodes on one
@@ -129,6 +132,8 @@ impl Clocks {
             remaining_ms: [limits[0].time_ms, limits[1].time_ms],
             overdrawn_ms: [0, 0],
             jitter: None,
+            budgets: Vec::new(),
+            first_ply: None,
         }
     }
 
@@ -168,35 +173,89 @@ impl Clocks {
             .then(|| Duration::from_millis(self.remaining_ms[c.index()] + l.byoyomi_ms))
     }
 
-    /// The `go` line for `c` to move: `go btime … wtime … byoyomi …|binc … winc …` plus
-    /// `nodes …`, or `go nodes …` with no clock.
-    pub fn go_line(&mut self, c: Color) -> String {
-        let l = self.limits[c.index()];
-        let mut s = String::from("go");
-        if l.is_timed() {
-            let (b, w) = (Color::Black.index(), Color::White.index());
-            s.push_str(&format!(
-                " btime {} wtime {}",
-                self.remaining_ms[b], self.remaining_ms[w]
-            ));
-            if l.inc_ms > 0 {
-                s.push_str(&format!(
-                    " binc {} winc {}",
-                    self.limits[b].inc_ms, self.limits[w].inc_ms
-                ));
-            } else {
-                s.push_str(&format!(" byoyomi {}", l.byoyomi_ms));
-            }
+    /// The node budget of ply `ply` (an index into the game's moves, opening moves included),
+    /// which `c` plays; `None` when `c` has no node limit. With jitter, budgets are drawn once
+    /// per ply and in ply order, whatever order they are asked for in (a ponder asks for the
+    /// next two plies' at once): the same seed gives the same budget to every ply, with
+    /// `--ponder` or without, hit or miss. Plies before the first one asked for draw nothing.
+    pub fn nodes_at(&mut self, c: Color, ply: usize) -> Option<u64> {
+        let first = *self.first_ply.get_or_insert(ply);
+        let Some(k) = ply.checked_sub(first) else {
+            // Never happens in a game (plies only move forward); no draw, so no effect.
+            return self.limits[c.index()].nodes;
+        };
+        while self.budgets.len() <= k {
+            // The side of the ply being drawn: `c` at `ply`, alternating backwards.
+            let behind = k - self.budgets.len();
+            let side = if behind % 2 == 0 { c } else { !c };
+            let budget = self.limits[side.index()]
+                .nodes
+                .map(|n| match &mut self.jitter {
+                    None => n,
+                    Some(j) => {
+                        let scaled = n as f64 * (1.0 + j.fraction * j.next_unit());
+                        (scaled.round() as u64).max(1)
+                    }
+                });
+            self.budgets.push(budget);
         }
-        if let Some(n) = l.nodes {
-            let n = match &mut self.jitter {
-                None => n,
-                Some(j) => {
-                    let scaled = n as f64 * (1.0 + j.fraction * j.next_unit());
-                    (scaled.round() as u64).max(1)
-                }
-            };
+        self.budgets[k]
+    }
+
+    /// The clock part of a `go` line (` btime … wtime … byoyomi …|binc … winc …`), as the
+    /// clocks stand, with `extra_ms` added to `c`'s main time; empty when `c` plays no clock.
+    fn clock_words(&self, c: Color, extra_ms: [u64; 2]) -> String {
+        let l = self.limits[c.index()];
+        if !l.is_timed() {
+            return String::new();
+        }
+        let (b, w) = (Color::Black.index(), Color::White.index());
+        let mut s = format!(
+            " btime {} wtime {}",
+            self.remaining_ms[b] + extra_ms[b],
+            self.remaining_ms[w] + extra_ms[w]
+        );
+        if l.inc_ms > 0 {
+            s.push_str(&format!(
+                " binc {} winc {}",
+                self.limits[b].inc_ms, self.limits[w].inc_ms
+            ));
+        } else {
+            s.push_str(&format!(" byoyomi {}", l.byoyomi_ms));
+        }
+        s
+    }
+
+    /// The `go` line for `c` to move at ply `ply`: `go btime … wtime … byoyomi …|binc … winc …`
+    /// plus `nodes …`, or `go nodes …` with no clock.
+    pub fn go_line(&mut self, c: Color, ply: usize) -> String {
+        let mut s = format!("go{}", self.clock_words(c, [0, 0]));
+        if let Some(n) = self.nodes_at(c, ply) {
             s.push_str(&format!(" nodes {n}"));
+        }
+        s
+    }
+
+    /// The `go ponder` line for `c`, which has just played ply `ply - 2` and ponders its reply
+    /// to the opponent's ply `ply - 1` (the cluster frame, ARCHITECTURE "Cluster frame"):
+    /// - the clock as it stands (the opponent's at the start of its turn, `c`'s after its
+    ///   move, with the increment it gets when its turn starts, as a `go` then would say);
+    ///   `ponderhit` is sent plain, so the engine plans from these;
+    /// - with node budgets, `nodes` = `c`'s own budget for ply `ply` + the opponent's for
+    ///   ply `ply - 1`: while the opponent searches its budget `c` may search as much, and on
+    ///   a hit its own limit covers both, whatever the timing. On a miss it gets a plain
+    ///   `go nodes <own>` ([`Clocks::go_line`] for `ply`).
+    pub fn ponder_line(&mut self, c: Color, ply: usize) -> String {
+        let mut extra = [0, 0];
+        extra[c.index()] = self.limits[c.index()].inc_ms;
+        let mut s = format!("go ponder{}", self.clock_words(c, extra));
+        // In ply order: the opponent's (ply - 1) first.
+        let theirs = ply
+            .checked_sub(1)
+            .and_then(|p| self.nodes_at(!c, p))
+            .unwrap_or(0);
+        if let Some(own) = self.nodes_at(c, ply) {
+            s.push_str(&format!(" nodes {}", own.saturating_add(theirs)));
         }
         s
     }
@@ -245,7 +304,10 @@ mod tests {
     #[test]
     fn go_lines() {
         let mut c = Clocks::new([byoyomi(1000), byoyomi(1000)]);
-        assert_eq!(c.go_line(Color::Black), "go btime 0 wtime 0 byoyomi 1000");
+        assert_eq!(
+            c.go_line(Color::Black, 0),
+            "go btime 0 wtime 0 byoyomi 1000"
+        );
         let f = Limits {
             time_ms: 60_000,
             inc_ms: 2_000,
@@ -254,7 +316,7 @@ mod tests {
         let mut c = Clocks::new([f, f]);
         c.start_turn(Color::Black);
         assert_eq!(
-            c.go_line(Color::Black),
+            c.go_line(Color::Black, 0),
             "go btime 62000 wtime 60000 binc 2000 winc 2000"
         );
         let n = Limits {
@@ -262,7 +324,7 @@ mod tests {
             ..Default::default()
         };
         let mut c = Clocks::new([n, n]);
-        assert_eq!(c.go_line(Color::White), "go nodes 5000");
+        assert_eq!(c.go_line(Color::White, 1), "go nodes 5000");
         assert_eq!(c.allowance(Color::White), None);
     }
 
@@ -275,8 +337,8 @@ mod tests {
         let budgets = |seed| {
             let mut c = Clocks::new([n, n]).with_node_jitter(10, seed);
             (0..200)
-                .map(|_| {
-                    let line = c.go_line(Color::Black);
+                .map(|ply| {
+                    let line = c.go_line(Color::Black, ply);
                     line["go nodes ".len()..].parse::<u64>().unwrap()
                 })
                 .collect::<Vec<_>>()
@@ -288,7 +350,88 @@ mod tests {
         assert_ne!(a, budgets(8));
         // No jitter: the budget as given.
         let mut c = Clocks::new([n, n]).with_node_jitter(0, 7);
-        assert_eq!(c.go_line(Color::White), "go nodes 10000");
+        assert_eq!(c.go_line(Color::White, 0), "go nodes 10000");
+    }
+
+    #[test]
+    fn ponder_lines_carry_the_clock_and_both_budgets() {
+        // Nodes: Black played ply 0 and ponders ply 2 while White searches ply 1.
+        let n = Limits {
+            nodes: Some(5000),
+            ..Default::default()
+        };
+        let mut c = Clocks::new([n, n]);
+        assert_eq!(c.go_line(Color::Black, 0), "go nodes 5000");
+        assert_eq!(c.ponder_line(Color::Black, 2), "go ponder nodes 10000");
+        assert_eq!(c.go_line(Color::White, 1), "go nodes 5000");
+        // Per-engine budgets: each side's own plus the other's.
+        let m = Limits {
+            nodes: Some(2000),
+            ..Default::default()
+        };
+        let mut c = Clocks::new([n, m]);
+        assert_eq!(c.ponder_line(Color::White, 3), "go ponder nodes 7000");
+        assert_eq!(c.ponder_line(Color::Black, 4), "go ponder nodes 7000");
+        // A clock: as it stands, with the ponderer's coming increment.
+        let f = Limits {
+            time_ms: 60_000,
+            inc_ms: 2_000,
+            ..Default::default()
+        };
+        let mut c = Clocks::new([f, f]);
+        c.start_turn(Color::Black);
+        c.charge(Color::Black, Duration::from_millis(5_000), Duration::ZERO)
+            .unwrap();
+        c.start_turn(Color::White);
+        assert_eq!(
+            c.ponder_line(Color::Black, 2),
+            "go ponder btime 59000 wtime 62000 binc 2000 winc 2000"
+        );
+        let b = Limits {
+            byoyomi_ms: 300,
+            ..Default::default()
+        };
+        let mut c = Clocks::new([b, b]);
+        assert_eq!(
+            c.ponder_line(Color::White, 1),
+            "go ponder btime 0 wtime 0 byoyomi 300"
+        );
+    }
+
+    #[test]
+    fn jittered_budgets_are_drawn_in_ply_order_whoever_asks() {
+        // A ponder asks for the next two plies' budgets before the first of them is played:
+        // every ply still gets the budget a run without ponder gives it.
+        let n = Limits {
+            nodes: Some(10_000),
+            ..Default::default()
+        };
+        let side = |ply: usize| {
+            if ply % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            }
+        };
+        let mut plain = Clocks::new([n, n]).with_node_jitter(10, 3);
+        let without: Vec<u64> = (4..40)
+            .map(|p| plain.nodes_at(side(p), p).unwrap())
+            .collect();
+        let mut pondering = Clocks::new([n, n]).with_node_jitter(10, 3);
+        let mut with = Vec::new();
+        for p in 4..40 {
+            with.push(pondering.nodes_at(side(p), p).unwrap());
+            // The mover ponders its next move: the opponent's ply and its own.
+            let _ = pondering.ponder_line(side(p), p + 2);
+        }
+        assert_eq!(with, without);
+        // Black's move at ply 4, then its ponder: White's ply 5 and its own ply 6.
+        let mut again = Clocks::new([n, n]).with_node_jitter(10, 3);
+        assert_eq!(again.nodes_at(Color::Black, 4), Some(without[0]));
+        assert_eq!(
+            again.ponder_line(Color::Black, 6),
+            format!("go ponder nodes {}", without[1] + without[2])
+        );
     }
 
     #[test]

@@ -265,6 +265,8 @@ pub struct Engine {
     dead: bool,
     /// `quit` was sent: the drop must not send it again (the engine may be gone by then).
     quit_sent: bool,
+    /// A `go ponder` is under way: it ends with [`Engine::ponderhit`] or [`Engine::stop_ponder`].
+    pondering: bool,
 }
 
 impl Engine {
@@ -305,6 +307,7 @@ impl Engine {
             timeouts,
             dead: false,
             quit_sent: false,
+            pondering: false,
         };
         engine.ready().await.map_err(|f| match f {
             EngineFailure::Start(s) => EngineFailure::Start(s),
@@ -372,25 +375,113 @@ impl Engine {
     /// marked dead (the worker replaces it), so a late answer can never leak into the next
     /// game.
     pub async fn think(&mut self, position_line: &str, go_line: &str, deadline: Instant) -> Think {
-        // Lines left over from before (an info after the last bestmove) are not this search's.
-        while let Ok(event) = self.events.try_recv() {
-            if let MemberEvent::Exited { code, .. } = event {
-                self.dead = true;
-                return Think {
-                    reply: Reply::Failed(EngineFailure::Exited(code)),
-                    elapsed: Duration::ZERO,
-                    last_scored: None,
-                };
-            }
+        self.think_from(Instant::now(), position_line, go_line, deadline)
+            .await
+    }
+
+    /// [`Engine::think`], its time counted from `start` (after a ponder miss, the `stop`: a
+    /// GUI's clock runs from the opponent's move, so the turnaround is the mover's).
+    pub async fn think_from(
+        &mut self,
+        start: Instant,
+        position_line: &str,
+        go_line: &str,
+        deadline: Instant,
+    ) -> Think {
+        if let Err(f) = self.search(position_line, go_line) {
+            return Think {
+                reply: Reply::Failed(f),
+                elapsed: start.elapsed(),
+                last_scored: None,
+            };
         }
+        self.answer(start, deadline).await
+    }
+
+    /// Starts a ponder search (`go_line` is a `go ponder …`) and returns at once; the engine
+    /// thinks while the opponent does, until [`Engine::ponderhit`] or [`Engine::stop_ponder`].
+    pub fn ponder(&mut self, position_line: &str, go_line: &str) -> Result<(), EngineFailure> {
+        self.search(position_line, go_line)?;
+        self.pondering = true;
+        Ok(())
+    }
+
+    /// Whether a ponder search is under way.
+    pub fn is_pondering(&self) -> bool {
+        self.pondering
+    }
+
+    /// The predicted move was played: `ponderhit`, then the answer as for a `go`, its time
+    /// counted from here (GUIs start the mover's clock at the opponent's move). What the engine
+    /// said while pondering is this search's too (its last score is kept). An engine that
+    /// answered before `ponderhit` (USI forbids it) has that answer taken, at no time.
+    pub async fn ponderhit(&mut self, deadline: Instant) -> Think {
+        self.pondering = false;
         let start = Instant::now();
-        if let Err(f) = self.send(position_line).and_then(|()| self.send(go_line)) {
+        if let Err(f) = self.send("ponderhit") {
             return Think {
                 reply: Reply::Failed(f),
                 elapsed: Duration::ZERO,
                 last_scored: None,
             };
         }
+        self.answer(start, deadline).await
+    }
+
+    /// Another move was played (or the game ended): `stop`, and the ponder's `bestmove` is
+    /// waited for and dropped, so it cannot be taken for the next search's. An engine that does
+    /// not send it within a second is killed and fails (as after a `go`'s `stop`).
+    pub async fn stop_ponder(&mut self) -> Result<(), EngineFailure> {
+        self.pondering = false;
+        self.send("stop")?;
+        let until = Instant::now() + STOP_GRACE;
+        loop {
+            let event = tokio::select! {
+                e = self.events.recv() => e,
+                _ = sleep_until(until) => {
+                    self.dead = true;
+                    self.handle.kill();
+                    return Err(EngineFailure::Timeout);
+                }
+            };
+            match event {
+                None | Some(MemberEvent::Exited { .. }) => {
+                    self.dead = true;
+                    let code = match event {
+                        Some(MemberEvent::Exited { code, .. }) => code,
+                        _ => self.handle.exit_code().flatten(),
+                    };
+                    return Err(EngineFailure::Exited(code));
+                }
+                Some(MemberEvent::Message { message, .. }) => match message {
+                    EngineMessage::BestMove(_) => return Ok(()),
+                    EngineMessage::Unknown(line)
+                        if line.split_whitespace().next() == Some("bestmove") =>
+                    {
+                        return Ok(())
+                    }
+                    _ => {}
+                },
+            }
+        }
+    }
+
+    /// Sends `position_line` and `go_line` after dropping what is left over from before (an
+    /// `info` after the last `bestmove` is not this search's).
+    fn search(&mut self, position_line: &str, go_line: &str) -> Result<(), EngineFailure> {
+        while let Ok(event) = self.events.try_recv() {
+            if let MemberEvent::Exited { code, .. } = event {
+                self.dead = true;
+                return Err(EngineFailure::Exited(code));
+            }
+        }
+        self.send(position_line)?;
+        self.send(go_line)
+    }
+
+    /// Waits for the `bestmove` of the search under way until `deadline` (then `stop`, and a
+    /// second for the answer), timing it from `start`.
+    async fn answer(&mut self, start: Instant, deadline: Instant) -> Think {
         let mut last_scored = None;
         let mut stop_sent: Option<Instant> = None;
         loop {

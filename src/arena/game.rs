@@ -16,6 +16,14 @@
 //!   occurrences (連続王手の千日手): that side loses;
 //! - `bestmove win` (入玉宣言): a win if the rule holds, else a loss;
 //! - max plies (counted from the opening's base position, opening moves included): a draw.
+//!
+//! With [`GameRules::ponder`] both sides ponder as under a GUI: after a move that names a ponder
+//! move legal after it, the mover gets `position … <ponder move>` and `go ponder …` (the clock
+//! as it stands, or its own next node budget plus the opponent's: [`Clocks::ponder_line`]).
+//! The opponent's move settles it: the same move is a hit (`ponderhit`, the mover's time counted
+//! from there), another a miss (`stop`, its `bestmove` waited for and dropped, then `position`
+//! and `go` as usual, the time counted from the `stop`). A ponder still running when the game
+//! ends is stopped before `gameover`.
 
 use std::time::Duration;
 
@@ -180,6 +188,32 @@ pub struct GameRecord {
     pub started: String,
     /// Set when the game ended on time: who, how late, the limit.
     pub time_loss: Option<TimeLossDetail>,
+    /// Ponders and hits, indexed by colour (`--ponder`; zero without it).
+    pub ponder: [PonderCount; 2],
+}
+
+/// One side's ponders in a game (`gougi match --ponder`): how many were settled by the
+/// opponent's move (a ponder cut short by the end of the game is neither), and how many of
+/// those predicted it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PonderCount {
+    pub ponders: u32,
+    pub hits: u32,
+}
+
+impl PonderCount {
+    /// `43/80 (53.8 %)`.
+    pub fn describe(&self) -> String {
+        if self.ponders == 0 {
+            return "0/0".to_owned();
+        }
+        format!(
+            "{}/{} ({:.1} %)",
+            self.hits,
+            self.ponders,
+            100.0 * f64::from(self.hits) / f64::from(self.ponders)
+        )
+    }
 }
 
 impl GameRecord {
@@ -228,6 +262,9 @@ pub struct GameRules {
     pub seed: u64,
     /// Players (by colour) whose scores are from Black's side rather than the mover's.
     pub black_view_scores: [bool; 2],
+    /// `--ponder`: after each move with a legal ponder move, the mover ponders it while the
+    /// opponent thinks (ARCHITECTURE "Cluster frame").
+    pub ponder: bool,
 }
 
 /// Tracks what sennichite needs: the key of every position and whether each move gave check.
@@ -383,6 +420,17 @@ fn pv_after(pos: &Position, played: Move, pv: &[crate::usi::UsiMove]) -> Vec<Str
     out
 }
 
+/// `position <base> moves …` for the game so far, and `then` after it (a ponder's reply).
+fn position_command(base: &str, moves: &[PlayedMove], then: Option<Move>) -> String {
+    let mut s = format!("position {base}");
+    let all = moves.iter().map(|m| m.mv).chain(then);
+    for (k, m) in all.enumerate() {
+        s.push_str(if k == 0 { " moves " } else { " " });
+        s.push_str(&m.to_string());
+    }
+    s
+}
+
 /// Plays one game; `players` is indexed by colour (black first), `names` likewise.
 pub async fn play(
     players: [&mut Engine; 2],
@@ -406,7 +454,8 @@ pub async fn play_watched(
     let started = now_utc_text();
     let mut players = players;
     let mut time_loss = None;
-    let finish = |moves: Vec<PlayedMove>, outcome: Outcome, time_loss| GameRecord {
+    let mut ponder = [PonderCount::default(); 2];
+    let finish = |moves: Vec<PlayedMove>, outcome: Outcome, time_loss, ponder| GameRecord {
         base: opening.base.clone(),
         names: names.clone(),
         limits: rules.limits,
@@ -414,6 +463,7 @@ pub async fn play_watched(
         outcome,
         started: started.clone(),
         time_loss,
+        ponder,
     };
 
     for c in [Color::Black, Color::White] {
@@ -425,11 +475,13 @@ pub async fn play_watched(
             for p in players.iter_mut() {
                 p.game_over(outcome.result_for(c));
             }
-            return Ok(finish(moves, outcome, None));
+            return Ok(finish(moves, outcome, None, ponder));
         }
     }
 
     let mut clocks = Clocks::new(rules.limits).with_node_jitter(rules.nodes_jitter, rules.seed);
+    // The reply each side is pondering, if it is.
+    let mut pondering: [Option<Move>; 2] = [None, None];
     let outcome = loop {
         let us = pos.side_to_move();
         if pos.legal_moves().is_empty() {
@@ -445,18 +497,8 @@ pub async fn play_watched(
             };
         }
         clocks.start_turn(us);
-        let position_line = {
-            let mut s = format!("position {}", opening.base);
-            if !moves.is_empty() {
-                s.push_str(" moves");
-                for m in &moves {
-                    s.push(' ');
-                    s.push_str(&m.mv.to_string());
-                }
-            }
-            s
-        };
-        let go_line = clocks.go_line(us);
+        let position_line = position_command(&opening.base, &moves, None);
+        let go_line = clocks.go_line(us, moves.len());
         let allowance = clocks.allowance(us);
         let grace = clocks.grace_left(us, rules.grace);
         let budget = allowance.map_or(rules.hang_limit, |a| a + grace);
@@ -475,13 +517,35 @@ pub async fn play_watched(
             )
             .unwrap_or(u64::MAX),
         };
-        let deadline = Instant::now() + budget;
-        let think = players[us.index()]
-            .think(&position_line, &go_line, deadline)
-            .await;
         let lose = |reason| Outcome {
             winner: Some(!us),
             reason,
+        };
+        let player = &mut players[us.index()];
+        let think = match pondering[us.index()].take() {
+            None => {
+                player
+                    .think(&position_line, &go_line, Instant::now() + budget)
+                    .await
+            }
+            Some(predicted) => {
+                let count = &mut ponder[us.index()];
+                count.ponders += 1;
+                if moves.last().map(|m| m.mv) == Some(predicted) {
+                    count.hits += 1;
+                    player.ponderhit(Instant::now() + budget).await
+                } else {
+                    let start = Instant::now();
+                    if let Err(f) = player.stop_ponder().await {
+                        break lose(EndReason::Crash(format!(
+                            "{f} (the `bestmove` owed for `stop` after a ponder miss)"
+                        )));
+                    }
+                    player
+                        .think_from(start, &position_line, &go_line, start + budget)
+                        .await
+                }
+            }
         };
         let best = match think.reply {
             Reply::Failed(EngineFailure::Timeout) => {
@@ -504,7 +568,7 @@ pub async fn play_watched(
             time_loss = Some(late(Some(think.elapsed)));
             break lose(EndReason::TimeLoss);
         }
-        let usi_move = match best {
+        let (usi_move, ponder_move) = match best {
             BestMove::Resign => break lose(EndReason::Resign),
             BestMove::Win => {
                 break if pos.declaration_win() {
@@ -516,7 +580,7 @@ pub async fn play_watched(
                     lose(EndReason::FalseDeclaration)
                 }
             }
-            BestMove::Move { mv, .. } => mv,
+            BestMove::Move { mv, ponder } => (mv, ponder),
         };
         let text = usi_move.to_string();
         let m = match pos.parse_usi_move(&text) {
@@ -555,11 +619,32 @@ pub async fn play_watched(
         if let Some(o) = history.sennichite() {
             break o;
         }
+        // The mover ponders its predicted reply while the opponent thinks, if the game goes on
+        // (a ponder move that is not legal here is ignored, as GUIs do).
+        let predicted = ponder_move
+            .filter(|_| rules.ponder && moves.len() < rules.max_plies)
+            .filter(|_| !pos.legal_moves().is_empty())
+            .and_then(|p| pos.parse_usi_move(&p.to_string()).ok());
+        if let Some(p) = predicted {
+            let go = clocks.ponder_line(us, moves.len() + 1);
+            let line = position_command(&opening.base, &moves, Some(p));
+            // A failed send leaves the engine dead: its next think reports it.
+            if players[us.index()].ponder(&line, &go).is_ok() {
+                pondering[us.index()] = Some(p);
+            }
+        }
     };
+    // A ponder still running (the side that moved last) ends before `gameover`; an engine
+    // that does not answer its `stop` is dead and replaced before its next game.
+    for c in [Color::Black, Color::White] {
+        if players[c.index()].is_pondering() {
+            let _ = players[c.index()].stop_ponder().await;
+        }
+    }
     for c in [Color::Black, Color::White] {
         players[c.index()].game_over(outcome.result_for(c));
     }
-    Ok(finish(moves, outcome, time_loss))
+    Ok(finish(moves, outcome, time_loss, ponder))
 }
 
 #[cfg(test)]

@@ -95,5 +95,9 @@ pub(super) fn summary(
         white_time_ms: times[Color::White.index()],
         started: record.started.clone(),
         usi: record.usi_position(),
+        black_ponders: record.ponder[Color::Black.index()].ponders,
+        black_ponder_hits: record.ponder[Color::Black.index()].hits,
+        white_ponders: record.ponder[Color::White.index()].ponders,
+        white_ponder_hits: record.ponder[Color::White.index()].hits,
     }
 }

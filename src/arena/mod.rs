@@ -93,6 +93,8 @@ pub struct MatchOptions {
     pub nodes_jitter: u32,
     /// Base seed of the variation (game k uses seed + k).
     pub seed: u64,
+    /// `--ponder`: both sides ponder (ARCHITECTURE "Cluster frame").
+    pub ponder: bool,
     pub gauntlet: bool,
     pub sprt: Option<Sprt>,
     /// Where records and summaries go; `None`: nothing is written but the table on stdout.
@@ -486,10 +488,11 @@ struct Ended {
 fn report_text(m: &Match, s: &Standings, ended: &Ended) -> (String, Option<SprtReport>) {
     let mut text = String::new();
     text.push_str(&format!(
-        "gougi match: {} games, {} opening(s), {}{}\n",
+        "gougi match: {} games, {} opening(s), {}{}{}\n",
         s.games.len(),
         m.openings.len(),
         describe_limits(&m.specs, &m.names, m.opts.limits),
+        if m.opts.ponder { ", ponder" } else { "" },
         if m.opts.nodes_jitter > 0 {
             format!(
                 " (node budgets ±{}%, seed {})",
@@ -530,6 +533,7 @@ fn report_text(m: &Match, s: &Standings, ended: &Ended) -> (String, Option<SprtR
     ));
     let ends = end_counts(&s.games);
     text.push_str(&format!("game ends: {ends}\n"));
+    text.push_str(&report::ponder_line(&m.names, &s.games));
     let sprt_report = m.opts.sprt.map(|sprt| {
         let report = SprtReport::new(sprt, &s.results[0].tally, s.sprt_stop);
         text.push_str(&report::sprt_line(
@@ -689,6 +693,7 @@ async fn play_job(
         },
         started: game::now_utc_text(),
         time_loss: None,
+        ponder: Default::default(),
     };
     for (c, i) in [(Color::Black, job.black), (Color::White, job.white)] {
         if let Err(f) = ensure_engine(w, ctx, engines, i).await {
@@ -708,6 +713,7 @@ async fn play_job(
             ctx.specs[job.black].black_view_scores,
             ctx.specs[job.white].black_view_scores,
         ],
+        ponder: ctx.opts.ponder,
     };
     let result = match &ctx.live {
         Some(l) => {

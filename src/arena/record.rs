@@ -323,6 +323,7 @@ mod tests {
             outcome,
             started: "2026/11/22 10:00:00".into(),
             time_loss: None,
+            ponder: Default::default(),
         }
     }
 

@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use super::game::PonderCount;
 use super::stats::{Sprt, SprtState, Tally};
 use crate::plot::{nice_axis, Axis, Chart, Series, PALETTE};
 
@@ -202,6 +203,53 @@ pub struct GameSummary {
     /// The final position as a USI `position` argument (`startpos moves …`).
     #[serde(default)]
     pub usi: String,
+    /// `--ponder`: each side's ponders settled by the opponent's move, and its hits (left out
+    /// when 0, so records without ponder read as before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub black_ponders: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub black_ponder_hits: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub white_ponders: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub white_ponder_hits: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Each engine's ponders and hits over `games` (by name), in `names`' order.
+pub fn ponder_totals(names: &[String], games: &[GameSummary]) -> Vec<PonderCount> {
+    let mut totals = vec![PonderCount::default(); names.len()];
+    for g in games {
+        let sides = [
+            (&g.black, g.black_ponders, g.black_ponder_hits),
+            (&g.white, g.white_ponders, g.white_ponder_hits),
+        ];
+        for (name, ponders, hits) in sides {
+            if let Some(i) = names.iter().position(|n| n == name) {
+                totals[i].ponders += ponders;
+                totals[i].hits += hits;
+            }
+        }
+    }
+    totals
+}
+
+/// `ponder hits: A 43/80 (53.8 %), B 40/79 (50.6 %)` (with a newline), or nothing when no
+/// ponder was settled.
+pub fn ponder_line(names: &[String], games: &[GameSummary]) -> String {
+    let totals = ponder_totals(names, games);
+    if totals.iter().all(|t| t.ponders == 0) {
+        return String::new();
+    }
+    let each: Vec<String> = names
+        .iter()
+        .zip(&totals)
+        .map(|(n, t)| format!("{n} {}", t.describe()))
+        .collect();
+    format!("ponder hits: {}\n", each.join(", "))
 }
 
 /// The prefix of the CSA comment line that carries a game's [`GameSummary`].
@@ -368,6 +416,17 @@ struct JsonEngine<'a> {
     name: &'a str,
     command: &'a str,
     limits: &'a str,
+    /// Over the run's games, when it pondered (`--ponder`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ponder: Option<JsonPonder>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonPonder {
+    ponders: u32,
+    hits: u32,
+    /// hits / ponders.
+    rate: Option<f64>,
 }
 
 #[derive(serde::Serialize)]
@@ -416,11 +475,20 @@ struct JsonSummary<'a> {
 
 /// The machine-readable summary (serde_json, pretty-printed).
 pub fn json(sum: &Summary) -> String {
+    let ponders = ponder_totals(sum.names, sum.games);
+    let pondered = ponders.iter().any(|t| t.ponders > 0);
     let engines = (0..sum.names.len())
         .map(|i| JsonEngine {
             name: &sum.names[i],
             command: &sum.commands[i],
             limits: &sum.limits[i],
+            ponder: pondered.then(|| JsonPonder {
+                ponders: ponders[i].ponders,
+                hits: ponders[i].hits,
+                rate: finite4(Some(
+                    f64::from(ponders[i].hits) / f64::from(ponders[i].ponders),
+                )),
+            }),
         })
         .collect();
     let pairs = sum
@@ -765,6 +833,10 @@ mod tests {
             white_time_ms: 20,
             started: "2026/11/25 10:00:00".into(),
             usi: "startpos moves 7g7f".into(),
+            black_ponders: 2,
+            black_ponder_hits: 1,
+            white_ponders: 0,
+            white_ponder_hits: 0,
         };
         let c = csv(std::slice::from_ref(&g));
         assert_eq!(
@@ -772,7 +844,23 @@ mod tests {
             "7,\"A,1 vs B \"\"x\"\"\",\"A,1\",\"B \"\"x\"\"\",startpos,0-1,time loss,\"Black (A,1) took 1.000 s\",3,1000,20,2026/11/25 10:00:00,games/0007-A_1-vs-B__x_.kif"
         );
         let csa = format!("V2.2\n%TORYO\n{}\n", g.csa_line());
-        assert_eq!(GameSummary::from_csa(&csa), Some(g));
+        assert_eq!(GameSummary::from_csa(&csa), Some(g.clone()));
+        // Ponder counts of 0 are left out of the line, as records before `--ponder` have them.
+        assert!(g
+            .csa_line()
+            .contains("\"black_ponders\":2,\"black_ponder_hits\":1}"));
+        assert!(!g.csa_line().contains("white_ponder"));
+        // The match summary's line, per engine by name whatever its colour.
+        let names = ["B \"x\"".to_owned(), "A,1".to_owned()];
+        let mut h = g.clone();
+        (h.black, h.white) = (g.white.clone(), g.black.clone());
+        (h.white_ponders, h.white_ponder_hits) = (3, 3);
+        (h.black_ponders, h.black_ponder_hits) = (1, 0);
+        assert_eq!(
+            ponder_line(&names, &[g, h]),
+            "ponder hits: B \"x\" 0/1 (0.0 %), A,1 4/5 (80.0 %)\n"
+        );
+        assert_eq!(ponder_line(&names, &[]), "");
         assert_eq!(GameSummary::from_csa("V2.2\n%TORYO\n"), None);
     }
 }

@@ -22,6 +22,12 @@ pub struct MatchArgs {
     /// Seed for --nodes-jitter (default: from the clock; printed in the summary).
     #[arg(long)]
     seed: Option<u64>,
+    /// Both sides ponder: after a move with a ponder move, the mover gets `go ponder` on it
+    /// while the opponent thinks, then `ponderhit` or `stop`. With node budgets it may ponder
+    /// up to the opponent's budget and keep it on a hit: `go ponder nodes (own + opponent's)`
+    /// (the cluster frame). The summary counts each engine's hits.
+    #[arg(long)]
+    ponder: bool,
     /// The first engine plays each other one (default: round robin).
     #[arg(long)]
     gauntlet: bool,
@@ -84,6 +90,7 @@ fn run_match(a: MatchArgs) -> anyhow::Result<()> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(1, |d| d.as_secs() % 1_000_000)
         }),
+        ponder: a.ponder,
         gauntlet: a.gauntlet,
         sprt,
         out,

@@ -28,7 +28,8 @@
 //! The other limits are planned here too, so that every sum of the clock is in this file:
 //! `go movetime` ([`plan_movetime`]), `go mate` ([`plan_mate`]), the exchange rule's two
 //! phases ([`exchange_phase1`], [`exchange_phase2`]), the leader's first phase and re-searches
-//! ([`leader_phase1`], [`leader_share`]) and time banking ([`banked_main`], [`leader_bank`],
+//! ([`leader_phase1`], [`leader_share`]; under `go nodes`, [`leader_nodes`] and
+//! [`leader_nodes_share`]) and time banking ([`banked_main`], [`leader_bank`],
 //! [`bank_share`]).
 
 use std::time::Duration;
@@ -371,6 +372,32 @@ pub fn leader_phase1(soft: Duration) -> Duration {
 /// for the answers to come in, as in [`exchange_phase2`].
 pub fn leader_share(left: Duration, margin: u64, searches: u32) -> Duration {
     exchange_phase2(left, margin).0 / searches.max(1)
+}
+
+/// `leader` under `go nodes n` with `members` members asked: the first phase's nodes and the
+/// reserve its re-searches share, `(first, reserve)`, `first + reserve = n`. Every search a
+/// member runs counts against its budget (ARCHITECTURE "Cluster frame": a member is a machine
+/// of its own and `n` what it searches in a move's time), so the leader's re-searches come out
+/// of `n`, not on top of it. As under a clock the first phase gets [`LEADER_FIRST_SHARE`] and
+/// the re-searches the rest, but the reserve is never more than they can spend: at most
+/// `members` re-searches (the leader's own move and one candidate per other member) of at most
+/// `leader_nodes` (`G_LeaderNodes`) each; the first phase keeps the rest.
+pub fn leader_nodes(n: u64, members: usize, leader_nodes: u64) -> (u64, u64) {
+    // At least one node for the first phase: `go nodes 0` means no limit to some engines.
+    let first_share = ((n as f64 * LEADER_FIRST_SHARE) as u64).max(1).min(n);
+    let most = (members as u64).saturating_mul(leader_nodes);
+    let reserve = n.saturating_sub(first_share).min(most);
+    (n - reserve, reserve)
+}
+
+/// `leader` under `go nodes`: the next of `searches` re-searches gets an equal share of the
+/// reserve `left`, at most `cap` (`G_LeaderNodes`) and at least 1 node while any is left
+/// (`go nodes 0` means no limit to some engines; the caller starts none with `left` 0).
+pub fn leader_nodes_share(left: u64, searches: u32, cap: u64) -> u64 {
+    (left / u64::from(searches.max(1)))
+        .max(1)
+        .min(cap.max(1))
+        .min(left)
 }
 
 /// `leader` with `G_TimeBank` (`percent` > 0): how long its re-searches may take together,

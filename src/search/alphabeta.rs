@@ -1352,8 +1352,11 @@ pub fn run_workers<E: Evaluator>(workers: &mut [Worker<E>], ctl: &Arc<Control>) 
                 .expect("spawn search helper");
         }
         main.iterative_deepening();
-        // While pondering or in `go infinite`, the bestmove waits for `stop`/`ponderhit`.
-        while main.ctl.ponder.load(Ordering::Relaxed) && !main.ctl.is_stopped() {
+        // While pondering or in `go infinite`, the bestmove waits for `stop`/`ponderhit`, which
+        // both clear `ponder`. A search that ended by itself meanwhile (`go ponder nodes N`
+        // reached N, which sets `stop`) waits too: USI allows no answer before them, and the
+        // match runner's node frame relies on it (a hit then answers at once, its N nodes spent).
+        while main.ctl.ponder.load(Ordering::Relaxed) {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         ctl.stop.store(true, Ordering::Relaxed);

@@ -467,6 +467,7 @@ async fn play_one(
         nodes_jitter: ctx.opts.nodes_jitter,
         seed: ctx.seed.wrapping_add(g),
         black_view_scores: [ctx.spec.black_view_scores; 2],
+        ponder: false,
     };
     let names = if plus_color == Color::Black {
         ["plus".to_owned(), "minus".to_owned()]

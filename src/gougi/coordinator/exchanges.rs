@@ -13,7 +13,7 @@ use crate::gougi::{annotate, deadline, policy};
 use crate::member::NodesRule;
 use crate::usi::GoLimits;
 
-use super::limits::limits_for;
+use super::limits::{limits_for, scale_limits};
 use super::members::start_search;
 use super::state::{ExchangeState, LeaderCheck, Round, RoundKind};
 use super::Coordinator;
@@ -135,8 +135,47 @@ impl<W: std::io::Write> Coordinator<W> {
 
 /// The `leader` type (see `policy/leader.rs`): every member searches; then, when other members
 /// proposed other moves, the leader re-searches its own move and each candidate one at a time
-/// (the position after the move, `G_LeaderNodes` nodes, within what is left of the clock).
+/// (the position after the move, `G_LeaderNodes` nodes, within what is left of the clock, or
+/// of the node budget under `go nodes`).
 impl<W: std::io::Write> Coordinator<W> {
+    /// The first phase of a `leader` round: every member in `normals` is asked, with `request`
+    /// cut to the first phase's share so the re-searches fit after it. Under a clock that is
+    /// [`deadline::LEADER_FIRST_SHARE`] of the clock and of the soft deadline (the hard
+    /// deadline stays: the re-searches end by it); under `go nodes N` the first phase gets N
+    /// less the re-searches' reserve ([`deadline::leader_nodes`]), so the leader's whole work
+    /// on the move fits N, as on a machine of its own (ARCHITECTURE "Cluster frame"). The
+    /// other members get the same first phase: the re-searches wait for their answers, so on
+    /// their own machines they would have no more time either.
+    ///
+    /// A leader asked alone (the others down, or sitting out by `MinCores` on a small machine)
+    /// has no other move to re-search: it gets the whole clock or budget, as the engine alone
+    /// would (with the quarter kept back it thought 158 ms a move where `gougi search` thought
+    /// 209 at byoyomi 300, and scored 32 % against it over 28 games). A banked round's first
+    /// phase is the banked clock instead.
+    pub(super) fn leader_plan(
+        &mut self,
+        round: &mut Round,
+        normals: &[usize],
+        request: &mut GoLimits,
+        soft: Option<Duration>,
+    ) -> Vec<usize> {
+        let searching = matches!(round.kind, RoundKind::Play | RoundKind::Ponder);
+        if searching && normals.len() > 1 && !round.banked {
+            let black = round.game.black_to_move();
+            *request = scale_limits(request, black, deadline::LEADER_FIRST_SHARE);
+            if let Some(s) = soft {
+                round.soft = Some(round.started + deadline::leader_phase1(s));
+            }
+            if let Some(n) = request.nodes {
+                let (first, reserve) =
+                    deadline::leader_nodes(n, normals.len(), self.options.leader_nodes);
+                request.nodes = Some(first);
+                round.leader_reserve = Some(reserve);
+            }
+        }
+        normals.to_vec()
+    }
+
     pub(super) fn finish_leader(&mut self, mut round: Round) {
         match round.leader_check.take() {
             None => self.leader_phase1(round),
@@ -168,6 +207,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 let first = now.saturating_duration_since(round.started);
                 now + deadline::leader_bank(first, self.options.time_bank_pct)
             }),
+            nodes_left: round.leader_reserve,
         };
         if !self.leader_can_search(&round, &check) {
             self.finish_all(round);
@@ -180,12 +220,14 @@ impl<W: std::io::Write> Coordinator<W> {
     }
 
     /// Whether another re-search may start: a playing round the GUI did not stop, the leader
-    /// up, and (with a clock) time left before the hard deadline.
+    /// up, (with a clock) time left before the hard deadline, and (under `go nodes`) nodes
+    /// left in the reserve.
     fn leader_can_search(&self, round: &Round, check: &LeaderCheck) -> bool {
         let now = Instant::now();
         round.kind == RoundKind::Play
             && !round.gui_stopped
             && round.hard.is_none_or(|h| h > now)
+            && check.nodes_left != Some(0)
             && self.slots[check.leader].usable()
             && !check.queue.is_empty()
     }
@@ -201,18 +243,26 @@ impl<W: std::io::Write> Coordinator<W> {
             .mv()
             .expect("re-searched answers are moves");
         let after = round.game.after(&[mv]);
+        let searches = check.queue.len() as u32 + 1;
+        let cap = self.options.leader_nodes;
+        let nodes = match (check.bank_end, check.nodes_left) {
+            (Some(_), _) => None,
+            // Under `go nodes`: a share of the reserve left, so the re-searches fit it.
+            (None, Some(left)) => {
+                let n = deadline::leader_nodes_share(left, searches, cap);
+                check.nodes_left = Some(left - n);
+                Some(n)
+            }
+            (None, None) => Some(cap),
+        };
         let mut limits = GoLimits {
-            nodes: check
-                .bank_end
-                .is_none()
-                .then_some(self.options.leader_nodes),
+            nodes,
             ..Default::default()
         };
         if let Some(hard) = round.hard {
             // An equal share of what is left for each search still to run, as `byoyomi`
             // (understood by every engine); gougi stops it at its share.
             let now = Instant::now();
-            let searches = check.queue.len() as u32 + 1;
             let mut share = deadline::leader_share(
                 hard.saturating_duration_since(now),
                 self.options.margin_ms,

@@ -248,25 +248,7 @@ impl<W: std::io::Write> Coordinator<W> {
                         .collect()
                 }
                 Shape::Mate => normals.iter().copied().take(1).collect(),
-                Shape::Leader => {
-                    // The re-searches need time after the first phase (the hard deadline
-                    // stays: they end by it). A leader asked alone (the others down, or sitting
-                    // out by `MinCores` on a small machine) has no other move to re-search:
-                    // it gets the whole clock, as the engine alone would (with the quarter kept
-                    // back it thought 158 ms a move where `gougi search` thought 209 at
-                    // byoyomi 300, and scored 32 % against it over 28 games).
-                    // A banked round's first phase is the banked clock instead.
-                    if (kind == RoundKind::Play || kind == RoundKind::Ponder)
-                        && normals.len() > 1
-                        && !round.banked
-                    {
-                        request = scale_limits(&member_limits, black, deadline::LEADER_FIRST_SHARE);
-                        if let Some(s) = soft {
-                            round.soft = Some(started + deadline::leader_phase1(s));
-                        }
-                    }
-                    normals.clone()
-                }
+                Shape::Leader => self.leader_plan(&mut round, &normals, &mut request, soft),
                 Shape::Split => self.split_plan(&mut round, &normals, &mut request, black),
             }
         };

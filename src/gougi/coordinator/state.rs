@@ -318,6 +318,8 @@ pub(super) struct LeaderCheck {
     /// A banked round (`G_TimeBank`): the re-searches are timed, not `G_LeaderNodes`, and
     /// end by this instant (see [`deadline::leader_bank`]).
     pub(super) bank_end: Option<Instant>,
+    /// Under `go nodes`: what is left of the re-searches' reserve ([`deadline::leader_nodes`]).
+    pub(super) nodes_left: Option<u64>,
 }
 
 /// A `split` round's own state (`Round::split`; its rounds are `split.rs`).
@@ -418,6 +420,9 @@ pub(super) struct Round {
     pub(super) ponder_later: Vec<usize>,
     /// `G_TimeBank`: members were told a banked (shortened) main time for this round.
     pub(super) banked: bool,
+    /// `leader` under `go nodes`: the nodes kept back from the first phase for the leader's
+    /// re-searches ([`deadline::leader_nodes`]).
+    pub(super) leader_reserve: Option<u64>,
     /// `G_TimeBank`, all-members types: the members disagreed and were asked again with the
     /// whole clock.
     pub(super) extended: bool,
@@ -462,6 +467,7 @@ impl Round {
             builtin_mate: None,
             ponder_later: Vec::new(),
             banked: false,
+            leader_reserve: None,
             extended: false,
             split: None,
         }

@@ -454,6 +454,31 @@ fn a_members_answer_is_due_at_the_end_of_the_clock_it_was_told_less_its_own_marg
 }
 
 #[test]
+fn leaders_node_budget_holds_its_re_searches() {
+    // 10k, three members, G_LeaderNodes 3,000: a quarter (2,500) is less than three
+    // re-searches could use (9,000), so the clock's split stands.
+    assert_eq!(leader_nodes(10_000, 3, 3_000), (7_500, 2_500));
+    // 60k: a quarter (15,000) is more than 3 × 3,000; the first phase keeps the rest.
+    assert_eq!(leader_nodes(60_000, 3, 3_000), (51_000, 9_000));
+    // Odd budgets: the first phase is floored, the two add up to the budget.
+    assert_eq!(leader_nodes(1_001, 2, 3_000), (750, 251));
+    assert_eq!(leader_nodes(1, 2, 3_000), (1, 0));
+    // The reserve is shared: equal parts of what is left, the last taking the remainder.
+    let mut left = 2_500;
+    let mut given = Vec::new();
+    for searches in (1..=3).rev() {
+        let n = leader_nodes_share(left, searches, 3_000);
+        left -= n;
+        given.push(n);
+    }
+    assert_eq!((given, left), (vec![833, 833, 834], 0));
+    // Never over G_LeaderNodes, never over what is left, at least 1 while any is.
+    assert_eq!(leader_nodes_share(9_000, 2, 3_000), 3_000);
+    assert_eq!(leader_nodes_share(2, 3, 3_000), 1);
+    assert_eq!(leader_nodes_share(1, 0, 3_000), 1);
+}
+
+#[test]
 fn leaders_bank_is_what_the_first_phase_would_have_taken_on_the_whole_clock() {
     let ms = |d: Duration| d.as_millis() as u64;
     // 50 % banked: the first phase took half of a move, the re-searches get a whole move.

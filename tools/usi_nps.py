@@ -16,7 +16,9 @@ warmed or in the other's thermal wake. The machine should be otherwise idle: the
 ratio of speeds measured minutes apart.
 
 Per search the last `info` line with `nodes` gives nps (its `nps`, else nodes / time) and depth;
-time to depth is the `time` of the first `info … depth d … pv` line. Printed per position: both
+time to depth is the `time` of the first `info … depth d … pv` line, when it came before the
+end of the search (YaneuraOu and Stockfish print iteration lines only after 3 s: give them a
+longer movetime to compare time to depth). Printed per position: both
 nps, their ratio, both depths, and the time each took to the deepest depth both reached. The
 summary: the geometric mean of the nps ratios (B / A is the other way round), their range, mean
 depths, and the geometric mean of the time-to-common-depth ratios (A's time / B's: above 1, A
@@ -73,6 +75,9 @@ def search(engine, position, movetime):
                 depth = fields["depth"]
     if nps is None:
         raise SystemExit(f"no info line with nodes from {engine.name}")
+    # A depth first shown at the end says only "reached by then": YaneuraOu, like Stockfish,
+    # prints an iteration's line only after 3 s, so at movetime 3000 its lines all come last.
+    reached = {d: t for d, t in reached.items() if t < movetime * 0.95}
     return nps, depth, reached
 
 

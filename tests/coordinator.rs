@@ -161,6 +161,35 @@ impl Gui {
         (at - t0, lines)
     }
 
+    /// The last `go` member `n` (1-based) was sent.
+    fn last_go(&self, n: u32) -> String {
+        let received = self.members.received(n);
+        let go = received.iter().rev().find(|r| r.1.starts_with("go "));
+        go.expect("a go was sent").1.clone()
+    }
+
+    /// `moves` moves on main time from `main` (the other side at 60 s, byoyomi 1 s), the GUI
+    /// charging each move `charge(gougi's time)`. Returns, per move, our main time and the `go`
+    /// member 1 was told, and the lines that spoke of a network delay.
+    async fn play_main_time(
+        &mut self,
+        mut main: u64,
+        moves: usize,
+        charge: impl Fn(Duration) -> u64,
+    ) -> (Vec<(u64, String)>, Vec<String>) {
+        let mut told = Vec::new();
+        let mut said = Vec::new();
+        for _ in 0..moves {
+            let (took, lines) = self
+                .play(&format!("btime {main} wtime 60000 byoyomi 1000"), 5000 * MS)
+                .await;
+            told.push((main, self.last_go(1)));
+            said.extend(lines.into_iter().filter(|l| l.contains("network delay")));
+            main -= charge(took);
+        }
+        (told, said)
+    }
+
     fn all_output(&self) -> Vec<String> {
         self.out.lines().into_iter().map(|l| l.1).collect()
     }
@@ -297,31 +326,14 @@ async fn the_default_margins_leave_members_all_but_310_ms() {
 async fn a_local_guis_clock_teaches_its_own_small_delay() {
     let scripts = vec![Script::always(Go::Answer(500 * MS)).named("a")];
     let mut gui = start_as_shipped("optimistic", scripts).await;
-    let mut main = 60_000u64;
-    let mut told = Vec::new();
-    let mut said = Vec::new();
-    for _ in 0..6 {
-        let (took, lines) = gui
-            .play(&format!("btime {main} wtime 60000 byoyomi 1000"), 5000 * MS)
-            .await;
-        let go = gui
-            .members
-            .received(1)
-            .iter()
-            .rev()
-            .find(|r| r.1.starts_with("go "))
-            .unwrap()
-            .1
-            .clone();
-        told.push(go);
-        said.extend(lines.into_iter().filter(|l| l.contains("network delay")));
-        // The GUI charges gougi's time and 2 ms of its own.
-        main -= took.as_millis() as u64 + 2;
-    }
+    // The GUI charges gougi's time and 2 ms of its own.
+    let (told, said) = gui
+        .play_main_time(60_000, 6, |took| took.as_millis() as u64 + 2)
+        .await;
     // Moves 1–4: G_NetworkDelay 300 and G_Margin 60 off main time; from move 5 the learned 4 ms.
-    assert_eq!(told[0], "go btime 59640 wtime 60000 byoyomi 1000");
-    assert_eq!(told[3], "go btime 58134 wtime 60000 byoyomi 1000");
-    assert_eq!(told[4], "go btime 57928 wtime 60000 byoyomi 1000");
+    assert_eq!(told[0].1, "go btime 59640 wtime 60000 byoyomi 1000");
+    assert_eq!(told[3].1, "go btime 58134 wtime 60000 byoyomi 1000");
+    assert_eq!(told[4].1, "go btime 57928 wtime 60000 byoyomi 1000");
     assert_eq!(said, ["info string [Info] the GUI's clock charges ~2 ms a move beyond gougi's own time: network delay 4 ms (G_NetworkDelay 300 until learned)"]);
     gui.quit().await;
 }
@@ -337,7 +349,7 @@ async fn a_local_guis_clock_teaches_its_own_small_delay() {
 async fn a_clock_in_whole_seconds_teaches_no_delay_after_a_ponder_miss() {
     let scripts = vec![Script::always(Go::Answer(500 * MS)).named("a")];
     let mut gui = start_as_shipped("optimistic", scripts).await;
-    let mut main = 60_000u64;
+    let main = 60_000u64;
     gui.moves = vec!["7g7f".into(), "3c3d".into()];
     let pondered = gui.position();
     gui.send(&pondered).await;
@@ -348,18 +360,11 @@ async fn a_clock_in_whole_seconds_teaches_no_delay_after_a_ponder_miss() {
     gui.until("bestmove", 1000 * MS).await;
     sleep(7 * MS).await;
     gui.moves = vec!["7g7f".into(), "8c8d".into()];
-    let mut said = Vec::new();
-    let mut told = Vec::new();
-    for _ in 0..7 {
-        let (took, lines) = gui
-            .play(&format!("btime {main} wtime 60000 byoyomi 1000"), 5000 * MS)
-            .await;
-        let received = gui.members.received(1);
-        let go = received.iter().rev().find(|r| r.1.starts_with("go "));
-        told.push((main, go.unwrap().1.clone()));
-        said.extend(lines.into_iter().filter(|l| l.contains("network delay")));
-        main -= (took.as_millis() as u64).div_ceil(1000) * 1000;
-    }
+    let (told, said) = gui
+        .play_main_time(main, 7, |took| {
+            (took.as_millis() as u64).div_ceil(1000) * 1000
+        })
+        .await;
     assert_eq!(said, Vec::<String>::new());
     // The first go after the miss: its 7 ms of turnaround too; then 300 + 60 every move.
     assert_eq!(told[0].1, "go btime 59633 wtime 60000 byoyomi 1000");
@@ -520,9 +525,7 @@ async fn the_go_after_a_ponder_miss_is_timed_from_the_stop() {
         gui.play("btime 0 wtime 0 byoyomi 1000", 3000 * MS).await;
         let took = gui.out.lines()[gui.seen - 1].0 - stopped;
         assert_eq!(took, stop_to_answer * MS, "turnaround {turnaround} ms");
-        let received = gui.members.received(1);
-        let go = received.iter().rev().find(|r| r.1.starts_with("go "));
-        assert_eq!(go.unwrap().1, format!("go btime 0 wtime 0 byoyomi {told}"));
+        assert_eq!(gui.last_go(1), format!("go btime 0 wtime 0 byoyomi {told}"));
     }
     gui.quit().await;
 }

@@ -42,12 +42,6 @@ fn start(tag: &str, researches: &[&str], others: &[&str]) -> (Gougi, PathBuf) {
     (g, transcript)
 }
 
-fn play(g: &mut Gougi, position: &str, go: &str) -> Vec<String> {
-    g.send(position);
-    g.send(go);
-    g.until_prefix("bestmove")
-}
-
 /// The `position`/`go` lines a member received, in order.
 fn searches(transcript: &Path) -> Vec<String> {
     std::fs::read_to_string(transcript)
@@ -70,7 +64,7 @@ fn leader_keeps_its_move_when_its_re_search_does_not_prefer_the_candidate() {
         ],
         &[E2],
     );
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert_eq!(
         decision(&lines),
         [
@@ -109,7 +103,7 @@ fn a_candidate_the_leader_prefers_by_the_margin_is_played() {
         ],
         &[E2],
     );
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert_eq!(
         decision(&lines),
         [
@@ -132,7 +126,7 @@ fn a_candidate_the_leader_prefers_by_the_margin_is_played() {
         &[E2],
     );
     g.send("setoption name G_LeaderMargin value 100");
-    let again = play(&mut g, "position startpos", "go nodes 1000");
+    let again = g.play("position startpos", "go nodes 1000");
     assert_eq!(
         decision(&again)[2],
         "info string [leader] E1 (e1) re-searched 7g7f 20, 2g2f 120 (margin 100): keeps 7g7f"
@@ -144,7 +138,7 @@ fn a_candidate_the_leader_prefers_by_the_margin_is_played() {
 fn agreement_needs_no_re_search() {
     let same = "id name e2\ngo: info depth 6 score cp 90 pv 7g7f ; bestmove 7g7f\n";
     let (mut g, transcript) = start("leader-agree", &["bestmove 1g1f"], &[same]);
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert_eq!(
         decision(&lines),
         [
@@ -175,7 +169,7 @@ fn a_verified_mate_of_another_member_overrides_the_leader() {
     let config = mock_config(&dir, "leader", &[&e1, e2, e3], None, "");
     let mut g = Gougi::with_config(&config);
     g.handshake();
-    let lines = play(&mut g, MATE1, "go nodes 1000");
+    let lines = g.play(MATE1, "go nodes 1000");
     assert!(
         lines.iter().any(|l| l.starts_with(
             "info string [Warning] E3 (e3): mate 1 for G*4b not confirmed by the mate solver"
@@ -204,7 +198,7 @@ fn a_leader_crash_during_its_re_search_keeps_the_leaders_move() {
         &["info depth 3 score cp -20 pv 3c3d ; exit 3"],
         &[E2],
     );
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert!(
         lines
             .contains(&"info string [Error] E1 (e1) exited with code 3; restarting it".to_string()),
@@ -282,11 +276,7 @@ fn a_leader_asked_alone_gets_the_whole_clock() {
     let mut g = Gougi::with_config(&config);
     g.handshake();
     g.send("setoption name G_NetworkDelay value 0");
-    let lines = play(
-        &mut g,
-        "position startpos",
-        "go btime 0 wtime 0 byoyomi 1000",
-    );
+    let lines = g.play("position startpos", "go btime 0 wtime 0 byoyomi 1000");
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f ponder 3c3d");
     assert_eq!(
         searches(&transcript),
@@ -310,7 +300,7 @@ fn a_banked_leader_re_searches_for_the_time_it_banked() {
         &[E2],
     );
     g.send("setoption name G_TimeBank value 50");
-    let lines = play(&mut g, "position startpos", "go btime 60000 wtime 60000");
+    let lines = g.play("position startpos", "go btime 60000 wtime 60000");
     assert_eq!(
         decision(&lines)[2..4],
         [
@@ -388,7 +378,7 @@ fn the_leaders_whole_work_fits_the_node_budget() {
     // phase gets 7500, and the leader's three re-searches share the 2500 left (833, 833, 834),
     // so the leader searches 10000 nodes in all, as the engine alone would on its machine.
     let (mut g, t) = three_ways("leader-frame-nodes");
-    let lines = play(&mut g, "position startpos", "go nodes 10000");
+    let lines = g.play("position startpos", "go nodes 10000");
     assert_eq!(
         decision(&lines)[3],
         "info string [leader] E1 (e1) re-searched 7g7f 20, 2g2f 30, 5g5f 40 (margin 50): keeps 7g7f"

@@ -38,12 +38,6 @@ fn timed_go(g: &mut Gougi) -> (Vec<String>, Duration) {
     (lines, t0.elapsed())
 }
 
-fn play(g: &mut Gougi, position: &str, go: &str) -> Vec<String> {
-    g.send(position);
-    g.send(go);
-    g.until_prefix("bestmove")
-}
-
 const SECOND: [&str; 3] = [
     "info depth 5 score cp 60 pv 2g2f ; bestmove 2g2f",
     "info depth 5 score cp 90 pv 6i7h ; bestmove 6i7h",
@@ -53,7 +47,7 @@ const SECOND: [&str; 3] = [
 #[test]
 fn majority_takes_the_lowest_voter_of_the_majority() {
     let mut g = start("多数決合議（3者）", &three(SECOND), None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     // Each member's answer is shown once, at the decision (not also on arrival).
     assert!(
         !lines.iter().any(|l| l.starts_with("info string bestmove")),
@@ -74,7 +68,7 @@ fn majority_takes_the_lowest_voter_of_the_majority() {
 #[test]
 fn optimistic_takes_the_highest_score() {
     let mut g = start("optimistic", &three(SECOND), None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(
         decision(&lines),
         [
@@ -99,7 +93,7 @@ fn all_members_agreeing_need_no_reason() {
         None,
         "",
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(
         decision(&lines),
         [
@@ -115,9 +109,9 @@ fn all_members_agreeing_need_no_reason() {
 #[test]
 fn majority_says_how_it_broke_a_tie() {
     let mut g = start("majority", &three(SECOND), None, "");
-    play(&mut g, "position startpos", BYO);
+    g.play("position startpos", BYO);
     // 2g2f, 6i7h and 5g5f: one vote each, and engine 1's move is played.
-    let lines = play(&mut g, "position startpos moves 7g7f 3c3d", BYO);
+    let lines = g.play("position startpos moves 7g7f 3c3d", BYO);
     assert_eq!(
         decision(&lines),
         [
@@ -134,7 +128,7 @@ fn majority_says_how_it_broke_a_tie() {
 #[test]
 fn pessimistic_takes_the_lowest_score() {
     let mut g = start("悲観合議", &three(SECOND), None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     let d = decision(&lines);
     assert_eq!(
         d[0],
@@ -150,9 +144,9 @@ fn pessimistic_takes_the_lowest_score() {
 #[test]
 fn alternate_starts_optimistic_then_pessimistic_with_history() {
     let mut g = start("楽観合議と悲観合議を交互", &three(SECOND), None, "");
-    let first = play(&mut g, "position startpos", BYO);
+    let first = g.play("position startpos", BYO);
     assert_eq!(first.last().unwrap(), "bestmove 7g7f ponder 3c3d");
-    let second = play(&mut g, "position startpos moves 7g7f 3c3d", BYO);
+    let second = g.play("position startpos moves 7g7f 3c3d", BYO);
     assert_eq!(
         decision(&second),
         [
@@ -174,13 +168,13 @@ fn rise_optimistic_and_pessimistic() {
     ] {
         let mut g = start(policy, &three(SECOND), None, "");
         // First move: no history anywhere, so engine 1 plays.
-        let first = play(&mut g, "position startpos", BYO);
+        let first = g.play("position startpos", BYO);
         assert_eq!(
             first.last().unwrap(),
             "bestmove 7g7f ponder 3c3d",
             "{policy}"
         );
-        let second = play(&mut g, "position startpos moves 7g7f 3c3d", BYO);
+        let second = g.play("position startpos moves 7g7f 3c3d", BYO);
         assert_eq!(second.last().unwrap(), want, "{policy}");
     }
 }
@@ -199,7 +193,7 @@ fn exchange_rates_each_move_by_both_members() {
         None,
         "",
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     let tail: Vec<String> = lines[lines.len() - 4..]
         .iter()
         .map(|l| common::mask_time(l))
@@ -224,7 +218,7 @@ fn exchange_says_why_member_twos_move_won() {
         "id name e2\ngo: sleep 50 ; info depth 5 score cp 60 pv 2g2f 8c8d ; bestmove 2g2f\ngo: info depth 4 score cp 100 pv 3c3d ; bestmove 3c3d\n".to_string(),
     ];
     let mut g = start("exchange", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     let tail: Vec<String> = lines[lines.len() - 5..]
         .iter()
         .map(|l| common::mask_time(l))
@@ -248,7 +242,7 @@ fn exchange_says_why_when_member_one_resigns() {
         "id name e2\ngo: sleep 50 ; info score cp -5000 pv 2g2f ; bestmove 2g2f\n".to_string(),
     ];
     let mut g = start("exchange", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(
         decision(&lines),
         [
@@ -268,7 +262,7 @@ fn exchange_agreement_decides_at_once() {
         "id name e2\ngo: info score cp 60 pv 7g7f ; bestmove 7g7f\n".to_string(),
     ];
     let mut g = start("exchange", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(
         decision(&lines),
         [
@@ -312,7 +306,7 @@ fn decisions(
     g.send("usinewgame");
     positions
         .iter()
-        .map(|p| decision(&play(&mut g, p, BYO)))
+        .map(|p| decision(&g.play(p, BYO)))
         .collect()
 }
 
@@ -475,7 +469,7 @@ fn mate_member_overrides_with_a_verified_mate() {
         Some("id name tsume\nmate: checkmate G*5b\n"),
         "",
     );
-    let lines = play(&mut g, MATE1, BYO);
+    let lines = g.play(MATE1, BYO);
     assert!(
         lines.contains(&"info string checkmate G*5b".to_string()),
         "{lines:#?}"
@@ -501,7 +495,7 @@ fn a_false_mate_claim_is_ignored_and_a_true_one_wins() {
         "id name e3\ngo: sleep 200 ; info depth 4 score cp 10 pv 2g2f ; bestmove 2g2f\n".to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert!(
         lines.contains(&"info string [Warning] E1 (e1): mate 3 for 7g7f not confirmed by the mate solver (7g7f gives no check; only check sequences can be proven); its score is ignored".to_string()),
         "{lines:#?}"
@@ -523,7 +517,7 @@ fn a_false_mate_claim_is_ignored_and_a_true_one_wins() {
         "id name e2\ngo: info depth 3 score cp 900 pv 5c5b+ ; bestmove 5c5b+\n".to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, MATE1, BYO);
+    let lines = g.play(MATE1, BYO);
     assert!(!lines.iter().any(|l| l.contains("[Warning]")), "{lines:#?}");
     assert_eq!(lines.last().unwrap(), "bestmove G*5b");
 
@@ -534,7 +528,7 @@ fn a_false_mate_claim_is_ignored_and_a_true_one_wins() {
     ];
     let mut g = start("optimistic", &scripts, None, "");
     g.send("setoption name G_MateVerifyMs value 0");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert!(!lines.iter().any(|l| l.contains("[Warning]")), "{lines:#?}");
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
 }
@@ -549,7 +543,7 @@ fn calibrated_scales_compare_win_rates_not_raw_numbers() {
             .to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
     let mut g = start(
         "optimistic",
@@ -557,7 +551,7 @@ fn calibrated_scales_compare_win_rates_not_raw_numbers() {
         None,
         "Engine1.Scale=1000\nEngine2.Scale=400\n",
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(
         decision(&lines),
         [
@@ -580,7 +574,7 @@ fn black_view_scores_are_turned_to_the_side_to_move() {
             .to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "Engine1.ScoreView=black\n");
-    let lines = play(&mut g, "position startpos moves 7g7f", BYO);
+    let lines = g.play("position startpos moves 7g7f", BYO);
     assert_eq!(
         decision(&lines),
         [
@@ -604,7 +598,7 @@ fn mate_member_without_a_mate_leaves_the_normal_move() {
         Some("id name tsume\nmate: checkmate nomate\n"),
         "",
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     let tail: Vec<String> = lines[lines.len() - 4..]
         .iter()
         .map(|l| common::mask_time(l))
@@ -638,7 +632,7 @@ fn mate_guard_overrides_any_type_with_a_verified_mate() {
         Some("id name tsume\nmate: checkmate G*5b\n"),
         "MateEngine.Guard=true\n",
     );
-    let lines = play(&mut g, MATE1, BYO);
+    let lines = g.play(MATE1, BYO);
     assert!(
         lines.contains(&"info string checkmate G*5b".to_string()),
         "{lines:#?}"
@@ -665,7 +659,7 @@ fn mate_guard_without_a_mate_leaves_the_types_choice() {
         Some("id name tsume\nmate: checkmate nomate\n"),
         "MateEngine.Guard=true\n",
     );
-    let lines = play(&mut g, MATE1, BYO);
+    let lines = g.play(MATE1, BYO);
     assert!(
         lines.contains(&"info string checkmate nomate".to_string()),
         "{lines:#?}"
@@ -682,7 +676,7 @@ fn without_the_guard_a_non_mate_type_ignores_the_mate_engine() {
         Some("id name tsume\nmate: checkmate G*5b\n"),
         "",
     );
-    let lines = play(&mut g, MATE1, BYO);
+    let lines = g.play(MATE1, BYO);
     assert!(!lines.iter().any(|l| l.contains("checkmate")), "{lines:#?}");
     assert_eq!(lines.last().unwrap(), "bestmove 5c5b+", "{lines:#?}");
 }
@@ -718,7 +712,7 @@ fn mate_guard_with_min_cores_sits_out_timed_rounds_only() {
     };
 
     // A clock: the optimistic choice stands, the guard is told out once and never asked.
-    let lines = play(&mut g, MATE1, BYO);
+    let lines = g.play(MATE1, BYO);
     let cpus = std::thread::available_parallelism().unwrap().get();
     let s = if cpus == 1 { "" } else { "s" };
     let info = format!(
@@ -727,14 +721,14 @@ fn mate_guard_with_min_cores_sits_out_timed_rounds_only() {
     assert!(lines.contains(&info), "{lines:#?}");
     assert!(!lines.iter().any(|l| l.contains("checkmate")), "{lines:#?}");
     assert_eq!(lines.last().unwrap(), "bestmove 5c5b+", "{lines:#?}");
-    let lines = play(&mut g, MATE1, BYO);
+    let lines = g.play(MATE1, BYO);
     assert!(!lines.iter().any(|l| l.contains("[Info]")), "{lines:#?}");
     assert_eq!(lines.last().unwrap(), "bestmove 5c5b+", "{lines:#?}");
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(gos(), 0);
 
     // Nodes: the guard plays and its verified mate decides.
-    let lines = play(&mut g, MATE1, "go nodes 4000");
+    let lines = g.play(MATE1, "go nodes 4000");
     assert_eq!(lines.last().unwrap(), "bestmove G*5b", "{lines:#?}");
     assert_eq!(gos(), 1);
 }
@@ -748,7 +742,7 @@ fn mate_guard_waits_for_the_mate_member_in_a_node_limited_round() {
         "MateEngine.Guard=true\n",
     );
     // Both members answer within 100 ms; the mate member 300 ms later still decides.
-    let lines = play(&mut g, MATE1, "go nodes 4000");
+    let lines = g.play(MATE1, "go nodes 4000");
     assert_eq!(lines.last().unwrap(), "bestmove G*5b", "{lines:#?}");
 }
 
@@ -762,7 +756,7 @@ fn a_false_mate_claim_is_ignored() {
         Some("id name tsume\nmate: checkmate 5c5b+\n"),
         "",
     );
-    let lines = play(&mut g, MATE1, BYO);
+    let lines = g.play(MATE1, BYO);
     assert!(
         lines
             .iter()
@@ -790,7 +784,7 @@ fn mate_sfen_sends_the_mate_member_a_plain_sfen() {
     );
     let mut g = Gougi::with_config(&config);
     g.handshake();
-    let lines = play(&mut g, "position startpos moves 7g7f", BYO);
+    let lines = g.play("position startpos moves 7g7f", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 3c3d");
     let log = std::fs::read_to_string(&transcript).unwrap();
     assert!(
@@ -822,7 +816,7 @@ fn mate_pv_searches_the_positions_along_the_pv() {
         let want = format!("option name {prefix} type check default true");
         assert!(usi.contains(&want), "{prefix}: {usi:#?}");
     }
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
     assert!(
         lines
@@ -858,7 +852,7 @@ fn a_crashing_member_is_reported_left_out_and_restarted() {
     let refs: Vec<&str> = scripts.iter().map(String::as_str).collect();
     let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &refs, None, ""));
     g.handshake();
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert!(
         lines
             .contains(&"info string [Error] E2 (e2) exited with code 3; restarting it".to_string()),
@@ -899,7 +893,7 @@ fn illegal_and_garbage_answers_are_discarded() {
         "id name e3\ngo: sleep 100 ; info score cp 10 pv 2g2f ; bestmove 2g2f\n".to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert!(
         lines
             .iter()
@@ -920,7 +914,7 @@ fn illegal_and_garbage_answers_are_discarded() {
 fn with_every_member_gone_gougi_still_plays_a_legal_move() {
     let scripts = ["id name e1\ngo: exit 1\n".to_string()];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     let best = lines.last().unwrap();
     assert!(
         best.starts_with("bestmove ") && best != "bestmove resign",
@@ -933,14 +927,12 @@ fn a_late_duplicate_answer_does_not_leak_into_the_next_move() {
     let scripts = ["id name e1\ngo: info score cp 1 pv 7g7f ; bestmove 7g7f ; bestmove 2g2f\ngo: info score cp 1 pv 8c8d ; sleep 100 ; bestmove 8c8d\n".to_string()];
     let mut g = start("optimistic", &scripts, None, "");
     assert_eq!(
-        play(&mut g, "position startpos", BYO).last().unwrap(),
+        g.play("position startpos", BYO).last().unwrap(),
         "bestmove 7g7f"
     );
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(
-        play(&mut g, "position startpos moves 7g7f", BYO)
-            .last()
-            .unwrap(),
+        g.play("position startpos moves 7g7f", BYO).last().unwrap(),
         "bestmove 8c8d"
     );
 }
@@ -1077,8 +1069,7 @@ fn members_get_a_clock_shortened_by_the_network_delay_and_the_margin() {
     );
     let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &[&script], None, ""));
     g.handshake();
-    play(
-        &mut g,
+    g.play(
         "position startpos",
         "go btime 60000 wtime 50000 byoyomi 10000",
     );
@@ -1102,17 +1093,9 @@ fn a_member_that_keeps_its_own_margin_gets_it_back() {
     );
     let mut g = Gougi::with_config(&mock_config(&dir, "optimistic", &[&script], None, ""));
     g.handshake();
-    play(
-        &mut g,
-        "position startpos",
-        "go btime 0 wtime 0 byoyomi 1000",
-    );
+    g.play("position startpos", "go btime 0 wtime 0 byoyomi 1000");
     g.send("setoption name E1_NetworkDelay2 value 100");
-    play(
-        &mut g,
-        "position startpos",
-        "go btime 30000 wtime 0 byoyomi 0",
-    );
+    g.play("position startpos", "go btime 30000 wtime 0 byoyomi 0");
     let log = std::fs::read_to_string(&t1).unwrap();
     let gos: Vec<&str> = log.lines().filter(|l| l.starts_with("go ")).collect();
     // 1000 − G_NetworkDelay 300 (capped at a quarter: 250) − G_Margin 60 + 500 on the byoyomi;
@@ -1280,7 +1263,7 @@ fn weighted_optimistic_scales_each_members_odds_by_its_weight() {
         None,
         "Engine2.Weight=1.5\n",
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(
         decision(&lines),
         [
@@ -1293,7 +1276,7 @@ fn weighted_optimistic_scales_each_members_odds_by_its_weight() {
     );
     // Without the weight it is plain optimism.
     let mut g = start("重み付き楽観合議", &three(SECOND), None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f ponder 3c3d");
 }
 
@@ -1326,7 +1309,7 @@ fn multipv_vote_plays_the_move_every_list_shares() {
     assert!(usi.contains(
         &"option name G_VoteScoring type combo default winrate var winrate var borda".to_string()
     ));
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     // No member's first choice won: all [X]; the move comes from e1's second line (e1 and e2
     // both placed it second; the lower number's line is played). e3's 4th line (an illegal
     // move for Black) does not count.
@@ -1363,7 +1346,7 @@ fn multipv_vote_by_borda_count() {
     g.send("setoption name G_MultiPV value 2");
     g.send("isready");
     g.until_prefix("readyok");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     // k = 2: 2g2f 1 + 1 + 1; every first choice 2; e3's third line earns nothing.
     let d = decision(&lines);
     assert_eq!(
@@ -1386,7 +1369,7 @@ fn multipv_vote_follows_a_first_choice_when_lists_agree_on_it() {
         "id name e2\ngo: sleep 100 ; info depth 5 multipv 1 score cp 20 pv 2g2f ; info depth 5 multipv 2 score cp 15 pv 7g7f 8c8d ; bestmove 2g2f\n".to_string(),
     ];
     let mut g = start("multipv-vote", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(
         decision(&lines),
         [
@@ -1479,12 +1462,12 @@ fn min_cores_members_sit_out_timed_rounds_only() {
     };
 
     // Nodes: everyone plays, and e3's +90 wins.
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert!(!lines.iter().any(|l| l.contains("[Info]")), "{lines:#?}");
     assert_eq!(lines.last().unwrap(), "bestmove 6i7h");
 
     // A clock: e3 sits out, once announced; e1 (first, never left out) and e2 play.
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     let cpus = std::thread::available_parallelism().unwrap().get();
     let s = if cpus == 1 { "" } else { "s" };
     let info = format!(
@@ -1505,7 +1488,7 @@ fn min_cores_members_sit_out_timed_rounds_only() {
             "bestmove 7g7f",
         ]
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert!(!lines.iter().any(|l| l.contains("[Info]")), "{lines:#?}");
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
     // The transcripts: e1 and e2 got all three `go`s, e3 only the node-bound one.
@@ -1544,7 +1527,7 @@ fn a_members_loading_messages_reach_the_gui_capped() {
             .collect();
         assert_eq!(said, expected, "{ready:#?}");
     }
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
     assert!(!lines.iter().any(|l| l.contains("loading")), "{lines:#?}");
 }

@@ -28,12 +28,6 @@ fn start(policy: &str, scripts: &[String], mate: Option<&str>, extra: &str) -> G
     start_in(&scratch_dir(policy), policy, scripts, mate, extra)
 }
 
-fn play(g: &mut Gougi, position: &str, go: &str) -> Vec<String> {
-    g.send(position);
-    g.send(go);
-    g.until_prefix("bestmove")
-}
-
 fn has_prefix(lines: &[String], prefix: &str) -> bool {
     lines.iter().any(|l| l.starts_with(prefix))
 }
@@ -48,7 +42,7 @@ fn d01_a_cp932_line_from_the_gui_does_not_end_gougi() {
     g.send_bytes(b"setoption name USI_Hash value \x93\xfa\n");
     g.send("isready");
     g.until(Duration::from_secs(10), |l| l == "readyok");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
 }
 
@@ -63,7 +57,7 @@ fn d02_a_majority_tie_does_not_resign_while_members_play() {
             .to_string(),
     ];
     let mut g = start("majority", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     // The 1-1-1 tie among the members that play goes to the lowest number.
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f", "{lines:#?}");
     assert!(
@@ -83,7 +77,7 @@ fn d02_resign_all_waits_for_the_member_that_plays() {
     let mut g = start("majority", &scripts, None, "");
     g.send("setoption name G_Resign value all");
     for _ in 0..4 {
-        let lines = play(&mut g, "position startpos", BYO);
+        let lines = g.play("position startpos", BYO);
         assert_eq!(lines.last().unwrap(), "bestmove 2g2f", "{lines:#?}");
     }
 }
@@ -100,7 +94,7 @@ fn d02_the_mate_type_does_not_resign_a_live_game() {
         Some("id name tsume\nmate: checkmate nomate\n"),
         "",
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(
         lines.last().unwrap(),
         "bestmove 7g7f ponder 3c3d",
@@ -119,7 +113,7 @@ fn d02_a_lost_position_is_still_resigned() {
         "id name e1\ngo: info depth 5 score mate -3 pv 7g7f 3c3d ; bestmove resign\n".to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove resign", "{lines:#?}");
 }
 
@@ -143,11 +137,7 @@ fn d03_a_member_that_keeps_crashing_is_restarted_game_after_game() {
             g.send("usinewgame");
         }
         for _ in 0..2 {
-            let lines = play(
-                &mut g,
-                "position startpos",
-                "go btime 0 wtime 0 byoyomi 500",
-            );
+            let lines = g.play("position startpos", "go btime 0 wtime 0 byoyomi 500");
             assert_eq!(lines.last().unwrap(), "bestmove 7g7f", "{lines:#?}");
             reports.extend(lines.into_iter().filter(|l| l.contains("E2 (e2)")));
             // Room for the back-off before the next restart.
@@ -182,11 +172,7 @@ fn d03_a_member_that_always_fails_is_left_out_until_the_next_game_and_says_so() 
         .any(|l: &String| l.contains("left out until the next game"))
     {
         assert!(t0.elapsed() < Duration::from_secs(30), "{reports:#?}");
-        let lines = play(
-            &mut g,
-            "position startpos",
-            "go btime 0 wtime 0 byoyomi 300",
-        );
+        let lines = g.play("position startpos", "go btime 0 wtime 0 byoyomi 300");
         assert_eq!(lines.last().unwrap(), "bestmove 7g7f", "{lines:#?}");
         reports.extend(lines.into_iter().filter(|l| l.contains("E2 (e2)")));
         std::thread::sleep(Duration::from_millis(400));
@@ -204,11 +190,7 @@ fn d03_a_member_that_always_fails_is_left_out_until_the_next_game_and_says_so() 
     assert_eq!(starts(&log), 5);
     // True to its word: not started again in this game …
     std::thread::sleep(Duration::from_millis(1500));
-    play(
-        &mut g,
-        "position startpos",
-        "go btime 0 wtime 0 byoyomi 300",
-    );
+    g.play("position startpos", "go btime 0 wtime 0 byoyomi 300");
     assert_eq!(starts(&log), 5);
     // … and started at the next.
     g.send("usinewgame");
@@ -239,7 +221,7 @@ fn d04_isready_answers_without_a_member_that_never_gets_ready() {
         has_prefix(&lines, "info string [Error] E2 (e2) is not ready"),
         "{lines:#?}"
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
 }
 
@@ -262,7 +244,7 @@ fn d04_a_member_that_never_answers_usi_does_not_hold_start_up() {
     g.until(Duration::from_secs(80), |l| l == "readyok");
     let waited = t0.elapsed();
     assert!(waited < Duration::from_secs(15), "ready after {waited:?}");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
 }
 
@@ -307,7 +289,7 @@ fn d06_huge_node_counts_from_members_do_not_overflow() {
         format!("id name e2\ngo: sleep 50 ; {line}\n"),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f", "{lines:#?}");
     let info = &lines[lines.len() - 2];
     assert!(info.contains("nodes 18446744073709551615"), "{info}");
@@ -317,8 +299,7 @@ fn d06_huge_node_counts_from_members_do_not_overflow() {
 fn d06_a_huge_clock_does_not_panic() {
     let scripts = ["id name e1\ngo: info score cp 5 pv 7g7f ; bestmove 7g7f\n".to_string()];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(
-        &mut g,
+    let lines = g.play(
         "position startpos",
         "go btime 18446744073709551615 wtime 0 byoyomi 1000",
     );
@@ -334,11 +315,7 @@ fn d07_bad_clock_values_never_reach_members_as_stray_numbers() {
         log.display()
     )];
     let mut g = start_in(&dir, "optimistic", &scripts, None, "");
-    let lines = play(
-        &mut g,
-        "position startpos",
-        "go btime -5 wtime -5 binc -1 winc -1",
-    );
+    let lines = g.play("position startpos", "go btime -5 wtime -5 binc -1 winc -1");
     // An exhausted clock: gougi may answer at once, but with a legal move.
     let best = lines.last().unwrap();
     assert!(
@@ -396,7 +373,7 @@ fn d08_commands_read_before_end_of_input_are_answered() {
 fn d09_an_illegal_position_is_reported_and_never_answered_with_another_positions_move() {
     let scripts = ["id name e1\ngo: info score cp 5 pv 2g2f ; bestmove 2g2f\n".to_string()];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 2g2f");
     g.send("position startpos moves 7g7f 7g7f");
     g.send(BYO);
@@ -425,7 +402,7 @@ fn d10_exchange_keeps_cross_check_lines_from_the_gui_and_compares_calibrated_sco
         None,
         "Engine1.Scale=60\nEngine2.Scale=6000\n",
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     // The replies searched after the other member's move are not this position's lines.
     assert!(
         !lines
@@ -459,7 +436,7 @@ fn d13_the_mate_members_raw_lines_do_not_reach_the_gui() {
         Some("id name tsume\nmate: info time 1 nodes 10 ; checkmate nomate\n"),
         "",
     );
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert!(!has_prefix(&lines, "info string info"), "{lines:#?}");
     assert_eq!(lines.last().unwrap(), "bestmove 7g7f");
 }
@@ -472,7 +449,7 @@ fn d13_relay_all_never_numbers_a_string_line() {
     ];
     let mut g = start("optimistic", &scripts, None, "");
     g.send("setoption name G_InfoRelay value all");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert!(
         !lines
             .iter()
@@ -496,7 +473,7 @@ fn d13_a_pv_is_cut_before_its_first_illegal_move() {
             .to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert!(
         lines
             .iter()
@@ -514,7 +491,7 @@ fn d13_a_bogus_bestmove_before_the_real_one_does_not_lose_it() {
         "id name e2\ngo: sleep 100 ; info score cp 10 pv 7g7f ; bestmove 7g7f\n".to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     assert_eq!(lines.last().unwrap(), "bestmove 2g2f", "{lines:#?}");
 }
 
@@ -636,12 +613,8 @@ fn d14_node_limits_are_translated_per_member() {
         None,
         "Engine1.Nodes=off\nEngine2.Nodes=20000\n",
     );
-    play(&mut g, "position startpos", "go nodes 1000");
-    play(
-        &mut g,
-        "position startpos",
-        "go btime 0 wtime 0 byoyomi 1000",
-    );
+    g.play("position startpos", "go nodes 1000");
+    g.play("position startpos", "go btime 0 wtime 0 byoyomi 1000");
     let (g1, g2) = (transcript_gos(&l1, 2), transcript_gos(&l2, 2));
     // e1 cannot take `nodes`: a second of byoyomi instead, the GUI's clock as it is.
     assert_eq!(g1[0], "go btime 0 wtime 0 byoyomi 1000");
@@ -660,7 +633,7 @@ fn i65_resign_is_not_shown_as_a_pv() {
             .to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(&mut g, "position startpos", BYO);
+    let lines = g.play("position startpos", BYO);
     let tail: Vec<String> = lines[lines.len() - 2..]
         .iter()
         .map(|l| common::mask_time(l))
@@ -688,11 +661,7 @@ fn i65_a_fallback_shows_one_line_whole() {
             .to_string(),
     ];
     let mut g = start("optimistic", &scripts, None, "");
-    let lines = play(
-        &mut g,
-        "position startpos",
-        "go btime 0 wtime 0 byoyomi 1000",
-    );
+    let lines = g.play("position startpos", "go btime 0 wtime 0 byoyomi 1000");
     let tail: Vec<String> = lines[lines.len() - 3..]
         .iter()
         .map(|l| common::mask_time(l))

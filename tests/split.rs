@@ -55,12 +55,6 @@ fn start(tag: &str, gos: &[&[&str]], extra: &str) -> (Gougi, Vec<PathBuf>) {
     (g, transcripts)
 }
 
-fn play(g: &mut Gougi, position: &str, go: &str) -> Vec<String> {
-    g.send(position);
-    g.send(go);
-    g.until_prefix("bestmove")
-}
-
 /// The `setoption name MultiPV`, `position` and `go` lines a member received, in order, each
 /// `searchmoves` list written as its length (`searchmoves <28>`).
 fn searches(transcript: &Path) -> Vec<String> {
@@ -115,7 +109,7 @@ fn four_members_split_the_top_two_moves_and_the_rest() {
         &[&[PREDICT, E1_LEAF], &[E2_LEAF], &[E3_LEAF], &[E4_LEAF]],
         "",
     );
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert_eq!(
         decision(&lines),
         [
@@ -203,9 +197,9 @@ fn when_the_opponent_follows_the_line_played_it_predicts_without_a_search() {
         ],
         "",
     );
-    let first = play(&mut g, "position startpos", "go nodes 1000");
+    let first = g.play("position startpos", "go nodes 1000");
     assert_eq!(first.last().unwrap(), "bestmove 7g7f ponder 8c8d");
-    let lines = play(&mut g, "position startpos moves 7g7f 8c8d", "go nodes 1000");
+    let lines = g.play("position startpos moves 7g7f 8c8d", "go nodes 1000");
     assert_eq!(
         searches(&t[0])[6..],
         ["position startpos moves 7g7f 8c8d 2g2f", "go nodes 1000"]
@@ -244,7 +238,7 @@ fn a_member_that_dies_mid_split_loses_only_its_leaf() {
         ],
         "",
     );
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert!(
         lines.contains(&"info string [Error] E2 (e2) exited with code 3; restarting it".into()),
         "{lines:#?}"
@@ -320,7 +314,7 @@ fn a_member_without_searchmoves_searches_the_rest_move_by_move() {
         ],
         "Engine3.SearchMoves=false\n",
     );
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     let rest: Vec<String> = start_moves()
         .into_iter()
         .filter(|m| m != "7g7f" && m != "2g2f")
@@ -351,7 +345,7 @@ fn a_member_without_searchmoves_searches_the_rest_move_by_move() {
         ],
         "",
     );
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert_eq!(
         searches(&t[2]),
         ["position startpos", "go nodes 900 searchmoves <28>"]
@@ -374,11 +368,11 @@ fn a_member_without_searchmoves_searches_the_rest_move_by_move() {
         ],
         "",
     );
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     let warning = "info string [Warning] E3 (e3) answered 7g7f, not one of the moves of its go \
                    searchmoves; if it ignores searchmoves, set Engine3.SearchMoves=false";
     assert!(lines.iter().any(|l| l == warning), "{lines:#?}");
-    let again = play(&mut g, "position startpos moves 2h3h 8c8d", "go nodes 1000");
+    let again = g.play("position startpos moves 2h3h 8c8d", "go nodes 1000");
     assert!(!again.iter().any(|l| l == warning), "{again:#?}");
 }
 
@@ -401,7 +395,7 @@ fn without_a_prediction_search_the_line_played_predicts_the_next_tree() {
         "",
     );
     g.send("setoption name G_SplitPredict value 0");
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert_eq!(
         decision(&lines)[3..],
         [
@@ -413,7 +407,7 @@ fn without_a_prediction_search_the_line_played_predicts_the_next_tree() {
     // The opponent replied 3c3d as predicted: the line's 2g2f 8c8d makes the next tree, with
     // the whole 1000 nodes for each leaf. 2g2f's prediction has no second move, so the other
     // moves weigh a half: the heaviest leaf, E1's; 2g2f {8c8d: E2, other replies: E3}.
-    let lines = play(&mut g, "position startpos moves 7g7f 3c3d", "go nodes 1000");
+    let lines = g.play("position startpos moves 7g7f 3c3d", "go nodes 1000");
     let at = "position startpos moves 7g7f 3c3d";
     let replies = legal_after("7g7f 3c3d 2g2f").len() - 1;
     let moves = legal_after("7g7f 3c3d").len() - 1;
@@ -464,7 +458,7 @@ fn the_mate_guard_still_decides_first() {
     );
     let mut g = Gougi::with_config(&config);
     g.handshake();
-    let lines = play(&mut g, MATE1, "go nodes 1000");
+    let lines = g.play(MATE1, "go nodes 1000");
     assert_eq!(lines.last().unwrap(), "bestmove G*5b");
     assert!(
         lines.contains(&"info score mate 1 pv G*5b".to_string()),
@@ -589,7 +583,7 @@ fn with_no_leaf_answered_the_prediction_is_played() {
         &[&[PREDICT, "exit 3"], &["exit 3"], &["exit 3"], &["exit 3"]],
         "",
     );
-    let lines = play(&mut g, "position startpos", "go nodes 1000");
+    let lines = g.play("position startpos", "go nodes 1000");
     assert_eq!(
         decision(&lines),
         [
@@ -631,7 +625,7 @@ fn four_builtin_searches_split_and_the_rest_leaf_keeps_to_its_moves() {
         "position startpos",
         "position startpos moves 7g7f 3c3d 2g2f 4c4d",
     ] {
-        let lines = play(&mut g, position, "go nodes 4000");
+        let lines = g.play(position, "go nodes 4000");
         assert!(!lines.iter().any(|l| l.contains("[Warning]")), "{lines:#?}");
         let why = lines
             .iter()
@@ -691,7 +685,7 @@ fn a_mate_the_guard_finds_during_the_leaves_is_played() {
     let mut g = Gougi::with_config(&config);
     g.handshake();
     g.send("setoption name G_NetworkDelay value 0");
-    let lines = play(&mut g, MATE1, "go btime 0 wtime 0 byoyomi 3000");
+    let lines = g.play(MATE1, "go btime 0 wtime 0 byoyomi 3000");
     // The mate reaches the GUI as it is verified, after the prediction's lines and before the
     // predicted leaf's (E1's, from the root); at the leaves' end every member's line is shown
     // from the root, as split's own decision shows them.

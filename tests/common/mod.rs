@@ -312,6 +312,13 @@ impl Gougi {
         self.until(Duration::from_secs(20), move |l| l.starts_with(&p))
     }
 
+    /// `position` and `go` as a GUI sends them; the lines up to the `bestmove`.
+    pub fn play(&mut self, position: &str, go: &str) -> Vec<String> {
+        self.send(position);
+        self.send(go);
+        self.until_prefix("bestmove")
+    }
+
     /// `usi` … `usiok`, `isready` … `readyok`, `usinewgame`.
     pub fn handshake(&mut self) -> Vec<String> {
         self.send("usi");

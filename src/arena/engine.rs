@@ -428,6 +428,16 @@ impl Engine {
         self.answer(start, deadline).await
     }
 
+    /// The engine is gone (its events ended, or it exited): marks it dead and returns its exit
+    /// code, from the event or else from the process.
+    fn died(&mut self, event: Option<MemberEvent>) -> Option<i32> {
+        self.dead = true;
+        match event {
+            Some(MemberEvent::Exited { code, .. }) => code,
+            _ => self.handle.exit_code().flatten(),
+        }
+    }
+
     /// Another move was played (or the game ended): `stop`, and the ponder's `bestmove` is
     /// waited for and dropped, so it cannot be taken for the next search's. An engine that does
     /// not send it within a second is killed and fails (as after a `go`'s `stop`).
@@ -446,11 +456,7 @@ impl Engine {
             };
             match event {
                 None | Some(MemberEvent::Exited { .. }) => {
-                    self.dead = true;
-                    let code = match event {
-                        Some(MemberEvent::Exited { code, .. }) => code,
-                        _ => self.handle.exit_code().flatten(),
-                    };
+                    let code = self.died(event);
                     return Err(EngineFailure::Exited(code));
                 }
                 Some(MemberEvent::Message { message, .. }) => match message {
@@ -505,11 +511,7 @@ impl Engine {
             let elapsed = start.elapsed();
             match event {
                 None | Some(MemberEvent::Exited { .. }) => {
-                    self.dead = true;
-                    let code = match event {
-                        Some(MemberEvent::Exited { code, .. }) => code,
-                        _ => self.handle.exit_code().flatten(),
-                    };
+                    let code = self.died(event);
                     return Think {
                         reply: Reply::Failed(EngineFailure::Exited(code)),
                         elapsed,

@@ -48,15 +48,73 @@ unsafe fn dot32(bias: i32, row: &[i8], input: &[u8]) -> i32 {
     bias.wrapping_add(hsum(acc))
 }
 
-/// An affine layer and the clipped ReLU: `input` is as long as the rows (padded to 32, the
-/// padding zero).
+/// An affine layer and the clipped ReLU over weights laid out four inputs at a time
+/// ([`super::network`]'s `by_chunk`): `input` is a multiple of 32 bytes long (the padding
+/// zero), `bias` has `8 × R` outputs. Each non-zero 4-byte piece of the input, broadcast, meets
+/// the eight-output weight blocks of its chunk; pieces of zeros are found 32 bytes at a time
+/// and skipped, which is most of the first layer's input after the clipping.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn affine_relu(input: &[u8], bias: &[i32], weight: &[i8], out: &mut [u8]) {
-    let stride = input.len();
-    for (i, o) in out.iter_mut().enumerate() {
-        let s = dot32(bias[i], &weight[i * stride..(i + 1) * stride], input);
-        *o = (s >> WEIGHT_SCALE_BITS).clamp(0, 127) as u8;
+unsafe fn affine_relu_chunks<const R: usize>(
+    input: &[u8],
+    bias: &[i32],
+    by_chunk: &[i8],
+    out: &mut [u8],
+) {
+    debug_assert!(input.len() % 32 == 0 && bias.len() == 8 * R);
+    debug_assert!(by_chunk.len() >= input.len() * 8 * R);
+    // The chunks worth multiplying, found eight at a time.
+    let mut live = [0u16; 2 * MAX_HALF / 4];
+    let mut n = 0;
+    let zero = _mm256_setzero_si256();
+    for (b, block) in input.chunks_exact(32).enumerate() {
+        let v = _mm256_loadu_si256(block.as_ptr().cast());
+        let zeros = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero)));
+        let mut mask = !(zeros as u32) & 0xff;
+        while mask != 0 {
+            live[n] = (8 * b) as u16 + mask.trailing_zeros() as u16;
+            n += 1;
+            mask &= mask - 1;
+        }
+    }
+    let ones = _mm256_set1_epi16(1);
+    let mut acc = [zero; R];
+    for &c in &live[..n] {
+        let c = usize::from(c);
+        let piece = i32::from_le_bytes([
+            input[4 * c],
+            input[4 * c + 1],
+            input[4 * c + 2],
+            input[4 * c + 3],
+        ]);
+        let x = _mm256_set1_epi32(piece);
+        let block = &by_chunk[c * 32 * R..(c + 1) * 32 * R];
+        for (r, a) in acc.iter_mut().enumerate() {
+            let w = _mm256_loadu_si256(block.as_ptr().add(32 * r).cast());
+            // Bytes 0..=127 times weights: each 16-bit pair at most 2 × 127 × 128, exact.
+            let pairs = _mm256_maddubs_epi16(x, w);
+            *a = _mm256_add_epi32(*a, _mm256_madd_epi16(pairs, ones));
+        }
+    }
+    let mut sums = [0i32; 64];
+    for (r, a) in acc.iter().enumerate() {
+        _mm256_storeu_si256(sums.as_mut_ptr().add(8 * r).cast(), *a);
+    }
+    for ((o, s), b) in out.iter_mut().zip(&sums[..8 * R]).zip(bias) {
+        *o = (s.wrapping_add(*b) >> WEIGHT_SCALE_BITS).clamp(0, 127) as u8;
+    }
+}
+
+/// [`affine_relu_chunks`] for any of the supported widths (8, 16, 32 or 64 outputs).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn affine_relu(input: &[u8], bias: &[i32], by_chunk: &[i8], out: &mut [u8]) {
+    match bias.len() {
+        8 => affine_relu_chunks::<1>(input, bias, by_chunk, out),
+        16 => affine_relu_chunks::<2>(input, bias, by_chunk, out),
+        32 => affine_relu_chunks::<4>(input, bias, by_chunk, out),
+        64 => affine_relu_chunks::<8>(input, bias, by_chunk, out),
+        n => unreachable!("a hidden layer of {n} outputs is not a supported shape"),
     }
 }
 
@@ -94,11 +152,11 @@ impl Network {
         affine_relu(
             &input[..2 * half],
             &self.l1_bias,
-            &self.l1_weight,
+            &self.l1_by_chunk,
             &mut h1[..a.l1],
         );
         let (p1, p2) = (padded(a.l1), padded(a.l2));
-        affine_relu(&h1[..p1], &self.l2_bias, &self.l2_weight, &mut h2[..a.l2]);
+        affine_relu(&h1[..p1], &self.l2_bias, &self.l2_by_chunk, &mut h2[..a.l2]);
         let sum = dot32(self.out_bias, &self.out_weight, &h2[..p2]);
         (sum / FV_SCALE).clamp(-MAX_EVAL, MAX_EVAL)
     }

@@ -233,6 +233,16 @@ pub struct Change {
 }
 
 impl Change {
+    /// The change that takes this one back: what came leaves, what left comes back.
+    pub fn undone(&self) -> Change {
+        Change {
+            refresh: self.refresh,
+            n: self.n,
+            removed: self.added,
+            added: self.removed,
+        }
+    }
+
     fn swap(&mut self, removed: usize, added: usize) {
         let i = usize::from(self.n);
         self.removed[i] = removed as u32;

@@ -18,6 +18,7 @@ use crate::shogi::{Color, Position};
 
 use super::features::Change;
 use super::network::Network;
+use super::refresh::Entry;
 
 /// Which copy of the loops runs.
 ///
@@ -133,6 +134,14 @@ two_copies! {
     /// One perspective's sums from scratch.
     pub fn refresh / refresh_avx2(net: &Network, pos: &Position, perspective: Color, out: &mut [i16]) {
         net.refresh_inline(pos, perspective, out)
+    }
+}
+
+two_copies! {
+    /// One perspective's sums from the last ones refreshed with its king on the same square
+    /// ([`super::refresh`]).
+    pub fn refresh_cached / refresh_cached_avx2(net: &Network, pos: &Position, perspective: Color, entry: Entry<'_>, out: &mut [i16]) {
+        net.refresh_cached_inline(pos, perspective, entry, out)
     }
 }
 

@@ -27,6 +27,7 @@
 //!   intrinsics;
 //! - [`accumulator`]: the transformer's sums, from scratch ([`Network::evaluate`], the `eval`
 //!   command) and carried from move to move;
+//! - [`refresh`]: a king move's refresh from the last sums seen with the king on that square;
 //! - [`stack`]: the search's evaluation ([`NnueEval`]), a lazily updated stack of sums.
 
 pub mod accumulator;
@@ -36,6 +37,7 @@ pub mod features;
 pub mod file;
 pub mod kernel;
 pub mod network;
+pub mod refresh;
 pub mod stack;
 
 pub use accumulator::Accumulator;

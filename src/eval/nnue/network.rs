@@ -36,6 +36,10 @@ pub struct Network {
     pub(super) l2_bias: Vec<i32>,
     /// `l2 × padded(l1)`.
     pub(super) l2_weight: Vec<i8>,
+    /// The two hidden layers' weights four inputs at a time ([`by_chunk`]), for the AVX2
+    /// kernel.
+    pub(super) l1_by_chunk: Vec<i8>,
+    pub(super) l2_by_chunk: Vec<i8>,
     pub(super) out_bias: i32,
     /// `padded(l2)`.
     pub(super) out_weight: Vec<i8>,
@@ -111,6 +115,8 @@ impl Network {
             arch,
             description,
             l1_by_input: by_input(&l.l1_weight, arch),
+            l1_by_chunk: by_chunk(&l.l1_weight, arch.l1, padded(2 * arch.half)),
+            l2_by_chunk: by_chunk(&l.l2_weight, arch.l2, padded(arch.l1)),
             ft_bias: l.ft_bias,
             ft_weight: l.ft_weight,
             l1_bias: l.l1_bias,
@@ -173,6 +179,23 @@ fn by_input(weight: &[i8], arch: Arch) -> Vec<i8> {
     for i in 0..arch.l1 {
         for j in 0..inputs {
             out[j * arch.l1 + i] = weight[i * stride + j];
+        }
+    }
+    out
+}
+
+/// A layer's weights (`outputs` rows of `stride` bytes, as in the file) four inputs at a
+/// time: chunk `c` holds, output after output, that output's weights of inputs `4c..4c + 4`
+/// (`out[(c × outputs + o) × 4 + k]` = `w[o × stride + 4c + k]`). One 32-byte load is then
+/// the weights of eight outputs for one 4-byte piece of the input, which the AVX2 kernel
+/// multiplies by that piece broadcast, so the outputs' sums build up side by side with no
+/// horizontal adds, and a piece that is all zeros (most are, after the clipping) is skipped.
+fn by_chunk(weight: &[i8], outputs: usize, stride: usize) -> Vec<i8> {
+    let mut out = vec![0i8; outputs * stride];
+    for o in 0..outputs {
+        for j in 0..stride {
+            let (c, k) = (j / 4, j % 4);
+            out[(c * outputs + o) * 4 + k] = weight[o * stride + j];
         }
     }
     out

@@ -17,6 +17,7 @@ use crate::shogi::{Color, Move, Position};
 use super::features::{change, Change};
 use super::kernel::{self, Kernel};
 use super::network::Network;
+use super::refresh::RefreshCache;
 
 /// One ply of the stack.
 #[derive(Clone, Copy)]
@@ -37,6 +38,9 @@ pub struct NnueEval {
     /// `2 × half` sums per ply (Black's perspective, then White's), ply-major, grown with
     /// `plies`.
     sums: Vec<i16>,
+    /// The sums last refreshed per king square: a king move's refresh applies only what
+    /// changed since (see [`super::refresh`]).
+    cache: RefreshCache,
     /// `EvalNoise`'s standard deviation in the net's units (0: none) and `Seed`.
     noise_sd: i32,
     noise_seed: u64,
@@ -52,6 +56,7 @@ impl NnueEval {
         let cap = STACK_HINT;
         NnueEval {
             sums: Vec::with_capacity(cap * 2 * net.arch.half),
+            cache: RefreshCache::new(&net),
             net,
             kernel,
             plies: Vec::with_capacity(cap),
@@ -94,8 +99,19 @@ impl NnueEval {
         while !self.plies[from].known[p] {
             if self.plies[from].change[p].refresh {
                 let out = &mut self.sums[at(top)..at(top) + half];
-                kernel::refresh(self.kernel, &self.net, pos, perspective, out);
+                let entry = self.cache.entry(pos, perspective);
+                kernel::refresh_cached(self.kernel, &self.net, pos, perspective, entry, out);
                 self.plies[top].known[p] = true;
+                // The plies from the king move up to here are this ply's sums with the moves
+                // since taken back, one pass each. Without them every sibling of this ply
+                // (the next moves the search tries from its parent) would refresh again.
+                for ply in (from..top).rev() {
+                    let (below, above) = self.sums.split_at_mut(at(ply + 1));
+                    let undo = self.plies[ply + 1].change[p].undone();
+                    let out = &mut below[at(ply)..at(ply) + half];
+                    kernel::apply_change(self.kernel, &self.net, &above[..half], out, &undo);
+                    self.plies[ply].known[p] = true;
+                }
                 return;
             }
             from -= 1; // the root (ply 0) is always known

@@ -59,6 +59,7 @@ unsafe fn affine_relu_chunks<const R: usize>(
     input: &[u8],
     bias: &[i32],
     by_chunk: &[i8],
+    group: usize,
     out: &mut [u8],
 ) {
     debug_assert!(input.len() % 32 == 0 && bias.len() == 8 * R);
@@ -79,6 +80,9 @@ unsafe fn affine_relu_chunks<const R: usize>(
     }
     let ones = _mm256_set1_epi16(1);
     let mut acc = [zero; R];
+    // 16-bit sums of up to `group` pieces' byte products, widened to 32 bits together.
+    let mut part = [zero; R];
+    let mut in_part = 0;
     for &c in &live[..n] {
         let c = usize::from(c);
         let piece = i32::from_le_bytes([
@@ -89,12 +93,22 @@ unsafe fn affine_relu_chunks<const R: usize>(
         ]);
         let x = _mm256_set1_epi32(piece);
         let block = &by_chunk[c * 32 * R..(c + 1) * 32 * R];
-        for (r, a) in acc.iter_mut().enumerate() {
+        for (r, p) in part.iter_mut().enumerate() {
             let w = _mm256_loadu_si256(block.as_ptr().add(32 * r).cast());
-            // Bytes 0..=127 times weights: each 16-bit pair at most 2 × 127 × 128, exact.
-            let pairs = _mm256_maddubs_epi16(x, w);
-            *a = _mm256_add_epi32(*a, _mm256_madd_epi16(pairs, ones));
+            // Bytes 0..=127 times weights: each 16-bit pair exact, and `group` of them too.
+            *p = _mm256_add_epi16(*p, _mm256_maddubs_epi16(x, w));
         }
+        in_part += 1;
+        if in_part == group {
+            for (a, p) in acc.iter_mut().zip(part.iter_mut()) {
+                *a = _mm256_add_epi32(*a, _mm256_madd_epi16(*p, ones));
+                *p = zero;
+            }
+            in_part = 0;
+        }
+    }
+    for (a, p) in acc.iter_mut().zip(part) {
+        *a = _mm256_add_epi32(*a, _mm256_madd_epi16(p, ones));
     }
     let mut sums = [0i32; 64];
     for (r, a) in acc.iter().enumerate() {
@@ -108,12 +122,12 @@ unsafe fn affine_relu_chunks<const R: usize>(
 /// [`affine_relu_chunks`] for any of the supported widths (8, 16, 32 or 64 outputs).
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn affine_relu(input: &[u8], bias: &[i32], by_chunk: &[i8], out: &mut [u8]) {
+unsafe fn affine_relu(input: &[u8], bias: &[i32], by_chunk: &[i8], group: usize, out: &mut [u8]) {
     match bias.len() {
-        8 => affine_relu_chunks::<1>(input, bias, by_chunk, out),
-        16 => affine_relu_chunks::<2>(input, bias, by_chunk, out),
-        32 => affine_relu_chunks::<4>(input, bias, by_chunk, out),
-        64 => affine_relu_chunks::<8>(input, bias, by_chunk, out),
+        8 => affine_relu_chunks::<1>(input, bias, by_chunk, group, out),
+        16 => affine_relu_chunks::<2>(input, bias, by_chunk, group, out),
+        32 => affine_relu_chunks::<4>(input, bias, by_chunk, group, out),
+        64 => affine_relu_chunks::<8>(input, bias, by_chunk, group, out),
         n => unreachable!("a hidden layer of {n} outputs is not a supported shape"),
     }
 }
@@ -153,11 +167,76 @@ impl Network {
             &input[..2 * half],
             &self.l1_bias,
             &self.l1_by_chunk,
+            self.l1_group,
             &mut h1[..a.l1],
         );
         let (p1, p2) = (padded(a.l1), padded(a.l2));
-        affine_relu(&h1[..p1], &self.l2_bias, &self.l2_by_chunk, &mut h2[..a.l2]);
+        affine_relu(
+            &h1[..p1],
+            &self.l2_bias,
+            &self.l2_by_chunk,
+            self.l2_group,
+            &mut h2[..a.l2],
+        );
         let sum = dot32(self.out_bias, &self.out_weight, &h2[..p2]);
         (sum / FV_SCALE).clamp(-MAX_EVAL, MAX_EVAL)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::book::SplitMix64;
+    use crate::eval::nnue::kernel::Kernel;
+    use crate::eval::nnue::{Layers, Network, KP_256};
+    use crate::shogi::Position;
+
+    /// A net whose first-layer weights reach ±127 (so products are widened piece by piece)
+    /// and one whose weights are small (a dozen pieces summed in 16 bits first): the AVX2
+    /// layers equal the portable loop on both.
+    #[test]
+    fn wide_and_narrow_weights_evaluate_alike_on_both_kernels() {
+        let Some(avx2) = Kernel::available().into_iter().nth(1) else {
+            println!("no AVX2 here: nothing to compare");
+            return;
+        };
+        for (l1_max, groups) in [(127, 1), (6, 16)] {
+            let arch = KP_256;
+            let mut rng = SplitMix64::new(l1_max as u64);
+            let mut uniform =
+                |lo: i32, hi: i32| lo + (rng.next_u64() % (hi - lo + 1) as u64) as i32;
+            let stride = 2 * arch.half;
+            let layers = Layers {
+                ft_bias: (0..arch.half).map(|_| uniform(-16, 80) as i16).collect(),
+                ft_weight: (0..arch.features.dimensions() * arch.half)
+                    .map(|_| uniform(-24, 24) as i16)
+                    .collect(),
+                l1_bias: (0..arch.l1).map(|_| uniform(-4000, 4000)).collect(),
+                l1_weight: (0..arch.l1 * stride)
+                    .map(|_| uniform(-l1_max - 1, l1_max) as i8)
+                    .collect(),
+                l2_bias: (0..arch.l2).map(|_| uniform(-2000, 2000)).collect(),
+                l2_weight: (0..arch.l2 * 32)
+                    .map(|_| uniform(-128, 127) as i8)
+                    .collect(),
+                out_bias: 100,
+                out_weight: (0..32).map(|_| uniform(-127, 127) as i8).collect(),
+            };
+            let net = Network::from_layers(arch, arch.description(), layers);
+            assert_eq!(net.l1_group, groups);
+            let mut pos = Position::startpos();
+            let mut seen = std::collections::BTreeSet::new();
+            for i in 0..60 {
+                let portable = net.evaluate_with(Kernel::Portable, &pos);
+                assert_eq!(net.evaluate_with(avx2, &pos), portable, "{}", pos.to_sfen());
+                seen.insert(portable);
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                pos.do_move(moves[(i * 7) % moves.len()]);
+            }
+            // Values that spread, not a net clipped flat everywhere.
+            assert!(seen.len() > 20, "{l1_max}: {seen:?}");
+        }
     }
 }

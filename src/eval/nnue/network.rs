@@ -40,6 +40,10 @@ pub struct Network {
     /// kernel.
     pub(super) l1_by_chunk: Vec<i8>,
     pub(super) l2_by_chunk: Vec<i8>,
+    /// How many input pieces' byte products each layer can sum in 16 bits before widening
+    /// ([`exact_group`]).
+    pub(super) l1_group: usize,
+    pub(super) l2_group: usize,
     pub(super) out_bias: i32,
     /// `padded(l2)`.
     pub(super) out_weight: Vec<i8>,
@@ -117,6 +121,8 @@ impl Network {
             l1_by_input: by_input(&l.l1_weight, arch),
             l1_by_chunk: by_chunk(&l.l1_weight, arch.l1, padded(2 * arch.half)),
             l2_by_chunk: by_chunk(&l.l2_weight, arch.l2, padded(arch.l1)),
+            l1_group: exact_group(&l.l1_weight),
+            l2_group: exact_group(&l.l2_weight),
             ft_bias: l.ft_bias,
             ft_weight: l.ft_weight,
             l1_bias: l.l1_bias,
@@ -199,6 +205,24 @@ fn by_chunk(weight: &[i8], outputs: usize, stride: usize) -> Vec<i8> {
         }
     }
     out
+}
+
+/// How many 4-byte input pieces' products a 16-bit lane can sum exactly for these weights.
+/// One `vpmaddubsw` lane is two products of an input byte (0..=127) and a weight, at most
+/// 2 × 127 × max|w| in size; `k` of them stay within 16 bits while 2k × 127 × max|w| ≤ 32,767.
+/// Nets trained with small first-layer weights (gougi's `n1`: 6 at most) can sum a dozen pieces
+/// before the widening multiply-add, which then runs once where it ran a dozen times; a net
+/// with weights up to ±128 gets 1, the plain path. Capped at 16, where the gain flattens.
+fn exact_group(weight: &[i8]) -> usize {
+    let max = weight
+        .iter()
+        .map(|w| i32::from(*w).abs())
+        .max()
+        .unwrap_or(0);
+    if max == 0 {
+        return 16;
+    }
+    (32_767 / (2 * 127 * max)).clamp(1, 16) as usize
 }
 
 /// [`affine_relu`] over input-major weights, skipping zero inputs: the same sums (integer

@@ -63,7 +63,7 @@ unsafe fn affine_relu_chunks<const R: usize>(
     out: &mut [u8],
 ) {
     debug_assert!(input.len() % 32 == 0 && bias.len() == 8 * R);
-    debug_assert!(by_chunk.len() >= input.len() * 8 * R);
+    assert!(by_chunk.len() >= input.len() * 8 * R);
     // The chunks worth multiplying, found eight at a time.
     let mut live = [0u16; 2 * MAX_HALF / 4];
     let mut n = 0;
@@ -81,34 +81,25 @@ unsafe fn affine_relu_chunks<const R: usize>(
     let ones = _mm256_set1_epi16(1);
     let mut acc = [zero; R];
     // 16-bit sums of up to `group` pieces' byte products, widened to 32 bits together.
-    let mut part = [zero; R];
-    let mut in_part = 0;
-    for &c in &live[..n] {
-        let c = usize::from(c);
-        let piece = i32::from_le_bytes([
-            input[4 * c],
-            input[4 * c + 1],
-            input[4 * c + 2],
-            input[4 * c + 3],
-        ]);
-        let x = _mm256_set1_epi32(piece);
-        let block = &by_chunk[c * 32 * R..(c + 1) * 32 * R];
-        for (r, p) in part.iter_mut().enumerate() {
-            let w = _mm256_loadu_si256(block.as_ptr().add(32 * r).cast());
-            // Bytes 0..=127 times weights: each 16-bit pair exact, and `group` of them too.
-            *p = _mm256_add_epi16(*p, _mm256_maddubs_epi16(x, w));
-        }
-        in_part += 1;
-        if in_part == group {
-            for (a, p) in acc.iter_mut().zip(part.iter_mut()) {
-                *a = _mm256_add_epi32(*a, _mm256_madd_epi16(*p, ones));
-                *p = zero;
+    for pieces in live[..n].chunks(group) {
+        let mut part = [zero; R];
+        for &c in pieces {
+            let c = usize::from(c);
+            // SAFETY (reads): `c` < input.len() / 4, so the piece's 4 bytes are inside
+            // `input`, and its weight block (32 R bytes at 32 R c) inside `by_chunk`, which the
+            // assertion above sizes at input.len() × 8 R.
+            let piece = input.as_ptr().add(4 * c).cast::<i32>().read_unaligned();
+            let x = _mm256_set1_epi32(piece);
+            let block = by_chunk.as_ptr().add(c * 32 * R);
+            for (r, p) in part.iter_mut().enumerate() {
+                let w = _mm256_loadu_si256(block.add(32 * r).cast());
+                // Bytes 0..=127 times weights: each 16-bit pair exact, and `group` of them too.
+                *p = _mm256_add_epi16(*p, _mm256_maddubs_epi16(x, w));
             }
-            in_part = 0;
         }
-    }
-    for (a, p) in acc.iter_mut().zip(part) {
-        *a = _mm256_add_epi32(*a, _mm256_madd_epi16(p, ones));
+        for (a, p) in acc.iter_mut().zip(part) {
+            *a = _mm256_add_epi32(*a, _mm256_madd_epi16(p, ones));
+        }
     }
     let mut sums = [0i32; 64];
     for (r, a) in acc.iter().enumerate() {

@@ -195,6 +195,27 @@ fn handshake(g: &mut Gougi) -> Vec<String> {
     lines
 }
 
+/// [`handshake`], but a timeout names the rep and quotes gougi's log: under load a rep once
+/// got no line at all within the patience (2026-12-08), and the log is what tells a slow
+/// start from a hang.
+fn handshake_or_show_log(g: &mut Gougi, rep: usize, log: &Path) {
+    for (command, answer) in [("usi", "usiok"), ("isready", "readyok")] {
+        g.send(command);
+        let deadline = Instant::now() + WINE_PATIENCE;
+        loop {
+            match g.next(deadline.saturating_duration_since(Instant::now())) {
+                Some(line) if line == answer => break,
+                Some(_) => {}
+                None => panic!(
+                    "rep {rep}: no `{answer}` within {WINE_PATIENCE:?}; gougi's log:\n{}",
+                    std::fs::read_to_string(log).unwrap_or_else(|e| format!("({e})"))
+                ),
+            }
+        }
+    }
+    g.send("usinewgame");
+}
+
 /// Plays `go byoyomi 1000` from the start position; the bestmove must be legal.
 fn play_one_move(g: &mut Gougi) -> String {
     g.send("position startpos");
@@ -387,7 +408,7 @@ fn ends(member: Member, ending: Ending, hogs: usize, reps: usize) {
         let log_win = win(&log);
         let env = [("GOUGI_LOG", "info"), ("GOUGI_LOG_FILE", log_win.as_str())];
         let mut g = lane.start_env(&exe, &["--config", &win(&config)], &dir, &env);
-        handshake(&mut g);
+        handshake_or_show_log(&mut g, rep, &log);
         g.send("position startpos");
         g.send("go infinite");
         g.until(WINE_PATIENCE, |l| l.starts_with("info depth 1"));

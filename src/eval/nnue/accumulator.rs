@@ -59,27 +59,47 @@ impl Network {
     /// One perspective's sums from scratch: the biases plus every active feature's column.
     #[inline(always)]
     pub(super) fn refresh_inline(&self, pos: &Position, perspective: Color, sums: &mut [i16]) {
-        let mut active = [0usize; features::MAX_ACTIVE];
+        let mut active = [0u32; features::MAX_ACTIVE];
         let mut n = 0;
         features::for_each_active(self.arch.features, pos, perspective, |f| {
-            active[n] = f;
+            active[n] = f as u32;
             n += 1;
         });
-        // A block of sums at a time, kept in registers while every column adds its part
-        // (column by column over the whole half would load and store the sums 38 times); 64
-        // sums are four AVX2 registers or eight SSE2 ones, with room to spare in both.
+        self.sum_columns(&self.ft_bias, &[], &active[..n], sums);
+    }
+
+    /// `out` = `base` − the `removed` features' columns + the `added` ones.
+    ///
+    /// A block of sums at a time, kept in registers while every column adds its part (column
+    /// by column over the whole half would load and store the sums once per column, 38 times
+    /// in a refresh); 64 sums are four AVX2 registers or eight SSE2 ones, with room to spare
+    /// in both.
+    #[inline(always)]
+    pub(super) fn sum_columns(
+        &self,
+        base: &[i16],
+        removed: &[u32],
+        added: &[u32],
+        out: &mut [i16],
+    ) {
         const BLOCK: usize = 64;
         let half = self.arch.half;
         for start in (0..half).step_by(BLOCK) {
             let mut acc = [0i16; BLOCK];
-            acc.copy_from_slice(&self.ft_bias[start..start + BLOCK]);
-            for &f in &active[..n] {
-                let col = &self.ft_weight[f * half + start..f * half + start + BLOCK];
+            acc.copy_from_slice(&base[start..start + BLOCK]);
+            for &f in removed {
+                let col = &self.ft_weight[f as usize * half + start..][..BLOCK];
+                for (a, w) in acc.iter_mut().zip(col) {
+                    *a = a.wrapping_sub(*w);
+                }
+            }
+            for &f in added {
+                let col = &self.ft_weight[f as usize * half + start..][..BLOCK];
                 for (a, w) in acc.iter_mut().zip(col) {
                     *a = a.wrapping_add(*w);
                 }
             }
-            sums[start..start + BLOCK].copy_from_slice(&acc);
+            out[start..start + BLOCK].copy_from_slice(&acc);
         }
     }
 

@@ -125,33 +125,9 @@ impl Network {
         } else {
             (&removed[..nr], &added[..na])
         };
-        // A block of sums at a time, kept in registers while the columns add their part (as
-        // `refresh_inline` does).
-        const BLOCK: usize = 64;
-        let half = self.arch.half;
-        for start in (0..half).step_by(BLOCK) {
-            let mut acc = [0i16; BLOCK];
-            let base = if from_bias {
-                &self.ft_bias[start..start + BLOCK]
-            } else {
-                &entry.sums[start..start + BLOCK]
-            };
-            acc.copy_from_slice(base);
-            for &f in removed {
-                let col = &self.ft_weight[f as usize * half + start..][..BLOCK];
-                for (a, w) in acc.iter_mut().zip(col) {
-                    *a = a.wrapping_sub(*w);
-                }
-            }
-            for &f in added {
-                let col = &self.ft_weight[f as usize * half + start..][..BLOCK];
-                for (a, w) in acc.iter_mut().zip(col) {
-                    *a = a.wrapping_add(*w);
-                }
-            }
-            entry.sums[start..start + BLOCK].copy_from_slice(&acc);
-            out[start..start + BLOCK].copy_from_slice(&acc);
-        }
+        let base: &[i16] = if from_bias { &self.ft_bias } else { entry.sums };
+        self.sum_columns(base, removed, added, out);
+        entry.sums.copy_from_slice(&out[..self.arch.half]);
         entry.features[..n].copy_from_slice(now);
         *entry.count = n as u8;
     }

@@ -1194,6 +1194,8 @@ async fn a_member_slow_to_stop_on_main_time_is_stopped_earlier_and_its_answer_us
 
 /// `optimistic` over `n` members with `G_MultiPonder` on: each answers the first legal move
 /// after 200 ms, member k (from 1) predicting the (k − 1)-th legal reply.
+const BYO_1S: &str = "btime 0 wtime 0 byoyomi 1000";
+
 async fn multi_ponderers(n: usize) -> Gui {
     let scripts = (0..n)
         .map(|k| {
@@ -1249,7 +1251,7 @@ fn searches_of(gui: &Gui, member: u32, from: usize) -> Vec<String> {
 #[tokio::test(start_paused = true)]
 async fn multi_ponder_spreads_members_over_the_predicted_replies() {
     let mut gui = multi_ponderers(3).await;
-    const BYO: &str = "btime 0 wtime 0 byoyomi 1000";
+    const BYO: &str = BYO_1S;
     let mut seen = [0usize; 3];
     let mark = |gui: &Gui, seen: &mut [usize; 3]| {
         for (m, seen) in seen.iter_mut().enumerate() {
@@ -1294,7 +1296,8 @@ async fn multi_ponder_spreads_members_over_the_predicted_replies() {
     legal_bestmove(&pondered, lines.last().unwrap());
     assert!(
         lines.contains(&format!(
-            "info string [ponder] {}: pondered by E1; hits 1 of 1 this game",
+            "info string [ponder] {}: pondered by E1; hits 1 of 1 this game; head start: E1 \
+             decides, the others count only with a mate",
             replies[0]
         )),
         "{lines:#?}"
@@ -1338,7 +1341,8 @@ async fn multi_ponder_spreads_members_over_the_predicted_replies() {
     legal_bestmove(&actual, lines.last().unwrap());
     assert!(
         lines.contains(&format!(
-            "info string [ponder] {}: pondered by E3; hits 2 of 2 this game",
+            "info string [ponder] {}: pondered by E3; hits 2 of 2 this game; head start: E3 \
+             decides, the others count only with a mate",
             replies[2]
         )),
         "{lines:#?}"
@@ -1421,5 +1425,115 @@ async fn multi_ponder_misses_and_gameover_leave_no_member_pondering() {
             "E{m} was left pondering: {received:#?}"
         );
     }
+    gui.quit().await;
+}
+
+/// Issue 66, multi-ponder's head-start rule, at `ponderhit`. Both members play the same first
+/// move and E2 wins it (score 500), so the GUI ponders E2's predicted reply: E1 ponders it and
+/// E2 the reply E1 predicted. At `ponderhit` E1 goes on from its ponder and E2 is re-aimed; E2
+/// then proposes another move with its higher score. `optimistic` over every answer would play
+/// E2's move; the head start decides, so E1's is played, and the GUI hears why.
+#[tokio::test(start_paused = true)]
+async fn multi_ponder_lets_the_member_with_the_head_start_decide() {
+    let answer = Go::Answer(200 * MS);
+    let scripts = vec![
+        Script::always(answer.clone())
+            .named("m1")
+            .with_score(10)
+            .predicting(0),
+        Script::new([answer.clone(), answer, Go::AnswerNth(200 * MS, 1)])
+            .named("m2")
+            .with_score(500)
+            .predicting(1),
+    ];
+    let mut gui = start(
+        "optimistic",
+        scripts,
+        &["setoption name G_MultiPonder value true"],
+    )
+    .await;
+    let (_, lines) = gui.play(BYO_1S, 2000 * MS).await;
+    gui.moves.pop();
+    assert_eq!(lines.last().unwrap(), "bestmove 5i4h ponder 5a5b");
+    gui.moves.push("5a5b".into());
+    let pondered = gui.position();
+    gui.send(&pondered).await;
+    gui.send(&format!("go ponder {BYO_1S}")).await;
+    sleep(300 * MS).await;
+    gui.send("ponderhit").await;
+    let (_, lines) = gui.until("bestmove", 2000 * MS).await;
+    assert_eq!(
+        lines,
+        [
+            "info depth 1 score cp 10 pv 4h3h 5b4b",
+            "info string [ponder] 5a5b: pondered by E1; hits 1 of 1 this game; head start: E1 \
+             decides, the others count only with a mate",
+            "info depth 1 score cp 500 pv 4h5h 5b5a",
+            "info string [X] bestmove 4h5h ponder 5b5a [５八玉(48) ５一玉(52)] [評価値 500 （前回500 \
+             差分0）] [m2]",
+            "info string [O] bestmove 4h3h ponder 5b4b [３八玉(48) ４二玉(52)] [評価値 10 （前回10 \
+             差分0）] [m1]",
+            "info depth 1 time 200 multipv 1 score cp 10 pv 4h3h 5b4b",
+            "bestmove 4h3h ponder 5b4b",
+        ]
+    );
+    assert_eq!(faults(&gui.all_output()), Vec::<String>::new());
+    gui.quit().await;
+}
+
+/// The head-start rule after a GUI-side miss: E1 wins the first move (score 900), so the GUI
+/// ponders E1's predicted reply and E2 ponders its own. The opponent plays E2's reply: E2 goes
+/// on from its ponder (`ponderhit` with the new clock) and E1 starts the position afresh,
+/// proposing another move with the higher score. E2's move is played.
+#[tokio::test(start_paused = true)]
+async fn multi_ponder_after_a_miss_lets_the_parked_member_decide() {
+    let answer = Go::Answer(200 * MS);
+    let scripts = vec![
+        Script::new([answer.clone(), answer.clone(), Go::AnswerNth(200 * MS, 2)])
+            .named("m1")
+            .with_score(900)
+            .predicting(0),
+        Script::always(answer)
+            .named("m2")
+            .with_score(500)
+            .predicting(1),
+    ];
+    let mut gui = start(
+        "optimistic",
+        scripts,
+        &["setoption name G_MultiPonder value true"],
+    )
+    .await;
+    let (_, lines) = gui.play(BYO_1S, 2000 * MS).await;
+    gui.moves.pop();
+    assert_eq!(lines.last().unwrap(), "bestmove 5i4h ponder 5a4b");
+    let before = gui.position();
+    gui.send(&with_move(&before, &nth_legal(&before, 0))).await;
+    gui.send(&format!("go ponder {BYO_1S}")).await;
+    sleep(300 * MS).await;
+    gui.send("stop").await;
+    gui.until("bestmove", 100 * MS).await;
+    gui.moves.push(nth_legal(&before, 1));
+    let actual = gui.position();
+    gui.send(&actual).await;
+    gui.send(&format!("go {BYO_1S}")).await;
+    let (_, lines) = gui.until("bestmove", 2000 * MS).await;
+    // E2's score was in the lines it sent while parked, before this round began: the parked
+    // search's lines are not kept across the missed round's decision, so it shows none.
+    assert_eq!(
+        lines,
+        [
+            "info string [ponder] 5a5b: pondered by E2; hits 1 of 1 this game; head start: E2 \
+             decides, the others count only with a mate",
+            "info depth 1 score cp 900 pv 4h5i 5b4b",
+            "info string [O] bestmove 4h3h ponder 5b5a [３八玉(48) ５一玉(52)] [評価値 - （前回500）] \
+             [m2]",
+            "info string [X] bestmove 4h5i ponder 5b4b [５九玉(48) ４二玉(52)] [評価値 900 （前回900 \
+             差分0）] [m1]",
+            "info time 200 multipv 1 pv 4h3h 5b5a",
+            "bestmove 4h3h ponder 5b5a",
+        ]
+    );
+    assert_eq!(faults(&gui.all_output()), Vec::<String>::new());
     gui.quit().await;
 }

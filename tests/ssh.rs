@@ -626,7 +626,9 @@ fn multi_ponder_lets_a_member_over_ssh_go_on_with_the_reply_it_pondered() {
     let lines = g.until_prefix("bestmove");
     assert!(
         lines.contains(
-            &"info string [ponder] 8c8d: pondered by E2; hits 1 of 1 this game".to_string()
+            &"info string [ponder] 8c8d: pondered by E2; hits 1 of 1 this game; head start: E2 \
+              decides, the others count only with a mate"
+                .to_string()
         ),
         "{lines:#?}"
     );

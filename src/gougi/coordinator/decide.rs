@@ -12,6 +12,7 @@ use crate::gougi::{policy, resign};
 use crate::member::Role;
 use crate::usi::{BestMove, Info};
 
+use super::multi_ponder::voters;
 use super::output::{all_nodes, final_info, score_text};
 use super::state::{label, Got, Round};
 use super::Coordinator;
@@ -52,13 +53,20 @@ impl<W: std::io::Write> Coordinator<W> {
             self.fallback(&round);
             return;
         }
-        let (chosen, voted, said) = match self.multipv_vote(&round, &slots, &answers) {
+        // Multi-ponder's head start: only the members that went on from their ponder decide
+        // (and a mate from anyone); the [O]/[X] lines below still show every member.
+        let voting = voters(&round.head_start, &slots, &answers)
+            .unwrap_or_else(|| (0..answers.len()).collect());
+        let vslots: Vec<usize> = voting.iter().map(|&k| slots[k]).collect();
+        let vanswers: Vec<Answer> = voting.iter().map(|&k| answers[k].clone()).collect();
+        let (chosen, voted, said) = match self.multipv_vote(&round, &vslots, &vanswers) {
             Some((chosen, got, tally)) => (chosen, got, Said::Vote(tally)),
             None => {
-                let (k, said) = self.choose(&answers, |c| c.decide_all(&answers));
+                let (k, said) = self.choose(&vanswers, |c| c.decide_all(&vanswers));
                 (k, None, said)
             }
         };
+        let chosen = voting[chosen];
         let winner = slots[chosen];
         let played = voted
             .as_ref()

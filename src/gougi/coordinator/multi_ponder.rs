@@ -28,8 +28,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::gougi::answer::Answer;
 use crate::gougi::deadline;
 use crate::gougi::game::Game;
+use crate::gougi::policy::{Behaviour, Shape};
 use crate::usi::{GoLimits, GuiCommand, UsiMove};
 
 use super::limits::{own_margin, told};
@@ -185,11 +187,11 @@ impl<W: std::io::Write> Coordinator<W> {
         let black = round.game.black_to_move();
         let line = round.game.command.to_string();
         let mut reaimed = Vec::new();
-        let mut hit_by = Vec::new();
+        let mut hit = Vec::new();
         for (&i, p) in &pondering {
             let slot = &mut self.slots[i];
             if p.game.command == round.game.command {
-                hit_by.push(slot.spec.number);
+                hit.push(i);
                 continue;
             }
             slot.requests.retag_newest(DISCARDED);
@@ -205,8 +207,12 @@ impl<W: std::io::Write> Coordinator<W> {
             );
             reaimed.push(i);
         }
+        if !reaimed.is_empty() && self.config.policy.shape() == Shape::All {
+            round.head_start.clone_from(&hit);
+        }
         let reply = round.game.command.moves.last().copied();
-        self.tell_ponder(reply, hit_by);
+        let decide = !round.head_start.is_empty();
+        self.tell_ponder(reply, hit, decide);
         reaimed
     }
 
@@ -240,7 +246,6 @@ impl<W: std::io::Write> Coordinator<W> {
         let now = Instant::now();
         let black = round.game.black_to_move();
         let mut adopted = Vec::new();
-        let mut hit_by = Vec::new();
         for (i, p) in parked {
             let slot = &mut self.slots[i];
             let on_it = p.game.command == round.game.command && round.kind == RoundKind::Play;
@@ -252,15 +257,18 @@ impl<W: std::io::Write> Coordinator<W> {
                 let clock = deadline::answer_due(&hit, black, own).map(Duration::from_millis);
                 send(slot, &GuiCommand::PonderHit(hit));
                 slot.requests.ponderhit(now, clock);
-                hit_by.push(slot.spec.number);
                 adopted.push(i);
             } else {
                 stop_search(slot, now);
             }
         }
+        let others = round.participants.iter().any(|i| !adopted.contains(i));
+        if !adopted.is_empty() && others && self.config.policy.shape() == Shape::All {
+            round.head_start.clone_from(&adopted);
+        }
         if awaiting && round.kind == RoundKind::Play {
             let reply = round.game.command.moves.last().copied();
-            self.tell_ponder(reply, hit_by);
+            self.tell_ponder(reply, adopted.clone(), !round.head_start.is_empty());
         }
         adopted
     }
@@ -274,13 +282,15 @@ impl<W: std::io::Write> Coordinator<W> {
         }
     }
 
-    /// One ponder resolved: `reply` was played and the members `hit_by` had pondered it.
-    fn tell_ponder(&mut self, reply: Option<UsiMove>, mut hit_by: Vec<u32>) {
+    /// One ponder resolved: `reply` was played and the members in slots `hit` had pondered
+    /// it; `decide`: they decide the move by the head-start rule ([`voters`]).
+    fn tell_ponder(&mut self, reply: Option<UsiMove>, hit: Vec<usize>, decide: bool) {
         let Some(reply) = reply else { return };
         self.mponder.asked += 1;
-        if !hit_by.is_empty() {
+        if !hit.is_empty() {
             self.mponder.hits += 1;
         }
+        let mut hit_by: Vec<u32> = hit.iter().map(|&i| self.slots[i].spec.number).collect();
         hit_by.sort_unstable();
         let who = if hit_by.is_empty() {
             "nobody".to_string()
@@ -291,10 +301,92 @@ impl<W: std::io::Write> Coordinator<W> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let line = format!(
+        let mut line = format!(
             "info string [ponder] {reply}: pondered by {who}; hits {} of {} this game",
             self.mponder.hits, self.mponder.asked
         );
+        if decide {
+            let verb = if hit_by.len() == 1 {
+                "decides"
+            } else {
+                "decide"
+            };
+            line += &format!("; head start: {who} {verb}, the others count only with a mate");
+        }
         self.say(line);
+    }
+}
+
+/// The head-start rule: which answers decide a round in which some members went on from
+/// pondering this very position while the others were re-aimed at it (`head_start`, slots).
+/// Returns indices into `answers` (whose slots are `slots`): the head-start members' answers,
+/// and any other that declares a win or scores a mate for us; `None` (every answer decides)
+/// when there is no head start or none of its members gave a move.
+///
+/// Why: the member with the head start has searched the position for the opponent's time as
+/// well as ours (in the cluster frame, twice the nodes); a re-aimed member's shallower search
+/// is noisier, and under `optimistic` its higher score would outvote the deeper one. Two
+/// machines with multi-ponder lost to one without this rule (−24.5 ± 54.9, journal
+/// 2026-12-08). A mate needs no depth to be believed (the mate guard verifies it).
+pub(super) fn voters(
+    head_start: &[usize],
+    slots: &[usize],
+    answers: &[Answer],
+) -> Option<Vec<usize>> {
+    if head_start.is_empty() {
+        return None;
+    }
+    let ahead = |k: usize| head_start.contains(&slots[k]);
+    if !(0..answers.len()).any(|k| ahead(k) && answers[k].best.mv().is_some()) {
+        return None;
+    }
+    let mate = |a: &Answer| a.is_win() || a.score.is_some_and(|s| s.is_mate() && s.0 > 0);
+    let ks: Vec<usize> = (0..answers.len())
+        .filter(|&k| ahead(k) || mate(&answers[k]))
+        .collect();
+    (ks.len() < answers.len()).then_some(ks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::voters;
+    use crate::gougi::answer::Eval;
+    use crate::gougi::policy::testutil::ans;
+
+    #[test]
+    fn the_head_start_decides_with_any_mate_for_us() {
+        let mate = Eval::MATE - 7;
+        let answers = [
+            ans(1, "7g7f", Some(10), None),
+            ans(2, "2g2f", Some(900), None),
+            ans(3, "5i4h", Some(mate), None),
+            ans(4, "win", None, None),
+            ans(5, "3g3f", Some(-mate), None),
+        ];
+        let slots = [0, 1, 2, 3, 4];
+        // No head start: everyone decides.
+        assert_eq!(voters(&[], &slots, &answers), None);
+        // E2 (slot 1) went on from its ponder: it, the mate for us and the declaration decide;
+        // the fresh 900 and the mate against us do not.
+        assert_eq!(voters(&[1], &slots, &answers), Some(vec![1, 2, 3]));
+        // Slots need not be answer indices.
+        assert_eq!(
+            voters(&[7], &[9, 7], &answers[..2]),
+            Some(vec![1]),
+            "E2 at slot 7"
+        );
+        // Every answer from a head start: nothing to leave out.
+        assert_eq!(voters(&[0, 1], &slots[..2], &answers[..2]), None);
+    }
+
+    #[test]
+    fn a_head_start_without_a_move_leaves_the_decision_to_everyone() {
+        let answers = [
+            ans(1, "resign", None, None),
+            ans(2, "2g2f", Some(900), None),
+        ];
+        assert_eq!(voters(&[0], &[0, 1], &answers), None);
+        // A head-start member that did not answer at all.
+        assert_eq!(voters(&[5], &[0, 1], &answers), None);
     }
 }

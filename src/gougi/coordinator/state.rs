@@ -428,6 +428,9 @@ pub(super) struct Round {
     pub(super) extended: bool,
     /// `split`: the prediction, the tree and its leaves' searches (`split.rs`).
     pub(super) split: Option<SplitState>,
+    /// Multi-ponder: the members that pondered this very position and went on from their search
+    /// while others were re-aimed at it (empty when all or none did); `multi_ponder::voters`.
+    pub(super) head_start: Vec<usize>,
 }
 
 impl Round {
@@ -470,6 +473,7 @@ impl Round {
             leader_reserve: None,
             extended: false,
             split: None,
+            head_start: Vec::new(),
         }
     }
 

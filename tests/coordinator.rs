@@ -1518,19 +1518,19 @@ async fn multi_ponder_after_a_miss_lets_the_parked_member_decide() {
     gui.send(&actual).await;
     gui.send(&format!("go {BYO_1S}")).await;
     let (_, lines) = gui.until("bestmove", 2000 * MS).await;
-    // E2's score was in the lines it sent while parked, before this round began: the parked
-    // search's lines are not kept across the missed round's decision, so it shows none.
+    // E2's score is from the lines it sent while parked, before this round began: a parked
+    // search's lines are kept across the missed round's decision.
     assert_eq!(
         lines,
         [
             "info string [ponder] 5a5b: pondered by E2; hits 1 of 1 this game; head start: E2 \
              decides, the others count only with a mate",
             "info depth 1 score cp 900 pv 4h5i 5b4b",
-            "info string [O] bestmove 4h3h ponder 5b5a [３八玉(48) ５一玉(52)] [評価値 - （前回500）] \
-             [m2]",
+            "info string [O] bestmove 4h3h ponder 5b5a [３八玉(48) ５一玉(52)] [評価値 500 （前回500 \
+             差分0）] [m2]",
             "info string [X] bestmove 4h5i ponder 5b4b [５九玉(48) ４二玉(52)] [評価値 900 （前回900 \
              差分0）] [m1]",
-            "info time 200 multipv 1 pv 4h3h 5b5a",
+            "info depth 1 time 200 multipv 1 score cp 500 pv 4h3h 5b5a",
             "bestmove 4h3h ponder 5b5a",
         ]
     );

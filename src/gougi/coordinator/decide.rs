@@ -350,8 +350,11 @@ impl<W: std::io::Write> Coordinator<W> {
         // Lines still held back by the relay's cap would follow the `bestmove`.
         self.relay_cap.end_round();
         self.stop_all_searching();
-        for s in &mut self.slots {
-            s.clear_round();
+        // A parked member's lines are its ponder's, which a later round may adopt.
+        for i in 0..self.slots.len() {
+            if !self.is_parked(i) {
+                self.slots[i].clear_round();
+            }
         }
     }
 

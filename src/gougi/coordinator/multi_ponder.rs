@@ -260,6 +260,7 @@ impl<W: std::io::Write> Coordinator<W> {
                 adopted.push(i);
             } else {
                 stop_search(slot, now);
+                slot.clear_round();
             }
         }
         let others = round.participants.iter().any(|i| !adopted.contains(i));
@@ -279,6 +280,7 @@ impl<W: std::io::Write> Coordinator<W> {
         self.mponder.awaiting = false;
         for (i, _) in std::mem::take(&mut self.mponder.parked) {
             stop_search(&mut self.slots[i], now);
+            self.slots[i].clear_round();
         }
     }
 

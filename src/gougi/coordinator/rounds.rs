@@ -173,8 +173,12 @@ impl<W: std::io::Write> Coordinator<W> {
                 _ => (None, None, limits.clone()),
             },
         };
-        for slot in &mut self.slots {
-            slot.clear_round();
+        // A parked member's lines are its ponder's, which this round may adopt
+        // (`adopt_parked` clears those it does not).
+        for i in 0..self.slots.len() {
+            if !self.is_parked(i) {
+                self.slots[i].clear_round();
+            }
         }
         let mut round = Round::new(id, kind, game, limits.clone(), started, (soft, hard));
         round.gui_clock = gui_clock;

@@ -1537,3 +1537,63 @@ async fn multi_ponder_after_a_miss_lets_the_parked_member_decide() {
     assert_eq!(faults(&gui.all_output()), Vec::<String>::new());
     gui.quit().await;
 }
+
+/// `G_MultiPonder` with copies that all predict the same reply: the members left over ponder
+/// the master's next best replies (its own small MultiPV search), each a different legal
+/// reply, instead of all pondering the GUI's.
+#[tokio::test(start_paused = true)]
+async fn multi_ponder_fills_spare_members_with_the_masters_next_replies() {
+    let scripts = (1..=3)
+        .map(|k| {
+            Script::always(Go::Answer(200 * MS))
+                .named(&format!("m{k}"))
+                .predicting(0)
+        })
+        .collect();
+    let mut gui = start(
+        "optimistic",
+        scripts,
+        &["setoption name G_MultiPonder value true"],
+    )
+    .await;
+    let ours = gui.position();
+    let (_, lines) = gui.play(BYO_1S, 2000 * MS).await;
+    gui.moves.pop();
+    let played = gui.moves.last().unwrap().clone();
+    let gui_reply = nth_legal(&with_move(&ours, &played), 0);
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("bestmove {played} ponder {gui_reply}")
+    );
+    let before = gui.position();
+    let from: Vec<usize> = (1..=3).map(|m| gui.members.received(m).len()).collect();
+    gui.send(&with_move(&before, &gui_reply)).await;
+    gui.send(&format!("go ponder {BYO_1S}")).await;
+    sleep(300 * MS).await;
+    let mut replies = Vec::new();
+    for m in 1..=3u32 {
+        let s = searches_of(&gui, m, from[m as usize - 1]);
+        assert_eq!(s.len(), 2, "E{m}: {s:#?}");
+        assert_eq!(s[1], format!("go ponder {}", "btime 0 wtime 0 byoyomi 940"));
+        let reply = s[0].rsplit(' ').next().unwrap().to_string();
+        assert_eq!(s[0], with_move(&before, &reply), "E{m}");
+        replies.push(reply);
+    }
+    assert_eq!(replies[0], gui_reply);
+    let legal: Vec<String> = Position::from_usi_position(&before)
+        .unwrap()
+        .legal_moves()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    for r in &replies {
+        assert!(legal.contains(r), "{r} is not legal: {replies:?}");
+    }
+    assert!(
+        replies[1] != replies[0] && replies[2] != replies[0] && replies[1] != replies[2],
+        "{replies:?}"
+    );
+    gui.send("stop").await;
+    gui.until("bestmove", 100 * MS).await;
+    gui.quit().await;
+}

@@ -32,6 +32,9 @@ use crate::gougi::answer::Answer;
 use crate::gougi::deadline;
 use crate::gougi::game::Game;
 use crate::gougi::policy::{Behaviour, Shape};
+use crate::search::alphabeta::SearchLimits;
+use crate::search::Searcher;
+use crate::shogi::Position;
 use crate::usi::{GoLimits, GuiCommand, UsiMove};
 
 use super::limits::{own_margin, told};
@@ -46,9 +49,16 @@ pub(super) struct Pondering {
     pub(super) game: Game,
 }
 
+/// Nodes of the master's own ranking of the opponent's replies (the built-in search, MultiPV,
+/// in-process): a few milliseconds, outside every member's budget, like the mate guard's check.
+const RANK_NODES: u64 = 4_000;
+
 /// Multi-ponder's state across rounds.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 pub(super) struct MultiPonder {
+    /// The built-in search that ranks replies when the members predicted fewer distinct
+    /// replies than there are members to ponder them (made at first use).
+    ranker: Option<Searcher>,
     /// At the last decision: (member slot, the move it proposed, the reply it predicted).
     predictions: Vec<(usize, UsiMove, UsiMove)>,
     /// Members pondering in the current ponder round, by slot.
@@ -63,6 +73,23 @@ pub(super) struct MultiPonder {
 }
 
 impl MultiPonder {
+    /// The opponent's best `n` replies in `board` (opponent to move), best first, by a
+    /// [`RANK_NODES`] MultiPV search of the built-in engine.
+    fn rank_replies(&mut self, board: &Position, n: usize) -> Vec<UsiMove> {
+        let ranker = self.ranker.get_or_insert_with(|| Searcher::new(1, 1));
+        let limits = SearchLimits {
+            depth: None,
+            nodes: Some(RANK_NODES),
+            multipv: n,
+        };
+        ranker
+            .search(board, limits, None, None)
+            .lines
+            .iter()
+            .filter_map(|rm| UsiMove::parse(&rm.mv.to_string()).ok())
+            .collect()
+    }
+
     /// A new game: the hit rate starts again.
     pub(super) fn new_game(&mut self) {
         self.asked = 0;
@@ -98,7 +125,7 @@ impl<W: std::io::Write> Coordinator<W> {
 
     /// For a `go ponder` round: each participant's reply (see the module notes), or nothing when
     /// multi-ponder is off, fewer than two members take part, or only one reply is predicted.
-    pub(super) fn assign_replies(&self, round: &Round) -> Vec<(usize, Pondering)> {
+    pub(super) fn assign_replies(&mut self, round: &Round) -> Vec<(usize, Pondering)> {
         if !self.options.multi_ponder || round.kind != RoundKind::Ponder {
             return Vec::new();
         }
@@ -123,7 +150,25 @@ impl<W: std::io::Write> Coordinator<W> {
             .copied()
             .filter(|&i| self.slots[i].spec.ponder)
             .collect();
-        if replies.len() < 2 || pondering.len() < 2 {
+        if pondering.len() < 2 {
+            return Vec::new();
+        }
+        // Copies of one engine mostly predict the same reply: the members left over ponder
+        // the master's next best replies instead of all pondering the GUI's.
+        if replies.len() < pondering.len() {
+            if let Some(board) = &before.board {
+                let want = pondering.len() - replies.len();
+                for reply in self.mponder.rank_replies(board, replies.len() + want) {
+                    if replies.len() == pondering.len() {
+                        break;
+                    }
+                    if !replies.contains(&reply) {
+                        replies.push(reply);
+                    }
+                }
+            }
+        }
+        if replies.len() < 2 {
             return Vec::new();
         }
         pondering

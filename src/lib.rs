@@ -36,7 +36,7 @@
 //! layers: cli > tune > arena > gougi, learn > search > mate, eval > book > config > member
 //!     > usi, shogi, monitor, hugemem, plot
 //!
-//! gougi ──> member, mate, book, monitor, usi, shogi, config
+//! gougi ──> member, search, mate, book, monitor, usi, shogi, config   (search: multi-ponder ranks replies)
 //! arena ──> gougi, member, monitor, usi, shogi, config, plot
 //! tune ──> arena, monitor, shogi, config, plot
 //! member ──> usi, shogi     (shogi: the in-process scripted members for tests)

@@ -1196,6 +1196,15 @@ async fn a_member_slow_to_stop_on_main_time_is_stopped_earlier_and_its_answer_us
 /// after 200 ms, member k (from 1) predicting the (k − 1)-th legal reply.
 const BYO_1S: &str = "btime 0 wtime 0 byoyomi 1000";
 
+/// `optimistic` over `scripts` with `G_MultiPonder` on.
+fn start_multi_ponder(scripts: Vec<Script>) -> impl std::future::Future<Output = Gui> {
+    start(
+        "optimistic",
+        scripts,
+        &["setoption name G_MultiPonder value true"],
+    )
+}
+
 async fn multi_ponderers(n: usize) -> Gui {
     let scripts = (0..n)
         .map(|k| {
@@ -1204,12 +1213,7 @@ async fn multi_ponderers(n: usize) -> Gui {
                 .predicting(k)
         })
         .collect();
-    start(
-        "optimistic",
-        scripts,
-        &["setoption name G_MultiPonder value true"],
-    )
-    .await
+    start_multi_ponder(scripts).await
 }
 
 /// `position` (a `position …` line) with `mv` played.
@@ -1446,12 +1450,7 @@ async fn multi_ponder_lets_the_member_with_the_head_start_decide() {
             .with_score(500)
             .predicting(1),
     ];
-    let mut gui = start(
-        "optimistic",
-        scripts,
-        &["setoption name G_MultiPonder value true"],
-    )
-    .await;
+    let mut gui = start_multi_ponder(scripts).await;
     let (_, lines) = gui.play(BYO_1S, 2000 * MS).await;
     gui.moves.pop();
     assert_eq!(lines.last().unwrap(), "bestmove 5i4h ponder 5a5b");
@@ -1498,12 +1497,7 @@ async fn multi_ponder_after_a_miss_lets_the_parked_member_decide() {
             .with_score(500)
             .predicting(1),
     ];
-    let mut gui = start(
-        "optimistic",
-        scripts,
-        &["setoption name G_MultiPonder value true"],
-    )
-    .await;
+    let mut gui = start_multi_ponder(scripts).await;
     let (_, lines) = gui.play(BYO_1S, 2000 * MS).await;
     gui.moves.pop();
     assert_eq!(lines.last().unwrap(), "bestmove 5i4h ponder 5a4b");
@@ -1550,12 +1544,7 @@ async fn multi_ponder_fills_spare_members_with_the_masters_next_replies() {
                 .predicting(0)
         })
         .collect();
-    let mut gui = start(
-        "optimistic",
-        scripts,
-        &["setoption name G_MultiPonder value true"],
-    )
-    .await;
+    let mut gui = start_multi_ponder(scripts).await;
     let ours = gui.position();
     let (_, lines) = gui.play(BYO_1S, 2000 * MS).await;
     gui.moves.pop();
